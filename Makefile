@@ -1,0 +1,64 @@
+# Gallery: `make demo` and `make test` set everything up on a fresh Debian 12 machine
+# (run as root, or with sudo available) that has a Swift 6 toolchain on PATH.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+
+# Libraries Gallery links, and the tools its tests and benchmarks compare against.
+DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools \
+	libinotifytools0-dev inotify-tools tar python3 python3-jsonschema
+BENCH_PACKAGES = imagemagick hyperfine time
+
+DEMO = demo.gallery
+
+.PHONY: setup setup-bench build release demo test bench docs clean install uninstall
+
+setup:
+	@./scripts/install-debian-packages $(DEBIAN_PACKAGES)
+
+setup-bench: setup
+	@./scripts/install-debian-packages $(BENCH_PACKAGES)
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+# Makes a gallery from Samples/ and shows it.
+demo: release
+	@rm -f $(DEMO)
+	.build/release/gallery new $(DEMO) --title "Samples"
+	.build/release/gallery drop $(DEMO) Samples/*.jpg Samples/*.png Samples/*.webp Samples/*.gif
+	.build/release/gallery show $(DEMO)
+	.build/release/gallery info $(DEMO)
+	@echo "bsdtar lists it:" && bsdtar -tf $(DEMO)
+
+test: setup
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: setup-bench
+	bench/run
+
+# Regenerates the committed man pages and shell completions from the command definitions.
+docs: release
+	scripts/generate-docs .build/release/gallery
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 .build/release/gallery $(DESTDIR)$(PREFIX)/bin/gallery
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -D -m 644 completions/gallery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
+	install -D -m 644 completions/_gallery $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
+	install -D -m 644 completions/gallery.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gallery $(DESTDIR)$(PREFIX)/share/man/man1/gallery*.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
+	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
+	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
+
+clean:
+	rm -rf .build $(DEMO)

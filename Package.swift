@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Gallery",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "gallery", targets: ["gallery"]),
+    .library(name: "GalleryKit", targets: ["GalleryKit"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // Thin system modules: C names stay inside GalleryKit/Internals.
+    .systemLibrary(
+      name: "CArchive", pkgConfig: "libarchive",
+      providers: [.apt(["libarchive-dev"])]),
+    .systemLibrary(
+      name: "CVips", pkgConfig: "vips",
+      providers: [.apt(["libvips-dev"])]),
+    .systemLibrary(
+      name: "CInotifyTools",
+      providers: [.apt(["libinotifytools0-dev"])]),
+    .target(
+      name: "GalleryKit",
+      dependencies: ["CArchive", "CVips"]),
+    .target(
+      name: "GalleryCommands",
+      dependencies: [
+        "GalleryKit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .executableTarget(
+      name: "gallery",
+      dependencies: ["GalleryCommands"]),
+    .testTarget(
+      name: "GalleryTests",
+      dependencies: ["GalleryKit", "GalleryCommands", "gallery"]),
+  ]
+)

@@ -1,0 +1,30 @@
+import ArgumentParser
+import GalleryKit
+
+struct CheckCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "check",
+    abstract: "Verify a document.",
+    discussion: """
+      Checks that the document opens, that every item has its thumbnail and that it \
+      decodes, that ids are unique and states consistent, and that there are no orphan \
+      entries. Prints the problems found (exit status 1), or nothing (exit status 0).
+      """)
+
+  @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: OutputOptions
+
+  func run() throws {
+    try reportingErrors {
+      let document = try GalleryDocument.open(target.document)
+      let report = DocumentCheck.run(document)
+      if output.json {
+        try JSONOutput.write(report)
+      } else {
+        Terminal.out(report.problems.map { "problem: \($0)\n" }.joined())
+        if let note = report.note { Terminal.message(note) }
+      }
+      if !report.problems.isEmpty { throw ExitCode(ExitStatus.partial) }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GalleryKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct DropCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "drop",
+    abstract: "Drop images into a gallery.",
+    discussion: """
+      SOURCE is a file path, a file:// URI, or - to read a text/uri-list from standard \
+      input (one URI a line, # comments, CRLF allowed). Whether a file is an image is \
+      decided by its content, never its name.
+
+      Each source is saved first as a placeholder (shown as pending by `gallery show`); \
+      when its image has loaded, it is committed where its placeholder stands at that \
+      moment, so edits made meanwhile by other commands are kept. A source that fails is \
+      reported on standard error and its placeholder removed; the others still land, and \
+      the exit status is 1. When every source fails, the document is left byte for byte \
+      as it was.
+
+      Standard output lists the committed items: position, id and source.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Option(name: .customLong("at"), help: "1-based position of the first dropped item (default: the end).")
+  var position: TargetPosition?
+
+  @Flag(help: "Drop the images found in folders, and below them.")
+  var recursive = false
+
+  @Flag(help: "Keep a failed item (aspect ratio 1) for a source that cannot be loaded.")
+  var keepFailed = false
+
+  @Option(help: "Refuse images with more pixels than this (default: the document's setting).")
+  var maxPixels: Int?
+
+  @Option(help: "How many images to load at once (default: one per core).")
+  var jobs: Int?
+
+  @Flag(help: "Write the committed items as JSON.")
+  var json = false
+
+  @Argument(help: "Files, file:// URIs, or - for a text/uri-list on standard input.", completion: .file())
+  var sources: [String]
+
+  func validate() throws {
+    guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE (a file, a file:// URI, or -)") }
+    if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
+    if let jobs, jobs <= 0 { throw ValidationError("--jobs must be positive") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) {
+        FileHandle.standardInput.readDataToEndOfFile()
+      }
+      // Open first: a missing or damaged document is the error, not its sources.
+      _ = try GalleryDocument.open(target.document)
+      var options = DropOptions()
+      options.position = position?.value
+      options.keepFailed = keepFailed ? true : nil
+      options.maxPixels = maxPixels
+      if let jobs { options.parallelism = jobs }
+
+      let cancellation = DropCancellation()
+      let interrupt = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
+      let bar = ProgressBar(label: "dropping", total: parsed.count)
+      let report = try ImageDrop.drop(parsed, into: target.document, options: options, cancellation: cancellation) {
+        bar.update(done: $0, total: $1)
+      }
+      withExtendedLifetime(interrupt) {}
+
+      for failure in refused + report.failures {
+        Terminal.message("not dropped: \(failure)")
+      }
+      if json {
+        try JSONOutput.write(report.committed)
+      } else {
+        let positions = try positionsNow(of: report.committed)
+        Terminal.out(report.committed.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
+      }
+      if cancellation.isCancelled {
+        Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
+        throw ExitCode(ExitStatus.interrupted)
+      }
+      if !(refused + report.failures).isEmpty { throw ExitCode(ExitStatus.partial) }
+    }
+  }
+
+  private func positionsNow(of items: [Item]) throws -> [String: Int] {
+    guard !items.isEmpty else { return [:] }
+    let model = try GalleryDocument.open(target.document).model
+    return Dictionary(uniqueKeysWithValues: model.items.enumerated().map { ($1.id, $0 + 1) })
+  }
+}
+
+/// Runs a handler on the main queue's behalf when one of the signals arrives, instead of
+/// the default action (dying with placeholders left behind).
+final class SignalWatch {
+  private let sources: [DispatchSourceSignal]
+
+  init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+    sources = signals.map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler(handler: handler)
+      source.resume()
+      return source
+    }
+  }
+
+  deinit {
+    for source in sources { source.cancel() }
+  }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct ExportCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Copy items' images into a folder (drag out).",
+    discussion: """
+      Copies the originals (or, with --thumbnails, the thumbnails stored in the document) \
+      of the given items, or of every ready item, into DIR. Names come from the sources, \
+      made safe (no path separators, no leading dot) and unique (an existing file is never \
+      overwritten: `name-2.jpg` is used instead). Standard output lists the files written.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items to export, by position or id (default: every ready item).")
+  var items: [ItemReference] = []
+
+  @Option(name: .customLong("to"), help: "The folder to copy into (created if missing).", completion: .directory)
+  var folder: String
+
+  @Flag(help: "Export the thumbnails instead of the originals.")
+  var thumbnails = false
+
+  func run() throws {
+    try reportingErrors {
+      let document = try GalleryDocument.open(target.document)
+      let model = document.model
+      let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
+      let chosen = ids.compactMap { id in model.items.first { $0.id == id } }
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      var failed = false
+      var names = SafeFileNames(folder: folder)
+      for item in chosen {
+        do {
+          guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
+          let data: Data
+          var name = SafeFileNames.baseName(of: item)
+          if thumbnails {
+            data = try document.thumbnail(of: item)
+            let ext = (item.thumbnail.map { ($0 as NSString).pathExtension } ?? "jpg")
+            name = (name as NSString).deletingPathExtension + "." + ext
+          } else {
+            data = try original(of: item)
+          }
+          let path = try names.write(data, preferredName: name)
+          Terminal.out(path + "\n")
+        } catch {
+          failed = true
+          Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
+        }
+      }
+      if failed { throw ExitCode(ExitStatus.partial) }
+    }
+  }
+
+  private func original(of item: Item) throws -> Data {
+    guard let url = URL(string: item.source), url.isFileURL else {
+      throw ExportFailure("its original is on the web; this version exports local originals only (use --thumbnails)")
+    }
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw ExportFailure("the original \(url.path) cannot be read: \((error as NSError).localizedDescription)")
+    }
+    if let hash = item.hash, GalleryKit.contentHash(of: data) != hash {
+      throw ExportFailure("the original \(url.path) has changed since it was dropped")
+    }
+    return data
+  }
+}
+
+struct ExportFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Safe, unique file names in a folder; files are created exclusively, never overwritten.
+struct SafeFileNames {
+  let folder: String
+
+  static func baseName(of item: Item) -> String {
+    let last = URL(string: item.source)?.lastPathComponent ?? ""
+    var name = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0.value != 0x7f }.map(Character.init))
+    while name.hasPrefix(".") { name.removeFirst() }
+    if name.isEmpty || name == "." || name == ".." { name = item.id }
+    if (name as NSString).pathExtension.isEmpty, let format = item.format { name += "." + format }
+    return String(name.prefix(200))
+  }
+
+  mutating func write(_ data: Data, preferredName: String) throws -> String {
+    let stem = (preferredName as NSString).deletingPathExtension
+    let ext = (preferredName as NSString).pathExtension
+    for attempt in 1...10_000 {
+      let name = attempt == 1 ? preferredName : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)")
+      let path = (folder as NSString).appendingPathComponent(name)
+      let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if fd < 0 {
+        if errno == EEXIST { continue }
+        throw ExportFailure("\(path): \(String(cString: strerror(errno)))")
+      }
+      defer { close(fd) }
+      let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      guard written == data.count else {
+        unlink(path)
+        throw ExportFailure("\(path): write failed")
+      }
+      return path
+    }
+    throw ExportFailure("no free name for \(preferredName) in \(folder)")
+  }
+}

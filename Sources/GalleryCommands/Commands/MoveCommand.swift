@@ -1,0 +1,33 @@
+import ArgumentParser
+import GalleryKit
+
+struct MoveCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "move",
+    abstract: "Reorder items.",
+    discussion: """
+      Moves the items so that the first of them lands at POS; several items keep their \
+      relative order. POS past the end, or `end`, moves them to the very end.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items to move, by position or id.")
+  var items: [ItemReference]
+
+  @Option(name: .customLong("to"), help: "1-based position, or `end`.")
+  var position: TargetPosition
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM to move") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      try GalleryDocument.edit(target.document) { edit in
+        let ids = try edit.model.resolve(items)
+        edit.model.move(ids, to: position.value)
+      }
+    }
+  }
+}

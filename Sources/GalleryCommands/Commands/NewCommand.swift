@@ -1,0 +1,35 @@
+import ArgumentParser
+import GalleryKit
+
+struct NewCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "new",
+    abstract: "Create an empty gallery document.",
+    discussion: "Refuses to overwrite an existing file (exit status 73).")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Option(help: "The title (default: the file name without .gallery).")
+  var title: String?
+
+  @Option(help: "Longest side of thumbnails, in pixels.")
+  var thumbnailSize = 256
+
+  @Option(help: "Refuse images with more pixels than this (decompression bombs).")
+  var maxPixels = 100_000_000
+
+  func validate() throws {
+    guard (16...2048).contains(thumbnailSize) else { throw ValidationError("--thumbnail-size must be between 16 and 2048") }
+    guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      var settings = GalleryModel.Settings()
+      settings.thumbnailSize = thumbnailSize
+      settings.maxPixels = maxPixels
+      let document = try GalleryDocument.create(target.document, title: title, settings: settings)
+      Terminal.message("created \(document.path) (\"\(document.model.title)\")")
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import GalleryKit
+
+struct RestoreCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "restore",
+    abstract: "Put trashed items back where they were.",
+    discussion: "ITEMs are ids, or positions in `gallery trash DOC --list`.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Trashed items, by id or position in the trash.")
+  var items: [ItemReference]
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one trashed ITEM to restore") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      try GalleryDocument.edit(target.document) { edit in
+        edit.model.restore(try edit.model.resolveTrashed(items))
+      }
+    }
+  }
+}

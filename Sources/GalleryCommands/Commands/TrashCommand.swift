@@ -1,0 +1,54 @@
+import ArgumentParser
+import GalleryKit
+
+struct TrashCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "trash",
+    abstract: "Move items to the trash, list it, or empty it.",
+    discussion: """
+      Trashed items keep their data (thumbnail and all) until the trash is emptied; \
+      `gallery restore` puts them back where they were. Emptying the trash reclaims their \
+      space at once.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items to trash, by position or id.")
+  var items: [ItemReference] = []
+
+  @Flag(help: "List the trash: position in the trash, id, state, aspect ratio, size, source.")
+  var list = false
+
+  @Flag(help: "Forget the trashed items for good.")
+  var empty = false
+
+  @Flag(help: "With --list, write JSON.")
+  var json = false
+
+  func validate() throws {
+    let modes = [!items.isEmpty, list, empty].filter { $0 }.count
+    guard modes == 1 else { throw ValidationError("give ITEMs to trash, or --list, or --empty (one of them)") }
+    if json && !list { throw ValidationError("--json goes with --list") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      if list {
+        let trash = try GalleryDocument.open(target.document).model.trash
+        if json {
+          try JSONOutput.write(trash)
+        } else {
+          Terminal.out(trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item) + "\n" }.joined())
+        }
+      } else if empty {
+        let count = try GalleryDocument.edit(target.document) { $0.model.emptyTrash() }
+        if count > 0 { try GalleryDocument.compact(target.document) }
+        Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))")
+      } else {
+        try GalleryDocument.edit(target.document) { edit in
+          edit.model.trash(try edit.model.resolve(items))
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import GalleryKit
+
+struct URIsCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "uris",
+    abstract: "Print items' sources as a text/uri-list (drag out).",
+    discussion: """
+      One URI a line, CRLF line ends (RFC 2483), ready to pipe into another program or \
+      into `gallery drop OTHER.gallery -`. Without ITEMs, every ready item in order.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id (default: every ready item).")
+  var items: [ItemReference] = []
+
+  func run() throws {
+    try reportingErrors {
+      let model = try GalleryDocument.open(target.document).model
+      let chosen: [Item]
+      if items.isEmpty {
+        chosen = model.items.filter { $0.state == .ready }
+      } else {
+        let ids = try model.resolve(items)
+        chosen = ids.compactMap { id in model.items.first { $0.id == id } }
+      }
+      Terminal.out(chosen.map { $0.source + "\r\n" }.joined())
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+
+/// The `gallery` command: image galleries as scriptable documents.
+public struct Gallery: ParsableCommand {
+  public static let version = "0.1.0"
+
+  public static let configuration = CommandConfiguration(
+    commandName: "gallery",
+    abstract: "Image galleries as scriptable documents.",
+    discussion: """
+      A gallery is one file, NAME.gallery: a tar archive holding an ordered list of images \
+      (referenced by URL, with their aspect ratios), their thumbnails and a cover.
+
+      Items are named by 1-based position or by id. Read commands take --json. Data goes \
+      to standard output, messages to standard error.
+
+      EXIT STATUS
+        0   success
+        1   partly done: some sources were not dropped, or `check` found problems
+        64  usage error
+        65  the document is damaged, not a gallery, or of a newer format
+        66  the document, an item or an input was not found
+        73  the target already exists
+        74  input/output error
+        130 interrupted
+      """,
+    version: version,
+    subcommands: [
+      NewCommand.self, ShowCommand.self, InfoCommand.self, DropCommand.self, MoveCommand.self,
+      TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self,
+      CompactCommand.self, CheckCommand.self,
+    ])
+
+  public init() {}
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6
+/// concurrency checking rightly distrusts.
+enum Terminal {
+  static func out(_ text: String) { write(1, text) }
+  static func err(_ text: String) { write(2, text) }
+
+  /// A line on standard error, prefixed with the program name.
+  static func message(_ text: String) { err("gallery: \(text)\n") }
+
+  static var errorIsTerminal: Bool { isatty(2) == 1 }
+
+  private static func write(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      offset += n
+    }
+    bytes.removeAll()
+  }
+}
+
+/// A progress bar on standard error, drawn only when it is a terminal.
+final class ProgressBar: Sendable {
+  let label: String
+  let enabled: Bool
+
+  init(label: String, total: Int) {
+    self.label = label
+    enabled = Terminal.errorIsTerminal && total > 1
+  }
+
+  func update(done: Int, total: Int) {
+    guard enabled else { return }
+    let width = 30
+    let filled = total == 0 ? width : width * done / total
+    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+    Terminal.err("\r\(label) [\(bar)] \(done)/\(total)")
+    if done == total { Terminal.err("\n") }
+  }
+}
+
+/// The exit statuses listed in `gallery --help`.
+enum ExitStatus {
+  static let partial: Int32 = 1
+  static let dataError: Int32 = 65
+  static let notFound: Int32 = 66
+  static let cannotCreate: Int32 = 73
+  static let ioError: Int32 = 74
+  static let interrupted: Int32 = 130
+
+  static func code(for error: Error) -> Int32 {
+    switch error {
+    case let error as DocumentError:
+      switch error {
+      case .notFound, .itemNotFound: notFound
+      case .exists: cannotCreate
+      case .notAGallery, .corrupt, .unsupportedFormat: dataError
+      case .io: ioError
+      }
+    default: ioError
+    }
+  }
+}
+
+/// Runs a command body, turning errors into a message on standard error and the documented
+/// exit status.
+func reportingErrors(_ body: () throws -> Void) throws {
+  do {
+    try body()
+  } catch let error as ExitCode {
+    throw error
+  } catch let error as ValidationError {
+    throw error
+  } catch {
+    Terminal.message("\(error)")
+    throw ExitCode(ExitStatus.code(for: error))
+  }
+}
+
+/// JSON for standard output: sorted keys, ISO 8601 dates.
+enum JSONOutput {
+  static func write<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+    encoder.dateEncodingStrategy = .iso8601
+    Terminal.out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+  }
+}

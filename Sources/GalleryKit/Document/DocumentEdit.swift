@@ -1,0 +1,163 @@
+import Foundation
+
+/// One locked edit of a document: the freshly re-read model to change, plus the new entries
+/// the save must write with it.
+public struct DocumentEdit {
+  public var model: GalleryModel
+  /// Thumbnails made during this edit, by entry name.
+  private(set) var newEntries: [String: Data] = [:]
+
+  init(model: GalleryModel) { self.model = model }
+
+  /// Stores a thumbnail for an item; returns its entry name.
+  public mutating func addThumbnail(_ thumbnail: Thumbnail, for id: String) -> String {
+    let name = DocumentArchive.thumbnailFolder + id + "." + thumbnail.fileExtension
+    newEntries[name] = thumbnail.data
+    return name
+  }
+
+  /// A fresh short id, unique among the items and the trash.
+  public func newItemID() -> String {
+    var taken = Set(model.items.map(\.id))
+    taken.formUnion(model.trash.map(\.item.id))
+    return ItemID.make(avoiding: taken)
+  }
+
+  public mutating func newItemIDs(_ count: Int) -> [String] {
+    var taken = Set(model.items.map(\.id))
+    taken.formUnion(model.trash.map(\.item.id))
+    return (0..<count).map { _ in
+      let id = ItemID.make(avoiding: taken)
+      taken.insert(id)
+      return id
+    }
+  }
+}
+
+/// Item ids: six characters, letters and digits that cannot be confused, starting with a
+/// letter so that an id is never read as a position.
+enum ItemID {
+  static let letters = Array("abcdefghjkmnpqrstuvwxyz")
+  static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+
+  static func make(avoiding taken: Set<String>) -> String {
+    while true {
+      var id = String(letters.randomElement()!)
+      for _ in 0..<5 { id.append(alphabet.randomElement()!) }
+      if !taken.contains(id) { return id }
+    }
+  }
+}
+
+extension GalleryDocument {
+  /// Locks the document, re-reads its last revision, lets `body` change it, and saves what
+  /// changed as one appended revision (compacting when dead bytes pass half the file).
+  /// Nothing is written when `body` throws or changes nothing.
+  @discardableResult
+  public static func edit<T>(_ path: String, _ body: (inout DocumentEdit) throws -> T) throws -> T {
+    try editRecordingSave(path, body).result
+  }
+
+  /// `edit`, also telling where the file ended before the save and which revision it made,
+  /// so that the caller can take its own save back later if nothing else was saved since.
+  static func editRecordingSave<T>(
+    _ path: String, _ body: (inout DocumentEdit) throws -> T
+  ) throws -> (result: T, save: SaveMark?) {
+    let lock = try DocumentLock(path: path)
+    let layout = try DocumentArchive.scan(lock.file)
+    var edit = DocumentEdit(model: layout.model)
+    let result = try body(&edit)
+    guard edit.model != layout.model || !edit.newEntries.isEmpty else { return (result, nil) }
+    let saved = try save(edit, over: layout, lock: lock)
+    return (result, saved)
+  }
+
+  /// Takes back the save `mark` describes, restoring the file byte for byte, when it is
+  /// still the last one. Returns whether it did.
+  static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
+    let lock = try DocumentLock(path: path)
+    let layout = try DocumentArchive.scan(lock.file)
+    guard layout.model.revision == mark.revision, layout.revisionEnd == mark.end,
+      layout.fileSize > mark.previousEnd
+    else { return false }
+    // Cutting back to the previous revision's end is itself a valid state at every instant.
+    try lock.file.truncate(to: mark.previousEnd)
+    try lock.file.seek(to: mark.previousEnd)
+    try lock.file.writeAll(Data(count: Int(DocumentArchive.endOfArchiveMarkerSize)))
+    try lock.file.sync()
+    return true
+  }
+
+  private static func save(_ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock) throws -> SaveMark? {
+    var model = edit.model
+    model.revision = layout.model.revision + 1
+    model.modified = Date()
+    let referenced = Set(model.items.compactMap(\.thumbnail) + model.trash.compactMap(\.item.thumbnail))
+    // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not kept.
+    var entries = edit.newEntries.filter { referenced.contains($0.key) }.sorted { $0.key < $1.key }
+      .map { (name: $0.key, data: $0.value) }
+
+    let coverSources = coverThumbnailNames(model)
+    if coverSources != coverThumbnailNames(layout.model) || layout.entries[DocumentArchive.coverEntry] == nil {
+      let thumbnails = try coverSources.map { name in
+        if let data = edit.newEntries[name] { return data }
+        guard let location = layout.entries[name] else {
+          throw DocumentError.corrupt(lock.file.path, "missing thumbnail entry \(name)")
+        }
+        return try DocumentArchive.read(location, from: lock.file)
+      }
+      entries.append((DocumentArchive.coverEntry, try CoverMaker.cover(from: thumbnails)))
+    }
+    let saved = try DocumentArchive.append(entries, model: model, to: lock.file, layout: layout)
+    if DocumentCompaction.isWorthIt(saved) {
+      try DocumentCompaction.compact(lock: lock, layout: saved)
+      return nil
+    }
+    return SaveMark(previousEnd: layout.revisionEnd, end: saved.revisionEnd, revision: model.revision)
+  }
+
+  static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
+    Array(model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(CoverMaker.tilesAcross * CoverMaker.tilesAcross))
+  }
+
+  /// Rewrites the document with only its live entries. Returns the file size before and after.
+  @discardableResult
+  public static func compact(_ path: String) throws -> (before: Int64, after: Int64) {
+    let lock = try DocumentLock(path: path)
+    let layout = try DocumentArchive.scan(lock.file)
+    try DocumentCompaction.compact(lock: lock, layout: layout)
+    let after = try GalleryDocument.open(path).layout.fileSize
+    return (layout.fileSize, after)
+  }
+}
+
+/// One appended save: where the file ended before it and after it, and the revision it made.
+struct SaveMark {
+  var previousEnd: Int64
+  var end: Int64
+  var revision: Int
+}
+
+/// Rewriting a document without its dead bytes: to a temporary file, fsync, rename.
+enum DocumentCompaction {
+  /// Dead bytes past half the file, and enough of them to be worth a rewrite.
+  static func isWorthIt(_ layout: ArchiveLayout) -> Bool {
+    layout.deadBytes > layout.revisionEnd / 2 && layout.deadBytes > 256 * 1024
+  }
+
+  static func compact(lock: DocumentLock, layout: ArchiveLayout) throws {
+    let path = lock.file.path
+    DocumentArchive.removeStaleTemporaries(for: path)
+    // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
+    var names = layout.model.items.compactMap(\.thumbnail) + layout.model.trash.compactMap(\.item.thumbnail)
+    if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
+    var written = Set<String>()
+    try DocumentArchive.writeComplete(to: path, model: layout.model, entries: { writer in
+      for name in names where written.insert(name).inserted {
+        guard let location = layout.entries[name] else { continue }
+        let data = try DocumentArchive.read(location, from: lock.file)
+        try writer.write(name: name, data: data, modified: layout.model.modified)
+      }
+    }, replacing: true)
+  }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Why a document could not be opened, saved or edited. Every case names the file and says why.
+public enum DocumentError: Error, CustomStringConvertible {
+  case notFound(String)
+  case exists(String)
+  case notAGallery(String, String)
+  case corrupt(String, String)
+  case unsupportedFormat(Int)
+  case itemNotFound(String)
+  case io(Error)
+
+  public var description: String {
+    switch self {
+    case .notFound(let path): "\(path): no such gallery document"
+    case .exists(let path): "\(path): already exists (refusing to overwrite it)"
+    case .notAGallery(let path, let why): "\(path): not a gallery document: \(why)"
+    case .corrupt(let path, let why): "\(path): the document is damaged: \(why)"
+    case .unsupportedFormat(let version):
+      "format version \(version) is newer than this gallery understands (\(GalleryModel.formatVersion)); upgrade gallery"
+    case .itemNotFound(let reference): "no item \(reference) in the document"
+    case .io(let error): "\(error)"
+    }
+  }
+}

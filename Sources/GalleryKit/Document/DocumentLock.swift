@@ -1,0 +1,36 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The writers' lock: an exclusive `flock` on the document file itself.
+///
+/// Compaction replaces the file by rename, so after taking the lock we check that the path
+/// still names the inode we locked; if not, we lock the new one. Readers never take it.
+struct DocumentLock {
+  let file: FileHandleFD
+
+  init(path: String) throws(DocumentError) {
+    while true {
+      let candidate: FileHandleFD
+      do {
+        candidate = try FileHandleFD(path: path, flags: O_RDWR)
+        try candidate.lockExclusive()
+      } catch {
+        throw error.code == .ENOENT ? .notFound(path) : .io(error)
+      }
+      var current = stat()
+      guard stat(path, &current) == 0 else {
+        if errno == ENOENT { throw .notFound(path) }
+        throw .io(FileSystemError(errno: errno, operation: "stat", path: path))
+      }
+      guard let locked = try? candidate.status() else { continue }
+      if locked.st_ino == current.st_ino && locked.st_dev == current.st_dev {
+        file = candidate
+        return
+      }
+      // Replaced while we waited: closing `candidate` drops that lock.
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A `.gallery` document as last saved: its model and access to its thumbnails and cover.
+///
+/// Opening takes no lock: it reads the last complete revision, whatever writers are doing.
+/// Edits go through `GalleryDocument.edit(_:_:)`, which locks, re-reads, applies and saves.
+public final class GalleryDocument {
+  public let path: String
+  let file: FileHandleFD
+  let layout: ArchiveLayout
+
+  public var model: GalleryModel { layout.model }
+
+  init(path: String, file: FileHandleFD, layout: ArchiveLayout) {
+    self.path = path
+    self.file = file
+    self.layout = layout
+  }
+
+  /// Opens the document read-only.
+  public static func open(_ path: String) throws(DocumentError) -> GalleryDocument {
+    let file: FileHandleFD
+    do { file = try FileHandleFD(path: path, flags: O_RDONLY) } catch {
+      switch error.code {
+      case .ENOENT: throw .notFound(path)
+      case .EISDIR: throw .notAGallery(path, "it is a directory")
+      default: throw .io(error)
+      }
+    }
+    return GalleryDocument(path: path, file: file, layout: try DocumentArchive.scan(file))
+  }
+
+  /// Creates an empty document; never overwrites an existing file.
+  @discardableResult
+  public static func create(_ path: String, title: String? = nil, settings: GalleryModel.Settings = .init()) throws -> GalleryDocument {
+    var model = GalleryModel(title: title ?? DocumentName.title(forPath: path))
+    model.settings = settings
+    let cover = try CoverMaker.cover(from: [])
+    try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
+      try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
+    }, replacing: false)
+    return try open(path)
+  }
+
+  /// The thumbnail bytes of an item (ready items only).
+  public func thumbnail(of item: Item) throws -> Data {
+    guard let name = item.thumbnail, let location = layout.entries[name] else {
+      throw DocumentError.corrupt(path, "item \(item.id) has no thumbnail entry")
+    }
+    return try DocumentArchive.read(location, from: file)
+  }
+
+  /// The cover picture (JPEG).
+  public func cover() throws -> Data {
+    guard let location = layout.entries[DocumentArchive.coverEntry] else {
+      throw DocumentError.corrupt(path, "no cover entry")
+    }
+    return try DocumentArchive.read(location, from: file)
+  }
+
+  public var statistics: DocumentStatistics {
+    DocumentStatistics(
+      fileBytes: layout.fileSize, liveBytes: layout.liveBytes, deadBytes: layout.deadBytes,
+      revisions: layout.revisions, tornBytes: layout.tornBytes, entryCount: layout.entries.count)
+  }
+
+  /// Names of every entry in the last complete revision.
+  public var entryNames: Set<String> { Set(layout.entries.keys) }
+
+  /// Why the last save looks interrupted, if it does (the document still opens).
+  public var interruptedSave: String? { layout.tornReason }
+}
+
+/// Sizes and counts that `gallery info` reports.
+public struct DocumentStatistics: Sendable, Codable {
+  public var fileBytes: Int64
+  public var liveBytes: Int64
+  public var deadBytes: Int64
+  public var revisions: Int
+  public var tornBytes: Int64
+  public var entryCount: Int
+}
+
+/// Document file names and titles.
+public enum DocumentName {
+  public static let fileExtension = "gallery"
+
+  /// "Trips/Summer 2026.gallery" -> "Summer 2026".
+  public static func title(forPath path: String) -> String {
+    let base = (path as NSString).lastPathComponent
+    return base.hasSuffix(".\(fileExtension)") ? String(base.dropLast(fileExtension.count + 1)) : base
+  }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Something dropped: a local file or a web URL, with the text the user gave for it.
+public struct DropSource: Sendable, Equatable {
+  public enum Location: Sendable, Equatable {
+    case file(path: String)
+    case web(URL)
+  }
+
+  /// What the user typed or the uri-list said, for messages.
+  public var given: String
+  public var location: Location
+
+  /// The URL stored on the item: `file:///absolute/path` or the web URL.
+  public var url: String {
+    switch location {
+    case .file(let path): URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+    case .web(let url): url.absoluteString
+    }
+  }
+}
+
+/// A source that was not dropped, and why.
+public struct DropFailure: Error, Sendable, Equatable, CustomStringConvertible {
+  public var source: String
+  public var reason: String
+
+  public init(source: String, reason: String) {
+    self.source = source
+    self.reason = reason
+  }
+
+  public var description: String { "\(source): \(reason)" }
+}
+
+/// Turns command-line sources into drop sources: paths, `file://` URIs, and `-` for a
+/// `text/uri-list` on standard input.
+public enum DropSourceParser {
+  public static func parse(
+    _ arguments: [String], recursive: Bool, readStandardInput: () -> Data
+  ) -> (sources: [DropSource], failures: [DropFailure]) {
+    var sources: [DropSource] = []
+    var failures: [DropFailure] = []
+    var standardInputRead = false
+    for argument in arguments {
+      let entries: [String]
+      if argument == "-" {
+        guard !standardInputRead else { continue }
+        standardInputRead = true
+        entries = uriList(String(decoding: readStandardInput(), as: UTF8.self))
+      } else {
+        entries = [argument]
+      }
+      for entry in entries {
+        switch source(for: entry) {
+        case .success(let source):
+          if case .file(let path) = source.location, isDirectory(path) {
+            guard recursive else {
+              failures.append(DropFailure(source: entry, reason: "is a directory (use --recursive to drop the images in it)"))
+              continue
+            }
+            sources += filesBelow(path).map { DropSource(given: $0, location: .file(path: $0)) }
+          } else {
+            sources.append(source)
+          }
+        case .failure(let failure): failures.append(failure)
+        }
+      }
+    }
+    return (sources, failures)
+  }
+
+  /// Parses a `text/uri-list` (RFC 2483): one URI a line, `#` comments, CRLF or LF.
+  public static func uriList(_ text: String) -> [String] {
+    text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+      .map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+  }
+
+  static func source(for text: String) -> Result<DropSource, DropFailure> {
+    guard let colon = text.firstIndex(of: ":"), let scheme = schemeOf(text, colon: colon) else {
+      return .success(DropSource(given: text, location: .file(path: absolute(text))))
+    }
+    switch scheme {
+    case "file":
+      guard let url = URL(string: text), url.host == nil || url.host == "" || url.host == "localhost" else {
+        return .failure(DropFailure(source: text, reason: "not a local file URI"))
+      }
+      return .success(DropSource(given: text, location: .file(path: url.path)))
+    case "http", "https":
+      guard let url = URL(string: text), url.host != nil else {
+        return .failure(DropFailure(source: text, reason: "not a valid URL"))
+      }
+      return .success(DropSource(given: text, location: .web(url)))
+    default:
+      // "photo:1.jpg" is a file name when such a file exists.
+      if FileManager.default.fileExists(atPath: text) {
+        return .success(DropSource(given: text, location: .file(path: absolute(text))))
+      }
+      return .failure(DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http:// or https://)"))
+    }
+  }
+
+  /// A scheme is letters, digits, `+-.` before the colon, starting with a letter; a
+  /// one-letter "scheme" or a path with a slash before the colon is a file name.
+  private static func schemeOf(_ text: String, colon: String.Index) -> String? {
+    let scheme = text[..<colon]
+    guard scheme.count > 1, let first = scheme.first, first.isLetter,
+      scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+    else { return nil }
+    return scheme.lowercased()
+  }
+
+  static func absolute(_ path: String) -> String {
+    let expanded = (path as NSString).expandingTildeInPath
+    if expanded.hasPrefix("/") { return expanded }
+    return FileManager.default.currentDirectoryPath + "/" + expanded
+  }
+
+  static func isDirectory(_ path: String) -> Bool {
+    var directory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+  }
+
+  /// Regular files below a folder, hidden ones skipped, in a stable (sorted) order.
+  static func filesBelow(_ folder: String) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+    var files: [String] = []
+    while let relative = enumerator.nextObject() as? String {
+      let name = (relative as NSString).lastPathComponent
+      if name.hasPrefix(".") {
+        enumerator.skipDescendants()
+        continue
+      }
+      let path = folder + "/" + relative
+      if !isDirectory(path) { files.append(path) }
+    }
+    return files.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+  }
+}

@@ -1,0 +1,187 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Options of one drop.
+public struct DropOptions: Sendable {
+  /// 1-based position for the first dropped item; nil or past the end means the end.
+  public var position: Int?
+  /// Keep a `failed` item for a source that cannot be loaded (default: the document's setting).
+  public var keepFailed: Bool?
+  /// Pixel limit (default: the document's setting).
+  public var maxPixels: Int?
+  /// How many images load at once (default: one per core).
+  public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
+  /// Ready items are committed in batches at most this often, so a long drop shows progress.
+  public var commitInterval: TimeInterval = 1
+
+  public init() {}
+}
+
+/// What a drop did.
+public struct DropReport: Sendable {
+  /// Items committed (ready, or failed when kept), in drop order.
+  public var committed: [Item] = []
+  public var failures: [DropFailure] = []
+  /// Sources not loaded because the drop was cancelled.
+  public var cancelled = 0
+}
+
+/// A cancellation flag set from a signal handler and read by the loaders.
+public final class DropCancellation: Sendable {
+  private let flag = Atomic<Bool>(false)
+  public init() {}
+  public func cancel() { flag.store(true, ordering: .relaxed) }
+  public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Drops images into a document the way the classic app did: placeholders first, saved at
+/// once; the loads run with no lock held; each loaded image is committed where its placeholder
+/// stands *then*, or its placeholder removed when loading failed.
+public enum ImageDrop {
+  public static func drop(
+    _ sources: [DropSource], into path: String, options: DropOptions = .init(),
+    cancellation: DropCancellation = .init(),
+    progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+  ) throws -> DropReport {
+    let settings = try GalleryDocument.open(path).model.settings
+    let maxPixels = options.maxPixels ?? settings.maxPixels
+    let keepFailed = options.keepFailed ?? settings.keepFailed
+    let imageOptions = ImageOptions(thumbnailSize: settings.thumbnailSize, maxPixels: maxPixels)
+    var report = DropReport()
+
+    // Refuse what can be refused without decoding, before the document is touched.
+    var accepted: [DropSource] = []
+    for source in sources {
+      switch source.location {
+      case .file(let path):
+        if let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels) {
+          report.failures.append(DropFailure(source: source.given, reason: reason))
+        } else {
+          accepted.append(source)
+        }
+      case .web:
+        report.failures.append(DropFailure(source: source.given, reason: "http(s) downloads are not supported by this version of gallery"))
+      }
+    }
+    guard !accepted.isEmpty else { return report }
+    let toLoad = accepted
+
+    // 1. Placeholders, saved before any load starts.
+    let (ids, placeholderSave) = try GalleryDocument.editRecordingSave(path) { edit in
+      let ids = edit.newItemIDs(accepted.count)
+      let now = Date()
+      edit.model.insert(zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, now: now) }, at: options.position)
+      return ids
+    }
+
+    // 2. Loads, on every core, with no lock held.
+    let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let finished = DispatchGroup()
+    finished.enter()
+    DispatchQueue.global().async {
+      DispatchQueue.concurrentPerform(iterations: max(1, min(options.parallelism, toLoad.count))) { _ in
+        while !cancellation.isCancelled {
+          let index = next.add(1, ordering: .relaxed).oldValue
+          guard index < toLoad.count else { return }
+          guard case .file(let file) = toLoad[index].location else { continue }
+          let outcome = LocalImageLoader.load(path: file, options: imageOptions)
+            .mapError { DropFailure(source: toLoad[index].given, reason: $0.reason) }
+          outcomes.withLock { $0[index] = outcome }
+          progress(done.add(1, ordering: .relaxed).newValue, toLoad.count)
+        }
+      }
+      finished.leave()
+    }
+
+    // 3. Commits: in batches while loading, so a long drop fills in as it goes.
+    var committedAny = false
+    var pendingFailures: [Int: DropFailure] = [:]
+    var handled = Set<Int>()
+    while true {
+      let isFinished = finished.wait(timeout: .now() + options.commitInterval) == .success
+      let ready = outcomes.withLock { results in
+        defer { results.removeAll() }
+        return results
+      }
+      var loaded: [Int: ProcessedImage] = [:]
+      for (index, outcome) in ready {
+        handled.insert(index)
+        switch outcome {
+        case .success(let image): loaded[index] = image
+        case .failure(let failure): pendingFailures[index] = failure
+        }
+      }
+      let cancelled = isFinished ? Set(accepted.indices).subtracting(handled) : []
+      // Failures wait for a batch with successes, or the end: a drop that only fails can
+      // then be taken back byte for byte.
+      guard !loaded.isEmpty || isFinished else { continue }
+      if isFinished, !committedAny, loaded.isEmpty, !keepFailed, let placeholderSave,
+        try GalleryDocument.rollBack(path, placeholderSave)
+      {
+        report.failures += pendingFailures.sorted { $0.key < $1.key }.map(\.value)
+        report.cancelled = cancelled.count
+        return report
+      }
+      let failures = pendingFailures
+      pendingFailures = [:]
+      let committed = try GalleryDocument.edit(path) { edit in
+        PlaceholderCommit.apply(
+          loaded: loaded.map { (ids[$0.key], $0.value) },
+          failed: failures.map { (ids[$0.key], $0.value) },
+          cancelled: cancelled.map { ids[$0] },
+          keepFailed: keepFailed, to: &edit)
+      }
+      committedAny = true
+      report.failures += failures.sorted { $0.key < $1.key }.map(\.value)
+      report.committed += committed
+      report.cancelled += cancelled.count
+      if isFinished { break }
+    }
+    // Report in drop order.
+    let order = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+    report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
+    return report
+  }
+}
+
+/// Commits loaded images where their placeholders stand now.
+public enum PlaceholderCommit {
+  /// Replaces each placeholder in place (wherever other edits moved it); removes the
+  /// placeholders of failures (or marks them failed) and of cancelled loads. A placeholder
+  /// that was trashed or removed meanwhile means the image is not added. Returns the
+  /// committed items.
+  public static func apply(
+    loaded: [(id: String, image: ProcessedImage)], failed: [(id: String, failure: DropFailure)],
+    cancelled: [String], keepFailed: Bool, to edit: inout DocumentEdit
+  ) -> [Item] {
+    var committed: [Item] = []
+    for (id, image) in loaded {
+      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
+        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+        continue
+      }
+      let name = edit.addThumbnail(image.thumbnail, for: id)
+      edit.model.items[index] = edit.model.items[index].committed(with: image, thumbnailEntry: name)
+      committed.append(edit.model.items[index])
+    }
+    for (id, failure) in failed {
+      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
+        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+        continue
+      }
+      if keepFailed {
+        edit.model.items[index] = edit.model.items[index].failed(because: failure.reason)
+        committed.append(edit.model.items[index])
+      } else {
+        edit.model.items.remove(at: index)
+      }
+    }
+    let gone = Set(cancelled)
+    edit.model.items.removeAll { gone.contains($0.id) && $0.state == .placeholder }
+    edit.model.trash.removeAll { gone.contains($0.item.id) && $0.item.state == .placeholder }
+    return committed
+  }
+}

@@ -1,0 +1,40 @@
+import CVips
+import Foundation
+
+/// Makes a document's cover: a 2x2 mosaic of its first thumbnails, grey where there are
+/// fewer than four.
+public enum CoverMaker {
+  public static let tilesAcross = 2
+
+  public static func cover(from thumbnails: [Data], tileSize: Int = 128, quality: Int = 80) throws -> Data {
+    try VipsRuntime.start()
+    let count = tilesAcross * tilesAcross
+    var tiles: [VipsImageHandle] = []
+    for data in thumbnails.prefix(count) {
+      let tile = try data.withUnsafeBytes { raw in
+        let square = try VipsImageHandle.make("vips_thumbnail_buffer") {
+          CVips_square_thumbnail_buffer(raw.baseAddress, raw.count, CInt(tileSize), $0)
+        }
+        // Decoded now, while `raw` is still valid.
+        let srgb = try VipsImageHandle.make("vips_colourspace") { CVips_srgb(square.pointer, $0) }
+        return try VipsImageHandle.make("vips_copy_memory") { out in
+          out.pointee = vips_image_copy_memory(srgb.pointer)
+          return out.pointee == nil ? -1 : 0
+        }
+      }
+      tiles.append(tile)
+    }
+    while tiles.count < count {
+      tiles.append(try VipsImageHandle.make("vips_black") { CVips_grey_tile(CInt(tileSize), $0) })
+    }
+    var pointers: [UnsafeMutablePointer<VipsImage>?] = tiles.map { $0.pointer }
+    let mosaic = try VipsImageHandle.make("vips_arrayjoin") {
+      CVips_arrayjoin(&pointers, CInt(pointers.count), CInt(tilesAcross), $0)
+    }
+    let data = try mosaic.encode("vips_jpegsave_buffer") {
+      CVips_jpegsave_buffer(mosaic.pointer, CInt(quality), $0, $1)
+    }
+    withExtendedLifetime(tiles) {}
+    return data
+  }
+}

@@ -1,0 +1,28 @@
+import CVips
+import Foundation
+
+/// Real images made by libvips, for tests, samples and benchmarks.
+@_spi(Fixtures)
+public enum FixtureImage {
+  public enum Format: String, CaseIterable, Sendable {
+    case jpeg = ".jpg", png = ".png", webp = ".webp", gif = ".gif", tiff = ".tif"
+  }
+
+  /// A w x h image (as stored, before any orientation) of smooth noise.
+  public static func make(
+    width: Int, height: Int, format: Format = .jpeg, alpha: Bool = false, orientation: Int? = nil,
+    seed: Int = 1
+  ) throws -> Data {
+    try VipsRuntime.start()
+    var image = try VipsImageHandle.make("vips_perlin") {
+      CVips_fixture(CInt(width), CInt(height), CInt(seed), alpha ? 1 : 0, $0)
+    }
+    if let orientation {
+      let source = image
+      image = try VipsImageHandle.make("vips_copy") { CVips_with_orientation(source.pointer, CInt(orientation), $0) }
+    }
+    return try image.encode("vips_image_write_to_buffer") {
+      CVips_write_to_buffer(image.pointer, format.rawValue, $0, $1)
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import CVips
+import Foundation
+
+/// What Gallery learns about an image when it is dropped: its displayed size, its content hash
+/// and its thumbnail.
+public struct ProcessedImage: Sendable {
+  /// Width and height as displayed, after the EXIF orientation is applied.
+  public var width: Int
+  public var height: Int
+  public var orientation: Int
+  public var format: String
+  public var hash: String
+  public var byteCount: Int
+  public var thumbnail: Thumbnail
+}
+
+/// Encoded thumbnail bytes and the entry extension they go under.
+public struct Thumbnail: Sendable {
+  public var data: Data
+  public var fileExtension: String
+}
+
+/// Limits and output settings for thumbnailing.
+public struct ImageOptions: Sendable {
+  public var thumbnailSize: Int
+  public var maxPixels: Int
+  public var quality: Int
+
+  public init(thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80) {
+    self.thumbnailSize = thumbnailSize
+    self.maxPixels = maxPixels
+    self.quality = quality
+  }
+}
+
+/// Probes, hashes and thumbnails images with libvips. Every decision is made from the bytes.
+public enum ImageProcessor {
+  /// Probes the header (no full decode), refuses what is not an image or too large, then makes
+  /// the thumbnail with shrink-on-load.
+  public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
+    do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
+    guard !data.isEmpty else { throw .empty }
+    guard let loader = VipsBuffer.loaderName(for: data) else { throw .notAnImage }
+    let format = formatName(loader: loader)
+    do {
+      return try data.withUnsafeBytes { raw in
+        // The image objects below point into `raw`: they must all be released in this scope.
+        let header: VipsImageHandle
+        do { header = try VipsBuffer.header(of: data) } catch { throw ImageRefusal.undecodable("\(error)") }
+        let stored = (width: header.width, height: header.height)
+        guard stored.width > 0, stored.height > 0 else { throw ImageRefusal.undecodable("zero-sized image") }
+        let pixels = stored.width.multipliedReportingOverflow(by: stored.height)
+        guard !pixels.overflow, pixels.partialValue <= options.maxPixels else {
+          throw ImageRefusal.tooManyPixels(width: stored.width, height: stored.height, limit: options.maxPixels)
+        }
+        let orientation = header.orientation
+        let rotated = orientation >= 5
+        let thumbnail: Thumbnail
+        do {
+          let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
+            CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(options.thumbnailSize), $0)
+          }
+          thumbnail = try encodeThumbnail(image, quality: options.quality)
+        } catch {
+          throw ImageRefusal.undecodable("\(error)")
+        }
+        return ProcessedImage(
+          width: rotated ? stored.height : stored.width,
+          height: rotated ? stored.width : stored.height,
+          orientation: orientation,
+          format: format,
+          hash: contentHash(of: data),
+          byteCount: data.count,
+          thumbnail: thumbnail)
+      }
+    } catch let refusal as ImageRefusal {
+      throw refusal
+    } catch {
+      throw .undecodable("\(error)")
+    }
+  }
+
+  /// JPEG for opaque images; WebP keeps the alpha channel of those that have one.
+  static func encodeThumbnail(_ image: VipsImageHandle, quality: Int) throws -> Thumbnail {
+    if image.hasAlpha {
+      let data = try image.encode("vips_webpsave_buffer") {
+        CVips_webpsave_buffer(image.pointer, CInt(quality), $0, $1)
+      }
+      return Thumbnail(data: data, fileExtension: "webp")
+    }
+    let data = try image.encode("vips_jpegsave_buffer") {
+      CVips_jpegsave_buffer(image.pointer, CInt(quality), $0, $1)
+    }
+    return Thumbnail(data: data, fileExtension: "jpg")
+  }
+
+  /// "VipsForeignLoadJpegBuffer" (or the nickname "jpegload_buffer") -> "jpeg".
+  static func formatName(loader: String) -> String {
+    var name = loader
+    if name.hasPrefix("VipsForeignLoad") { name.removeFirst("VipsForeignLoad".count) }
+    for suffix in ["Buffer", "Source", "File", "_buffer", "_source"] where name.hasSuffix(suffix) {
+      name.removeLast(suffix.count)
+    }
+    if name.hasSuffix("load") { name.removeLast(4) }
+    name = name.lowercased()
+    return ["nsgif": "gif", "jpg": "jpeg", "tif": "tiff"][name] ?? name
+  }
+}
+
+/// Why an input was not accepted as an image.
+public enum ImageRefusal: Error, Equatable, CustomStringConvertible {
+  case empty
+  case notAnImage
+  case tooManyPixels(width: Int, height: Int, limit: Int)
+  case undecodable(String)
+
+  public var description: String {
+    switch self {
+    case .empty: "the file is empty"
+    case .notAnImage: "not an image (no image format recognises its content)"
+    case .tooManyPixels(let width, let height, let limit):
+      "\(width)x\(height) is \(width * height) pixels, over the limit of \(limit) (see --max-pixels)"
+    case .undecodable(let reason): "the image cannot be decoded: \(reason)"
+    }
+  }
+}
+
+/// `sha256:<hex>` of some bytes: the content hash items record.
+public func contentHash(of data: Data) -> String { "sha256:" + VipsBuffer.sha256(of: data) }

@@ -1,0 +1,169 @@
+import CArchive
+import Foundation
+
+/// An error reported by libarchive, with its message copied at once.
+public struct ArchiveError: Error, CustomStringConvertible {
+  /// libarchive's status (`ARCHIVE_FATAL`, `ARCHIVE_FAILED`, ...).
+  public let status: Int32
+  public let message: String
+  public let operation: String
+
+  public var description: String { "\(operation): \(message)" }
+
+  init(_ handle: OpaquePointer, status: Int32, operation: String) {
+    self.status = status
+    self.operation = operation
+    if let text = archive_error_string(handle) {
+      message = String(cString: text)
+    } else {
+      message = status == ARCHIVE_EOF ? "unexpected end of archive" : "error \(status)"
+    }
+  }
+}
+
+/// Reads a tar archive entry by entry from a file descriptor, from the descriptor's current
+/// offset on. Owns the `struct archive *`; never owns the descriptor.
+final class ArchiveReader {
+  private let handle: OpaquePointer
+
+  struct Entry {
+    var name: String
+    var size: Int64
+    var isRegularFile: Bool
+  }
+
+  init(fileDescriptor: Int32) throws {
+    guard let handle = archive_read_new() else { throw POSIXError(.ENOMEM) }
+    self.handle = handle
+    do {
+      // Only tar, uncompressed: a document is never anything else, and every other
+      // format's parser is attack surface.
+      try check(archive_read_support_format_tar(handle), "archive_read_support_format_tar")
+      try check(archive_read_support_filter_none(handle), "archive_read_support_filter_none")
+      try check(archive_read_open_fd(handle, fileDescriptor, 64 * 1024), "archive_read_open_fd")
+    }
+    // A throw above still runs deinit (every property is set), which frees the handle.
+  }
+
+  deinit { archive_read_free(handle) }
+
+  /// The next entry, or nil at the end of the archive. Throws on a torn or corrupt header.
+  /// The corresponding C function is `archive_read_next_header`.
+  func next() throws -> Entry? {
+    var entry: OpaquePointer?
+    let status = archive_read_next_header(handle, &entry)
+    if status == ARCHIVE_EOF { return nil }
+    guard status >= ARCHIVE_WARN, let entry else {
+      throw ArchiveError(handle, status: status, operation: "reading an entry header")
+    }
+    let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+    let type = UInt32(archive_entry_filetype(entry))
+    return Entry(name: name, size: archive_entry_size(entry), isRegularFile: type == CArchive_AE_IFREG)
+  }
+
+  /// Offset in the file where the header last asked for starts (or the end-of-archive marker,
+  /// or the torn bytes that stopped the read).
+  /// The corresponding C function is `archive_read_header_position`.
+  var headerPosition: Int64 { archive_read_header_position(handle) }
+
+  /// Reads the current entry's data, refusing sizes above `limit`.
+  func readData(size: Int64, limit: Int64) throws -> Data {
+    guard size >= 0, size <= limit else {
+      throw ArchiveError.limit(size: size, limit: limit)
+    }
+    var data = Data(count: Int(size))
+    var filled = 0
+    try data.withUnsafeMutableBytes { raw in
+      while filled < raw.count {
+        let n = archive_read_data(handle, raw.baseAddress! + filled, raw.count - filled)
+        if n == 0 { break }
+        guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "reading entry data") }
+        filled += n
+      }
+    }
+    guard filled == data.count else {
+      throw ArchiveError(handle, status: ARCHIVE_FATAL, operation: "reading entry data (truncated)")
+    }
+    return data
+  }
+
+  /// Skips the current entry's data (with seeks when the descriptor allows them).
+  func skipData() throws {
+    let status = archive_read_data_skip(handle)
+    guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: "skipping entry data") }
+  }
+
+  private func check(_ status: Int32, _ operation: String) throws {
+    guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: operation) }
+  }
+}
+
+extension ArchiveError {
+  static func limit(size: Int64, limit: Int64) -> ArchiveError {
+    ArchiveError(status: ARCHIVE_FATAL, message: "entry of \(size) bytes is over the limit of \(limit)", operation: "reading entry data")
+  }
+
+  init(status: Int32, message: String, operation: String) {
+    self.status = status
+    self.message = message
+    self.operation = operation
+  }
+}
+
+/// Writes pax (restricted) tar entries to a file descriptor at its current offset, with no
+/// block padding, so entries can be appended precisely. Owns the `struct archive *`.
+final class ArchiveWriter {
+  private let handle: OpaquePointer
+  private var closed = false
+
+  init(fileDescriptor: Int32) throws {
+    guard let handle = archive_write_new() else { throw POSIXError(.ENOMEM) }
+    self.handle = handle
+    do {
+      try check(archive_write_set_format_pax_restricted(handle), "archive_write_set_format_pax_restricted")
+      try check(archive_write_add_filter_none(handle), "archive_write_add_filter_none")
+      // No blocking: bytes go out as entries are written, and nothing pads the end.
+      try check(archive_write_set_bytes_per_block(handle, 0), "archive_write_set_bytes_per_block")
+      try check(archive_write_set_bytes_in_last_block(handle, 1), "archive_write_set_bytes_in_last_block")
+      try check(archive_write_open_fd(handle, fileDescriptor), "archive_write_open_fd")
+    }
+    // A throw above still runs deinit (every property is set), which frees the handle.
+  }
+
+  deinit {
+    if !closed { archive_write_fail(handle) }
+    archive_write_free(handle)
+  }
+
+  /// Writes one regular file entry. The corresponding C functions are
+  /// `archive_write_header` and `archive_write_data`.
+  func write(name: String, data: Data, modified: Date) throws {
+    guard let entry = archive_entry_new() else { throw POSIXError(.ENOMEM) }
+    defer { archive_entry_free(entry) }
+    archive_entry_set_pathname_utf8(entry, name)
+    archive_entry_set_filetype(entry, CArchive_AE_IFREG)
+    archive_entry_set_perm(entry, 0o644)
+    archive_entry_set_size(entry, la_int64_t(data.count))
+    archive_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970), 0)
+    try check(archive_write_header(handle, entry), "writing the header of \(name)")
+    try data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = archive_write_data(handle, raw.baseAddress! + offset, raw.count - offset)
+        guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "writing \(name)") }
+        offset += n
+      }
+    }
+    try check(archive_write_finish_entry(handle), "finishing \(name)")
+  }
+
+  /// Writes the end-of-archive marker.
+  func close() throws {
+    closed = true
+    try check(archive_write_close(handle), "closing the archive")
+  }
+
+  private func check(_ status: Int32, _ operation: String) throws {
+    guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: operation) }
+  }
+}

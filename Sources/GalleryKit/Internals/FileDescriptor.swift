@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Owns one open file descriptor; closes it on deinit. Every call retries on EINTR and turns
+/// failure into a thrown `POSIXError` carrying the path.
+final class FileHandleFD {
+  let rawValue: Int32
+  let path: String
+
+  init(path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) {
+    let fd = retryingEINTR { open(path, flags | O_CLOEXEC, mode) }
+    guard fd >= 0 else { throw FileSystemError(errno: errno, operation: "open", path: path) }
+    rawValue = fd
+    self.path = path
+  }
+
+  deinit { close(rawValue) }
+
+  /// The corresponding C function is `fstat`.
+  func status() throws(FileSystemError) -> stat {
+    var info = stat()
+    guard fstat(rawValue, &info) == 0 else { throw FileSystemError(errno: errno, operation: "fstat", path: path) }
+    return info
+  }
+
+  /// The corresponding C function is `flock`.
+  func lockExclusive() throws(FileSystemError) {
+    guard retryingEINTR({ flock(rawValue, LOCK_EX) }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "flock", path: path)
+    }
+  }
+
+  /// The corresponding C function is `lseek`.
+  func seek(to offset: Int64) throws(FileSystemError) {
+    guard lseek(rawValue, off_t(offset), SEEK_SET) >= 0 else {
+      throw FileSystemError(errno: errno, operation: "lseek", path: path)
+    }
+  }
+
+  var offset: Int64 { Int64(lseek(rawValue, 0, SEEK_CUR)) }
+
+  /// The corresponding C function is `ftruncate`.
+  func truncate(to length: Int64) throws(FileSystemError) {
+    guard retryingEINTR({ ftruncate(rawValue, off_t(length)) }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "ftruncate", path: path)
+    }
+  }
+
+  /// The corresponding C function is `fsync`.
+  func sync() throws(FileSystemError) {
+    guard retryingEINTR({ fsync(rawValue) }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "fsync", path: path)
+    }
+  }
+
+  /// Writes all of `data` at the current offset. The corresponding C function is `write`.
+  func writeAll(_ data: Data) throws(FileSystemError) {
+    let result: Int32 = data.withUnsafeBytes { raw in
+      var done = 0
+      while done < raw.count {
+        let n = write(rawValue, raw.baseAddress! + done, raw.count - done)
+        if n < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        done += n
+      }
+      return 0
+    }
+    guard result == 0 else { throw FileSystemError(errno: result, operation: "write", path: path) }
+  }
+}
+
+/// A failed system call on a path, with the errno's text.
+public struct FileSystemError: Error, CustomStringConvertible {
+  public let errno: Int32
+  public let operation: String
+  public let path: String
+
+  public var description: String { "\(path): \(String(cString: strerror(errno)))" }
+  public var code: POSIXErrorCode? { POSIXErrorCode(rawValue: errno) }
+}
+
+func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
+  while true {
+    let result = call()
+    if result < 0 && errno == EINTR { continue }
+    return result
+  }
+}
+
+/// Makes a rename durable. The corresponding C function is `fsync` on the directory.
+func syncDirectory(containing path: String) {
+  let directory = (path as NSString).deletingLastPathComponent
+  if let fd = try? FileHandleFD(path: directory.isEmpty ? "." : directory, flags: O_RDONLY | O_DIRECTORY) {
+    try? fd.sync()
+  }
+}

@@ -1,0 +1,134 @@
+import CVips
+import Foundation
+
+/// An error reported by libvips, with its message copied out of the global error buffer.
+struct VipsError: Error, CustomStringConvertible {
+  let operation: String
+  let message: String
+  var description: String { message.isEmpty ? "\(operation) failed" : message }
+
+  /// Copies and clears libvips' process-global error buffer at once, before another call
+  /// can overwrite it.
+  static func take(_ operation: String) -> VipsError {
+    let message = String(cString: vips_error_buffer())
+      .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }.joined(separator: "; ")
+    vips_error_clear()
+    return VipsError(operation: operation, message: message)
+  }
+}
+
+/// The one owner of libvips' process-global state: started once, on first use.
+enum VipsRuntime {
+  private static let started: Bool = {
+    // Decode problems reach the user as errors naming the file; libvips' own warnings on
+    // stderr would only repeat them without the name. GALLERY_VIPS_WARNINGS=1 keeps them.
+    if ProcessInfo.processInfo.environment["GALLERY_VIPS_WARNINGS"] == nil {
+      setenv("VIPS_WARNING", "0", 0)
+    }
+    guard CVips_init("gallery") == 0 else { return false }
+    // Gallery never repeats an operation on the same input: the cache only costs memory.
+    vips_cache_set_max(0)
+    // Loaders for exotic formats are not fuzzed well upstream; documents take untrusted files.
+    vips_block_untrusted_set(1)
+    // Thumbnails run one per core already; inner threads would only compete.
+    vips_concurrency_set(1)
+    return true
+  }()
+
+  static func start() throws {
+    guard started else { throw VipsError.take("vips_init") }
+  }
+}
+
+/// Owns one `VipsImage` reference and drops it on deinit.
+final class VipsImageHandle {
+  let pointer: UnsafeMutablePointer<VipsImage>
+
+  init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
+  deinit { CVips_unref(pointer) }
+
+  /// Runs a libvips call that makes a new image through an out-parameter.
+  static func make(
+    _ operation: String, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> CInt
+  ) throws -> VipsImageHandle {
+    var out: UnsafeMutablePointer<VipsImage>?
+    guard body(&out) == 0, let image = out else {
+      CVips_unref(out)
+      throw VipsError.take(operation)
+    }
+    return VipsImageHandle(image)
+  }
+
+  var width: Int { Int(vips_image_get_width(pointer)) }
+  var height: Int { Int(vips_image_get_height(pointer)) }
+  var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+  var orientation: Int { Int(CVips_orientation(pointer)) }
+
+  /// Encodes through a libvips saver that returns a g_malloc'ed buffer.
+  func encode(
+    _ operation: String,
+    _ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> CInt
+  ) throws -> Data {
+    var buffer: UnsafeMutableRawPointer?
+    var length = 0
+    guard body(&buffer, &length) == 0, let bytes = buffer else {
+      g_free(buffer)
+      throw VipsError.take(operation)
+    }
+    defer { g_free(bytes) }
+    return Data(bytes: bytes, count: length)
+  }
+}
+
+// MARK: - Calls on raw bytes
+
+enum VipsBuffer {
+  /// The name of the libvips loader that recognises these bytes, or nil when none does.
+  /// Decides by content only. The corresponding C function is `vips_foreign_find_load_buffer`.
+  static func loaderName(for data: Data) -> String? {
+    guard (try? VipsRuntime.start()) != nil else { return nil }
+    let name: UnsafePointer<CChar>? = data.withUnsafeBytes { raw in
+      vips_foreign_find_load_buffer(raw.baseAddress, raw.count)
+    }
+    // A miss leaves a message in the error buffer: it is not an error for us.
+    vips_error_clear()
+    return name.map { String(cString: $0) }
+  }
+
+  /// Opens the header only. The corresponding C function is `vips_image_new_from_buffer`.
+  static func header(of data: Data) throws -> VipsImageHandle {
+    // libvips may keep a pointer into the buffer for lazy decoding, so the image must not
+    // outlive `data`: callers use it within the same scope.
+    try data.withUnsafeBytes { raw in
+      guard let image = CVips_header_from_buffer(raw.baseAddress, raw.count) else {
+        throw VipsError.take("vips_image_new_from_buffer")
+      }
+      return VipsImageHandle(image)
+    }
+  }
+
+  static func sha256(of data: Data) -> String {
+    data.withUnsafeBytes { raw in
+      let hex = CVips_sha256_hex(raw.baseAddress, raw.count)!
+      defer { g_free(hex) }
+      return String(cString: hex)
+    }
+  }
+}
+
+enum VipsFile {
+  /// The loader that recognises the file's content (never its name), or nil.
+  /// The corresponding C function is `vips_foreign_find_load`.
+  static func loaderName(path: String) -> String? {
+    let name = vips_foreign_find_load(path)
+    vips_error_clear()
+    return name.map { String(cString: $0) }
+  }
+
+  /// Opens the header only. The corresponding C function is `vips_image_new_from_file`.
+  static func header(path: String) throws -> VipsImageHandle {
+    guard let image = CVips_header_from_file(path) else { throw VipsError.take("vips_image_new_from_file") }
+    return VipsImageHandle(image)
+  }
+}

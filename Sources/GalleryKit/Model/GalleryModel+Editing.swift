@@ -1,0 +1,48 @@
+import Foundation
+
+extension GalleryModel {
+  /// Inserts items at a 1-based position, in order; past the end means the end.
+  public mutating func insert(_ newItems: [Item], at position: Int?) {
+    let index = min(max((position ?? Int.max) - 1, 0), items.count)
+    items.insert(contentsOf: newItems, at: index)
+  }
+
+  /// Moves items so the first lands at 1-based `position` of the result, keeping their
+  /// relative order as they stand in the gallery. Positions past the end mean the end.
+  public mutating func move(_ ids: [String], to position: Int) {
+    let moving = Set(ids)
+    let moved = items.filter { moving.contains($0.id) }
+    items.removeAll { moving.contains($0.id) }
+    let index = min(max(position - 1, 0), items.count)
+    items.insert(contentsOf: moved, at: index)
+  }
+
+  /// Moves items to the trash; they keep their data until the trash is emptied.
+  public mutating func trash(_ ids: [String], now: Date = Date()) {
+    // Positions are taken in the list as it is before any removal, so `restore` can put a
+    // group back exactly as it was.
+    let wanted = Set(ids)
+    let indices = items.indices.filter { wanted.contains(items[$0].id) }
+    for index in indices {
+      trash.append(TrashedItem(item: items[index], trashed: now, position: index + 1))
+    }
+    items.removeAll { wanted.contains($0.id) }
+  }
+
+  /// Puts trashed items back where they were (clamped to the current length), in the order
+  /// they were trashed so that neighbours land back next to each other.
+  public mutating func restore(_ ids: [String]) {
+    let wanted = Set(ids)
+    let restoring = trash.filter { wanted.contains($0.item.id) }
+    trash.removeAll { wanted.contains($0.item.id) }
+    for trashed in restoring.sorted(by: { $0.position < $1.position }) {
+      insert([trashed.item], at: trashed.position)
+    }
+  }
+
+  /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
+  public mutating func emptyTrash() -> Int {
+    defer { trash.removeAll() }
+    return trash.count
+  }
+}

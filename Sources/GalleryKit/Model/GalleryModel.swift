@@ -1,0 +1,151 @@
+import Foundation
+
+/// The model stored as `gallery.json`: ordered items, the trash, and document settings.
+///
+/// See docs/FORMAT.md and docs/gallery.schema.json.
+public struct GalleryModel: Codable, Sendable, Equatable {
+  public static let formatVersion = 1
+  public static let mediaType = "application/x-gallery"
+
+  public var format: Int
+  public var title: String
+  public var created: Date
+  public var modified: Date
+  /// Counts saves; a reader can tell two states of one document apart.
+  public var revision: Int
+  public var settings: Settings
+  public var items: [Item]
+  public var trash: [TrashedItem]
+
+  public init(title: String, now: Date = Date()) {
+    format = Self.formatVersion
+    self.title = title
+    created = now
+    modified = now
+    revision = 0
+    settings = Settings()
+    items = []
+    trash = []
+  }
+
+  public struct Settings: Codable, Sendable, Equatable {
+    /// Longest side of thumbnails, in pixels.
+    public var thumbnailSize: Int = 256
+    /// Images with more pixels than this are refused (decompression bombs).
+    public var maxPixels: Int = 100_000_000
+    /// Keep a `failed` item when a source cannot be loaded, instead of removing it.
+    public var keepFailed: Bool = false
+
+    public init() {}
+  }
+}
+
+/// One image of a gallery, referenced by URL.
+public struct Item: Codable, Sendable, Equatable {
+  /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
+  public var id: String
+  public var source: String
+  /// The web page the image came from, when known.
+  public var page: String?
+  public var state: State
+  /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
+  public var aspectRatio: Double
+  public var width: Int?
+  public var height: Int?
+  public var orientation: Int?
+  public var format: String?
+  public var bytes: Int?
+  /// `sha256:<hex>` of the original bytes.
+  public var hash: String?
+  /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
+  public var thumbnail: String?
+  public var added: Date
+  public var placeholder: Placeholder?
+  public var failure: String?
+
+  public enum State: String, Codable, Sendable, CaseIterable {
+    case ready, placeholder, failed
+  }
+
+  /// A pending load: where from, who loads it, since when.
+  public struct Placeholder: Codable, Sendable, Equatable {
+    public var from: String
+    public var owner: Owner
+    public var since: Date
+  }
+
+  /// The process loading a placeholder.
+  public struct Owner: Codable, Sendable, Equatable {
+    public var pid: Int32
+    public var host: String
+    /// When that process started, so a recycled pid is not mistaken for the owner.
+    public var started: Date
+
+    public static let current = Owner(
+      pid: getpid(), host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
+  }
+
+  public static func placeholder(id: String, source: String, now: Date = Date()) -> Item {
+    Item(
+      id: id, source: source, page: nil, state: .placeholder, aspectRatio: 1, width: nil,
+      height: nil, orientation: nil, format: nil, bytes: nil, hash: nil, thumbnail: nil,
+      added: now, placeholder: Placeholder(from: source, owner: .current, since: now),
+      failure: nil)
+  }
+
+  /// This placeholder, committed with what loading found.
+  public func committed(with image: ProcessedImage, thumbnailEntry: String) -> Item {
+    var item = self
+    item.state = .ready
+    item.placeholder = nil
+    item.failure = nil
+    item.width = image.width
+    item.height = image.height
+    item.aspectRatio = Double(image.width) / Double(image.height)
+    item.orientation = image.orientation
+    item.format = image.format
+    item.bytes = image.byteCount
+    item.hash = image.hash
+    item.thumbnail = thumbnailEntry
+    return item
+  }
+
+  /// This placeholder, kept as a failure (the classic app's error image: aspect ratio 1).
+  public func failed(because reason: String) -> Item {
+    var item = self
+    item.state = .failed
+    item.placeholder = nil
+    item.failure = reason
+    item.aspectRatio = 1
+    return item
+  }
+}
+
+/// An item in the trash keeps its data until the trash is emptied.
+public struct TrashedItem: Codable, Sendable, Equatable {
+  public var item: Item
+  public var trashed: Date
+  /// 1-based position it had, so `restore` can put it back there.
+  public var position: Int
+}
+
+extension Item {
+  /// `ready`, `failed`, `pending` (a load in progress) or `stale` (its loader is gone).
+  public var displayState: String {
+    switch state {
+    case .ready: "ready"
+    case .failed: "failed"
+    case .placeholder: (placeholder?.owner.isAlive ?? false) ? "pending" : "stale"
+    }
+  }
+}
+
+extension Item.Owner {
+  /// Whether the loading process still runs. On another host we cannot tell: assume it does.
+  public var isAlive: Bool {
+    guard host == ProcessInfo.processInfo.hostName else { return true }
+    guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+    guard let start = ProcessStart.startTime(of: pid) else { return true }
+    return abs(start.timeIntervalSince(started)) < 2
+  }
+}

@@ -1,0 +1,3 @@
+import GalleryCommands
+
+@main extension Gallery {}

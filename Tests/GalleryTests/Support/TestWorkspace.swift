@@ -1,0 +1,151 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import Testing
+
+/// A temporary folder for one test, removed when the test ends; makes real images (with
+/// libvips) and real documents in it.
+final class TestWorkspace {
+  let folder: URL
+
+  init() throws {
+    folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("gallery-tests-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: folder) }
+
+  func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+  /// Writes an image made by libvips and returns its path.
+  @discardableResult
+  func image(
+    _ name: String, width: Int = 300, height: Int = 200, format: FixtureImage.Format = .jpeg,
+    alpha: Bool = false, orientation: Int? = nil, seed: Int = 1
+  ) throws -> String {
+    let data = try FixtureImage.make(
+      width: width, height: height, format: format, alpha: alpha, orientation: orientation, seed: seed)
+    let path = self.path(name)
+    try data.write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// Several distinct JPEGs: a.jpg, b.jpg, ...
+  func images(_ count: Int, width: Int = 240, height: Int = 160) throws -> [String] {
+    try (0..<count).map { index in
+      try image("img\(index).jpg", width: width + index, height: height, seed: index + 1)
+    }
+  }
+
+  func write(_ text: String, to name: String) throws -> String {
+    let path = self.path(name)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// A new, empty document.
+  func document(_ name: String = "test.gallery", title: String? = nil) throws -> String {
+    let path = self.path(name)
+    try GalleryDocument.create(path, title: title)
+    return path
+  }
+
+  func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+}
+
+/// Runs real programs: the built `gallery` binary and the tools we interoperate with.
+enum Run {
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutData: Data
+  }
+
+  /// The `gallery` binary `swift build` made next to the tests.
+  static let galleryBinary: String = {
+    if let path = ProcessInfo.processInfo.environment["GALLERY_BINARY"] { return path }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/gallery").path
+  }()
+
+  static func gallery(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> Result {
+    try program(galleryBinary, arguments, stdin: stdin, in: directory)
+  }
+
+  /// Runs a program to completion, feeding `stdin` and collecting both outputs.
+  static func program(_ path: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path.hasPrefix("/") ? path : "/usr/bin/env")
+    process.arguments = path.hasPrefix("/") ? arguments : [path] + arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe()
+    let errors = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input
+    try process.run()
+    // Read both pipes concurrently so neither can fill up and block the child.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errorData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+      errorData = errors.fileHandleForReading.readDataToEndOfFile()
+      group.leave()
+    }
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try? input.fileHandleForWriting.close()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+      stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData)
+  }
+
+  /// Starts `gallery` and returns the running process (for kill tests).
+  static func start(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: galleryBinary)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+}
+
+/// `gallery show --json`, decoded.
+struct Listing: Decodable {
+  struct Entry: Decodable {
+    var position: Int
+    var id: String
+    var state: String
+    var display: String
+    var source: String
+    var aspectRatio: Double
+    var width: Int?
+    var height: Int?
+    var thumbnail: String?
+  }
+  var title: String
+  var revision: Int
+  var items: [Entry]
+  var trashed: Int
+
+  static func of(_ document: String) throws -> Listing {
+    let result = try Run.gallery(["show", "--json", document])
+    #expect(result.status == 0, "show failed: \(result.stderr)")
+    return try JSONDecoder().decode(Listing.self, from: result.stdoutData)
+  }
+}
+
+/// Lists an archive's entries with a tool other than ours.
+func archiveNames(_ path: String, tool: String = "bsdtar") throws -> [String] {
+  let result = try Run.program(tool, ["-tf", path])
+  #expect(result.status == 0, "\(tool) -tf failed: \(result.stderr)")
+  return result.stdout.split(separator: "\n").map(String.init)
+}
