@@ -1,0 +1,368 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import Testing
+
+@Suite("gallery new, show and info")
+struct DocumentCommandTests {
+  @Test("new creates an empty document and refuses to overwrite one")
+  func new() throws {
+    let work = try TestWorkspace()
+    let path = work.path("Trip.gallery")
+    let created = try Run.gallery(["new", path])
+    #expect(created.status == 0)
+    #expect(created.stdout.isEmpty)
+    #expect(try Listing.of(path).title == "Trip")
+    #expect(try Listing.of(path).items.isEmpty)
+
+    let before = try work.bytes(path)
+    let again = try Run.gallery(["new", path, "--title", "Other"])
+    #expect(again.status == 73)
+    #expect(again.stderr.contains("already exists"))
+    #expect(try work.bytes(path) == before)
+
+    let text = try work.write("keep me", to: "notes.gallery")
+    #expect(try Run.gallery(["new", text]).status == 73)
+    #expect(try String(contentsOfFile: text, encoding: .utf8) == "keep me")
+  }
+
+  @Test("show prints the title then one line per item; --json has the same items")
+  func show() throws {
+    let work = try TestWorkspace()
+    let document = try work.document(title: "Holiday")
+    let tall = try work.image("tall.jpg", width: 200, height: 400)
+    let wide = try work.image("wide.png", width: 400, height: 100, format: .png)
+    #expect(try Run.gallery(["drop", document, tall, wide]).status == 0)
+
+    let text = try Run.gallery(["show", document])
+    #expect(text.status == 0)
+    let lines = text.stdout.split(separator: "\n")
+    #expect(lines.first == "Holiday")
+    #expect(lines.count == 3)
+    #expect(lines[1].contains("ready") && lines[1].contains("0.500") && lines[1].contains("200x400") && lines[1].contains("tall.jpg"))
+    #expect(lines[2].contains("4.000") && lines[2].contains("400x100"))
+
+    let listing = try Listing.of(document)
+    #expect(listing.items.map(\.position) == [1, 2])
+    #expect(listing.items.map(\.aspectRatio) == [0.5, 4])
+    #expect(listing.items.allSatisfy { $0.state == "ready" && $0.thumbnail != nil })
+    #expect(listing.items[0].source == URL(fileURLWithPath: tall).absoluteString)
+  }
+
+  @Test("info reports counts, sizes, revisions and dead bytes")
+  func info() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(3)).status == 0)
+    #expect(try Run.gallery(["trash", document, "1"]).status == 0)
+    let result = try Run.gallery(["info", "--json", document])
+    #expect(result.status == 0)
+    let info = try JSONSerialization.jsonObject(with: result.stdoutData) as! [String: Any]
+    #expect(info["items"] as? Int == 2)
+    #expect(info["ready"] as? Int == 2)
+    #expect(info["trashed"] as? Int == 1)
+    #expect(info["format"] as? Int == 1)
+    let storage = info["storage"] as! [String: Any]
+    #expect(storage["fileBytes"] as? Int == (try work.bytes(document).count))
+    #expect((storage["deadBytes"] as? Int ?? 0) > 0)
+    #expect((storage["revisions"] as? Int ?? 0) >= 3)
+    let text = try Run.gallery(["info", document])
+    #expect(text.stdout.contains("dead bytes:"))
+  }
+}
+
+@Suite("gallery drop")
+struct DropCommandTests {
+  @Test("Drops land at --at in the order given; past the end means the end")
+  func positions() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(5)
+    #expect(try Run.gallery(["drop", document, images[0], images[1]]).status == 0)
+    #expect(try Run.gallery(["drop", document, "--at", "2", images[2], images[3]]).status == 0)
+    #expect(try Run.gallery(["drop", document, "--at", "99", images[4]]).status == 0)
+    let sources = try Listing.of(document).items.map { URL(string: $0.source)!.lastPathComponent }
+    #expect(sources == ["img0.jpg", "img2.jpg", "img3.jpg", "img1.jpg", "img4.jpg"])
+  }
+
+  @Test("A text/uri-list on stdin: comments, CRLF, file:// URIs with escapes")
+  func uriList() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let spaced = try work.image("with space.jpg", seed: 3)
+    let plain = try work.image("plain.webp", format: .webp, seed: 4)
+    let list = "# dragged from a file manager\r\n\(URL(fileURLWithPath: spaced).absoluteString)\r\n\r\n\(URL(fileURLWithPath: plain).absoluteString)\r\n"
+    #expect(list.contains("%20"))
+    let result = try Run.gallery(["drop", document, "-"], stdin: Data(list.utf8))
+    #expect(result.status == 0, "\(result.stderr)")
+    let items = try Listing.of(document).items
+    #expect(items.count == 2)
+    #expect(items.map { URL(string: $0.source)!.path } == [spaced, plain])
+    // stdout lists what was committed: position, id, source.
+    #expect(result.stdout.split(separator: "\n").map { $0.split(separator: "\t")[1] } == items.map { Substring($0.id) })
+  }
+
+  @Test("One bad source is reported; the others land; exit status 1; no placeholder left")
+  func partialFailure() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let good = try work.images(2)
+    let fake = try work.write("this is text", to: "fake.jpg")
+    let whole = try work.bytes(try work.image("whole.jpg", width: 900, height: 700, seed: 5))
+    let truncated = work.path("truncated.jpg")
+    try whole.prefix(whole.count / 3).write(to: URL(fileURLWithPath: truncated))
+
+    let result = try Run.gallery(["drop", document, good[0], fake, truncated, good[1]])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("fake.jpg: not an image"))
+    #expect(result.stderr.contains("truncated.jpg: the image cannot be decoded"))
+    let items = try Listing.of(document).items
+    #expect(items.count == 2)
+    #expect(items.allSatisfy { $0.state == "ready" })
+    #expect(items.map { URL(string: $0.source)!.lastPathComponent } == ["img0.jpg", "img1.jpg"])
+  }
+
+  @Test("--keep-failed keeps a failed item with aspect ratio 1")
+  func keepFailed() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let whole = try work.bytes(try work.image("whole.png", width: 900, height: 700, format: .png, seed: 5))
+    let truncated = work.path("truncated.png")
+    try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated))
+    let result = try Run.gallery(["drop", "--keep-failed", document, truncated])
+    #expect(result.status == 1)
+    let items = try Listing.of(document).items
+    #expect(items.count == 1)
+    #expect(items[0].state == "failed" && items[0].aspectRatio == 1)
+    #expect(try Run.gallery(["show", document]).stdout.contains("failed"))
+  }
+
+  @Test("Refusals leave the document byte for byte as it was", arguments: RefusedInput.allCases)
+  func refusalKeepsDocumentIdentical(_ input: RefusedInput) throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(2)).status == 0)
+    let before = try work.bytes(document)
+    let source = try input.make(in: work)
+    let result = try Run.gallery(["drop", document, source])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains(input.expectedMessage), "\(result.stderr)")
+    #expect(result.stderr.contains((source as NSString).lastPathComponent))
+    #expect(result.stdout.isEmpty)
+    #expect(try work.bytes(document) == before)
+  }
+
+  enum RefusedInput: String, CaseIterable, Sendable {
+    case textNamedJPEG, empty, truncatedJPEG, truncatedPNG, decompressionBomb, directory, missing, notAFolder
+
+    func make(in work: TestWorkspace) throws -> String {
+      switch self {
+      case .textNamedJPEG: return try work.write("plain text, named like a photo", to: "photo.jpg")
+      case .empty: return try work.write("", to: "empty.png")
+      case .truncatedJPEG, .truncatedPNG:
+        let png = self == .truncatedPNG
+        let data = try FixtureImage.make(width: 1200, height: 900, format: png ? .png : .jpeg, seed: 9)
+        let path = work.path(png ? "cut.png" : "cut.jpg")
+        try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: path))
+        return path
+      case .decompressionBomb:
+        // 20000 x 10000 pixels of one colour: a few hundred kilobytes of PNG.
+        let path = work.path("bomb.png")
+        let result = try Run.program("vips", ["black", path, "20000", "10000"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return path
+      case .directory:
+        let path = work.path("folder")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FixtureImage.make(width: 50, height: 50).write(to: URL(fileURLWithPath: path + "/inside.jpg"))
+        return path
+      case .missing: return work.path("missing.jpg")
+      case .notAFolder:
+        // Unreadable even for root: a path through a regular file.
+        return try work.write("x", to: "file") + "/below.jpg"
+      }
+    }
+
+    var expectedMessage: String {
+      switch self {
+      case .textNamedJPEG: "not an image"
+      case .empty: "empty"
+      case .truncatedJPEG, .truncatedPNG: "cannot be decoded"
+      case .decompressionBomb: "over the limit"
+      case .directory: "is a directory"
+      case .missing: "no such file"
+      case .notAFolder: "not a directory"
+      }
+    }
+  }
+
+  @Test("--recursive drops the images in a folder tree, in name order, skipping hidden files")
+  func recursive() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let folder = work.path("album")
+    try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+    try FixtureImage.make(width: 60, height: 40, seed: 1).write(to: URL(fileURLWithPath: folder + "/b.jpg"))
+    try FixtureImage.make(width: 60, height: 40, seed: 2).write(to: URL(fileURLWithPath: folder + "/a.jpg"))
+    try FixtureImage.make(width: 60, height: 40, seed: 3).write(to: URL(fileURLWithPath: folder + "/sub/c.jpg"))
+    try FixtureImage.make(width: 60, height: 40, seed: 4).write(to: URL(fileURLWithPath: folder + "/.hidden.jpg"))
+    let result = try Run.gallery(["drop", "--recursive", document, folder])
+    #expect(result.status == 0, "\(result.stderr)")
+    let names = try Listing.of(document).items.map { URL(string: $0.source)!.path.replacingOccurrences(of: folder + "/", with: "") }
+    #expect(names == ["a.jpg", "b.jpg", "sub/c.jpg"])
+  }
+
+  @Test("Many sources use every core; no progress bar when stderr is not a terminal")
+  func manySources() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(24, width: 400, height: 300)
+    let result = try Run.gallery(["drop", document] + images)
+    #expect(result.status == 0)
+    #expect(!result.stderr.contains("\r"))
+    #expect(try Listing.of(document).items.count == 24)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
+  @Test("Usage errors: no sources, a bad position")
+  func usage() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document]).status == 64)
+    #expect(try Run.gallery(["drop", document, "--at", "0", "x.jpg"]).status == 64)
+    #expect(try Run.gallery(["drop", work.path("missing.gallery"), "x.jpg"]).status == 66)
+  }
+}
+
+@Suite("gallery move, trash and restore")
+struct EditCommandTests {
+  func ids(_ document: String) throws -> [String] { try Listing.of(document).items.map(\.id) }
+
+  @Test("move: by position and id, several keep their order, to the end")
+  func move() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(5)).status == 0)
+    let original = try ids(document)
+    #expect(try Run.gallery(["move", document, "4", original[1], "--to", "1"]).status == 0)
+    #expect(try ids(document) == [original[1], original[3], original[0], original[2], original[4]])
+    #expect(try Run.gallery(["move", document, original[1], "--to", "end"]).status == 0)
+    #expect(try ids(document).last == original[1])
+    #expect(try Run.gallery(["move", document, original[0], "--to", "99"]).status == 0)
+    #expect(try ids(document).last == original[0])
+    let bad = try Run.gallery(["move", document, "nosuch", "--to", "1"])
+    #expect(bad.status == 66)
+    #expect(bad.stderr.contains("nosuch"))
+  }
+
+  @Test("trash keeps data; --list shows it; restore puts it back; --empty forgets it")
+  func trash() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(4)).status == 0)
+    let original = try ids(document)
+    #expect(try Run.gallery(["trash", document, "2", "3"]).status == 0)
+    #expect(try ids(document) == [original[0], original[3]])
+    let list = try Run.gallery(["trash", document, "--list"])
+    #expect(list.stdout.split(separator: "\n").count == 2)
+    #expect(list.stdout.contains(original[1]) && list.stdout.contains(original[2]))
+    let json = try JSONSerialization.jsonObject(with: try Run.gallery(["trash", document, "--list", "--json"]).stdoutData) as! [[String: Any]]
+    #expect(json.count == 2)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    #expect(try Run.gallery(["restore", document, original[2], original[1]]).status == 0)
+    #expect(try ids(document) == original)
+
+    #expect(try Run.gallery(["trash", document, original[0]]).status == 0)
+    let sizeBefore = try work.bytes(document).count
+    #expect(try Run.gallery(["trash", document, "--empty"]).status == 0)
+    #expect(try Listing.of(document).trashed == 0)
+    #expect(try work.bytes(document).count < sizeBefore)
+    #expect(try !archiveNames(document).contains { $0.contains(original[0]) })
+    #expect(try Run.gallery(["restore", document, original[0]]).status == 66)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+}
+
+@Suite("Dragging out: export and uris")
+struct DragOutTests {
+  @Test("export copies originals under safe, unique names; --thumbnails the thumbnails")
+  func export() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let first = try work.image("photo.jpg", seed: 1)
+    try FileManager.default.createDirectory(atPath: work.path("other"), withIntermediateDirectories: true)
+    let second = work.path("other/photo.jpg")
+    try FixtureImage.make(width: 100, height: 100, seed: 2).write(to: URL(fileURLWithPath: second))
+    #expect(try Run.gallery(["drop", document, first, second]).status == 0)
+
+    let out = work.path("out")
+    let result = try Run.gallery(["export", document, "--to", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    let written = result.stdout.split(separator: "\n").map(String.init)
+    #expect(written.map { ($0 as NSString).lastPathComponent } == ["photo.jpg", "photo-2.jpg"])
+    #expect(try work.bytes(written[0]) == work.bytes(first))
+    #expect(try work.bytes(written[1]) == work.bytes(second))
+
+    let thumbs = try Run.gallery(["export", document, "2", "--to", out, "--thumbnails"])
+    #expect(thumbs.status == 0)
+    let thumbnail = try work.bytes(thumbs.stdout.trimmingCharacters(in: .newlines))
+    let image = try ImageProcessor.process(thumbnail, options: ImageOptions())
+    #expect(image.width == 100 && image.height == 100)
+
+    // A changed original is not passed off as the one dropped.
+    try FixtureImage.make(width: 100, height: 100, seed: 3).write(to: URL(fileURLWithPath: second))
+    let changed = try Run.gallery(["export", document, "2", "--to", out])
+    #expect(changed.status == 1)
+    #expect(changed.stderr.contains("changed"))
+  }
+
+  @Test("uris prints a text/uri-list with CRLF that drop reads back")
+  func uris() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(3)).status == 0)
+    let result = try Run.gallery(["uris", document])
+    #expect(result.status == 0)
+    #expect(result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
+    #expect(result.stdout.hasSuffix("\r\n"))
+    let some = try Run.gallery(["uris", document, "3", "1"])
+    let sources = try Listing.of(document).items.map(\.source)
+    #expect(some.stdout == sources[2] + "\r\n" + sources[0] + "\r\n")
+
+    let other = try work.document("other.gallery")
+    #expect(try Run.gallery(["drop", other, "-"], stdin: result.stdoutData).status == 0)
+    #expect(try Listing.of(other).items.map(\.source) == sources)
+  }
+}
+
+@Suite("gallery check")
+struct CheckCommandTests {
+  @Test("A healthy document passes; an orphan entry and a missing thumbnail are reported")
+  func check() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(2)).status == 0)
+    let healthy = try Run.gallery(["check", "--json", document])
+    #expect(healthy.status == 0)
+    #expect(healthy.stdout.contains("\"problems\" : [\n\n  ]") || healthy.stdout.contains("\"problems\" : []"))
+
+    // Append, with bsdtar, a stray entry and then the model again, so the stray entry is
+    // part of the last complete revision; and a model whose item names a missing thumbnail.
+    let folder = work.path("x")
+    try FileManager.default.createDirectory(atPath: folder + "/thumbnails", withIntermediateDirectories: true)
+    _ = try work.write("stray", to: "x/thumbnails/stray.jpg")
+    let model = try Run.program("bsdtar", ["-xOf", document, "gallery.json"]).stdout
+    let last = model.components(separatedBy: "}{").last!
+    var json = (model.contains("}{") ? "{" : "") + last
+    let id = try Listing.of(document).items[0].id
+    json = json.replacingOccurrences(of: "thumbnails/\(id).jpg", with: "thumbnails/\(id)x.jpg")
+    try Data(json.utf8).write(to: URL(fileURLWithPath: folder + "/gallery.json"))
+    let append = try Run.program("bsdtar", ["-rf", document, "-C", folder, "thumbnails/stray.jpg", "gallery.json"])
+    #expect(append.status == 0, "\(append.stderr)")
+
+    let damaged = try Run.gallery(["check", document])
+    #expect(damaged.status == 1)
+    #expect(damaged.stdout.contains("orphan entry thumbnails/stray.jpg"))
+    #expect(damaged.stdout.contains("item \(id): thumbnail thumbnails/\(id)x.jpg is missing"))
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import Testing
+
+@Suite("Images: probed by content, thumbnailed with shrink-on-load, oriented")
+struct ImageTests {
+  @Test("EXIF orientations 1 to 8: displayed size, aspect ratio and thumbnail follow the tag", arguments: 1...8)
+  func orientation(_ orientation: Int) throws {
+    let data = try FixtureImage.make(width: 600, height: 300, orientation: orientation)
+    let image = try ImageProcessor.process(data, options: ImageOptions())
+    let rotated = orientation >= 5
+    #expect(image.orientation == orientation)
+    #expect(image.width == (rotated ? 300 : 600))
+    #expect(image.height == (rotated ? 600 : 300))
+    let thumbnail = try ImageProcessor.process(image.thumbnail.data, options: ImageOptions(thumbnailSize: 1024))
+    #expect(thumbnail.width == (rotated ? 128 : 256))
+    #expect(thumbnail.height == (rotated ? 256 : 128))
+    // The thumbnail has the rotation applied, so it carries no orientation of its own.
+    #expect(thumbnail.orientation == 1)
+  }
+
+  @Test("Formats are recognised by content, whatever the file is called", arguments: FixtureImage.Format.allCases)
+  func formats(_ format: FixtureImage.Format) throws {
+    let data = try FixtureImage.make(width: 500, height: 400, format: format)
+    let image = try ImageProcessor.process(data, options: ImageOptions())
+    #expect(image.width == 500 && image.height == 400)
+    #expect(image.format == ["jpeg": "jpeg", "png": "png", "webp": "webp", "gif": "gif", "tiff": "tiff"][String(format.rawValue.dropFirst()).replacingOccurrences(of: "jpg", with: "jpeg").replacingOccurrences(of: "tif", with: "tiff")])
+    #expect(image.thumbnail.fileExtension == "jpg")
+    #expect(image.hash == contentHash(of: data))
+    #expect(image.hash.count == "sha256:".count + 64)
+  }
+
+  @Test("A thumbnail fits in the document's size and an alpha channel is kept (WebP)")
+  func thumbnails() throws {
+    let png = try FixtureImage.make(width: 1000, height: 250, format: .png, alpha: true)
+    let image = try ImageProcessor.process(png, options: ImageOptions(thumbnailSize: 200))
+    #expect(image.thumbnail.fileExtension == "webp")
+    let thumbnail = try ImageProcessor.process(image.thumbnail.data, options: ImageOptions())
+    #expect(thumbnail.width == 200 && thumbnail.height == 50)
+    #expect(thumbnail.format == "webp")
+
+    // Small images are not enlarged.
+    let small = try ImageProcessor.process(try FixtureImage.make(width: 40, height: 30), options: ImageOptions())
+    let smallThumbnail = try ImageProcessor.process(small.thumbnail.data, options: ImageOptions())
+    #expect(smallThumbnail.width == 40 && smallThumbnail.height == 30)
+  }
+
+  @Test("Refused: empty, not an image, truncated, too many pixels")
+  func refusals() throws {
+    #expect(throws: ImageRefusal.empty) { try ImageProcessor.process(Data(), options: ImageOptions()) }
+    #expect(throws: ImageRefusal.notAnImage) {
+      try ImageProcessor.process(Data("<html>not a jpeg</html>".utf8), options: ImageOptions())
+    }
+    for format in [FixtureImage.Format.jpeg, .png, .webp, .gif] {
+      let whole = try FixtureImage.make(width: 800, height: 600, format: format, seed: 7)
+      let truncated = whole.prefix(whole.count / 2)
+      do {
+        _ = try ImageProcessor.process(Data(truncated), options: ImageOptions())
+        Issue.record("a truncated \(format) was accepted")
+      } catch {
+        guard case .undecodable = error else {
+          Issue.record("a truncated \(format) was refused as \(error), not undecodable")
+          continue
+        }
+      }
+    }
+    let big = try FixtureImage.make(width: 2000, height: 1000, format: .png)
+    #expect(throws: ImageRefusal.tooManyPixels(width: 2000, height: 1000, limit: 1_000_000)) {
+      try ImageProcessor.process(big, options: ImageOptions(maxPixels: 1_000_000))
+    }
+  }
+
+  @Test("The cover is a 2x2 mosaic, grey where there are fewer than four images")
+  func cover() throws {
+    let thumbnails = try (1...3).map { seed in
+      try ImageProcessor.process(try FixtureImage.make(width: 300, height: 200, seed: seed), options: ImageOptions()).thumbnail.data
+    }
+    let cover = try ImageProcessor.process(try CoverMaker.cover(from: thumbnails), options: ImageOptions())
+    #expect(cover.width == 256 && cover.height == 256)
+    let empty = try ImageProcessor.process(try CoverMaker.cover(from: []), options: ImageOptions())
+    #expect(empty.width == 256 && empty.height == 256)
+    #expect(cover.hash != empty.hash)
+  }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GalleryKit
+import Testing
+
+@Suite("Model edits: insert, move, trash and restore")
+struct ModelEditingTests {
+  func model(_ ids: [String]) -> GalleryModel {
+    var model = GalleryModel(title: "t")
+    model.items = ids.map { Item.placeholder(id: $0, source: "file:///\($0).jpg") }
+    return model
+  }
+
+  @Test("Insert at a position, at 1, and past the end")
+  func insert() {
+    var m = model(["aaaaaa", "bbbbbb", "cccccc"])
+    m.insert([Item.placeholder(id: "xxxxxx", source: "file:///x")], at: 2)
+    #expect(m.items.map(\.id) == ["aaaaaa", "xxxxxx", "bbbbbb", "cccccc"])
+    m.insert([Item.placeholder(id: "yyyyyy", source: "file:///y")], at: 99)
+    #expect(m.items.last?.id == "yyyyyy")
+    m.insert([Item.placeholder(id: "zzzzzz", source: "file:///z")], at: nil)
+    #expect(m.items.last?.id == "zzzzzz")
+  }
+
+  @Test("Several items move together, keeping their relative order; to the very end too")
+  func move() {
+    var m = model(["aaaaaa", "bbbbbb", "cccccc", "dddddd", "eeeeee"])
+    m.move(["dddddd", "bbbbbb"], to: 1)
+    #expect(m.items.map(\.id) == ["bbbbbb", "dddddd", "aaaaaa", "cccccc", "eeeeee"])
+    m.move(["bbbbbb"], to: Int.max)
+    #expect(m.items.map(\.id) == ["dddddd", "aaaaaa", "cccccc", "eeeeee", "bbbbbb"])
+    m.move(["aaaaaa", "cccccc"], to: 4)
+    #expect(m.items.map(\.id) == ["dddddd", "eeeeee", "bbbbbb", "aaaaaa", "cccccc"])
+  }
+
+  @Test("Trash and restore put a group back exactly where it was")
+  func trashAndRestore() {
+    var m = model(["aaaaaa", "bbbbbb", "cccccc", "dddddd"])
+    m.trash(["bbbbbb", "cccccc"])
+    #expect(m.items.map(\.id) == ["aaaaaa", "dddddd"])
+    #expect(m.trash.map(\.position) == [2, 3])
+    m.restore(["cccccc", "bbbbbb"])
+    #expect(m.items.map(\.id) == ["aaaaaa", "bbbbbb", "cccccc", "dddddd"])
+    #expect(m.trash.isEmpty)
+  }
+
+  @Test("References: positions and ids, each once; unknown ones are errors")
+  func references() throws {
+    let m = model(["aaaaaa", "bbbbbb"])
+    #expect(try m.resolve([.position(2), .id("aaaaaa"), .position(1)]) == ["bbbbbb", "aaaaaa"])
+    #expect(throws: DocumentError.self) { try m.resolve([.position(3)]) }
+    #expect(throws: DocumentError.self) { try m.resolve([.id("nosuch")]) }
+  }
+}
