@@ -6,7 +6,7 @@ DESTDIR ?=
 SWIFT ?= swift
 
 # Libraries Gallery links, and the tools its tests and benchmarks compare against.
-DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools \
+DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
 	libinotifytools0-dev inotify-tools tar python3 python3-jsonschema
 BENCH_PACKAGES = imagemagick hyperfine time
 

@@ -20,11 +20,14 @@ let package = Package(
       name: "CVips", pkgConfig: "vips",
       providers: [.apt(["libvips-dev"])]),
     .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
       name: "CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]),
     .target(
       name: "GalleryKit",
-      dependencies: ["CArchive", "CVips"]),
+      dependencies: ["CArchive", "CVips", "CCrypto"]),
     .target(
       name: "GalleryCommands",
       dependencies: [

@@ -16,11 +16,6 @@ static inline VipsImage *CVips_header_from_buffer(const void *buf, size_t len) {
   return vips_image_new_from_buffer(buf, len, "", NULL);
 }
 
-/// Opens a file for its header only. Wrapper around vips_image_new_from_file(name, NULL).
-static inline VipsImage *CVips_header_from_file(const char *name) {
-  return vips_image_new_from_file(name, NULL);
-}
-
 /// Reads the EXIF orientation (1 to 8) or returns 1.
 static inline int CVips_orientation(VipsImage *image) {
   int orientation = 1;
@@ -113,12 +108,6 @@ static inline int CVips_srgb(VipsImage *in, VipsImage **out) {
 }
 
 static inline void CVips_unref(VipsImage *image) { if (image) g_object_unref(image); }
-
-/// SHA-256 of a buffer as lowercase hex, through GLib (already linked by libvips).
-/// The result is g_malloc'ed: free it with g_free.
-static inline char *CVips_sha256_hex(const void *buf, size_t len) {
-  return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)buf, len);
-}
 
 // MARK: - Fixtures (test images and samples, made by libvips)
 

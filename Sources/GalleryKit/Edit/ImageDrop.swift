@@ -67,15 +67,7 @@ public enum ImageDrop {
     guard !accepted.isEmpty else { return report }
     let toLoad = accepted
 
-    // 1. Placeholders, saved before any load starts.
-    let (ids, placeholderSave) = try GalleryDocument.editRecordingSave(path) { edit in
-      let ids = edit.newItemIDs(accepted.count)
-      let now = Date()
-      edit.model.insert(zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, now: now) }, at: options.position)
-      return ids
-    }
-
-    // 2. Loads, on every core, with no lock held.
+    // 1. Loads, on every core, with no lock held.
     let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
     let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
@@ -94,6 +86,23 @@ public enum ImageDrop {
         }
       }
       finished.leave()
+    }
+
+    // 2. Placeholders, saved while the local files load: nothing can be committed before
+    // they are saved, and a local read is no download to hold back.
+    let ids: [String]
+    let placeholderSave: SaveMark?
+    do {
+      (ids, placeholderSave) = try GalleryDocument.editRecordingSave(path) { edit in
+        let ids = edit.newItemIDs(accepted.count)
+        let now = Date()
+        edit.model.insert(zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, now: now) }, at: options.position)
+        return ids
+      }
+    } catch {
+      cancellation.cancel()
+      finished.wait()
+      throw error
     }
 
     // 3. Commits: in batches while loading, so a long drop fills in as it goes.

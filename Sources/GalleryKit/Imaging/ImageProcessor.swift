@@ -124,6 +124,3 @@ public enum ImageRefusal: Error, Equatable, CustomStringConvertible {
     }
   }
 }
-
-/// `sha256:<hex>` of some bytes: the content hash items record.
-public func contentHash(of data: Data) -> String { "sha256:" + VipsBuffer.sha256(of: data) }

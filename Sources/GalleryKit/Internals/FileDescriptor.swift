@@ -56,6 +56,27 @@ final class FileHandleFD {
     }
   }
 
+  /// Reads up to `count` bytes from the current offset (fewer at the end of the file).
+  /// The corresponding C function is `read`.
+  func read(upTo count: Int) throws(FileSystemError) -> Data {
+    var data = Data(count: count)
+    var filled = 0
+    let failure: Int32 = data.withUnsafeMutableBytes { raw in
+      while filled < count {
+        let n = Glibc.read(rawValue, raw.baseAddress! + filled, count - filled)
+        if n < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        if n == 0 { break }
+        filled += n
+      }
+      return 0
+    }
+    guard failure == 0 else { throw FileSystemError(errno: failure, operation: "read", path: path) }
+    return data.prefix(filled)
+  }
+
   /// Writes all of `data` at the current offset. The corresponding C function is `write`.
   func writeAll(_ data: Data) throws(FileSystemError) {
     let result: Int32 = data.withUnsafeBytes { raw in

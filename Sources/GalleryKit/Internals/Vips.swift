@@ -107,28 +107,4 @@ enum VipsBuffer {
       return VipsImageHandle(image)
     }
   }
-
-  static func sha256(of data: Data) -> String {
-    data.withUnsafeBytes { raw in
-      let hex = CVips_sha256_hex(raw.baseAddress, raw.count)!
-      defer { g_free(hex) }
-      return String(cString: hex)
-    }
-  }
-}
-
-enum VipsFile {
-  /// The loader that recognises the file's content (never its name), or nil.
-  /// The corresponding C function is `vips_foreign_find_load`.
-  static func loaderName(path: String) -> String? {
-    let name = vips_foreign_find_load(path)
-    vips_error_clear()
-    return name.map { String(cString: $0) }
-  }
-
-  /// Opens the header only. The corresponding C function is `vips_image_new_from_file`.
-  static func header(path: String) throws -> VipsImageHandle {
-    guard let image = CVips_header_from_file(path) else { throw VipsError.take("vips_image_new_from_file") }
-    return VipsImageHandle(image)
-  }
 }
