@@ -20,7 +20,7 @@ struct ShowCommand: ParsableCommand {
       let document = try GalleryDocument.open(target.document)
       let model = document.model
       if output.json {
-        try JSONOutput.write(DocumentListing(path: document.path, model: model))
+        Terminal.out(DocumentListingJSON.make(path: document.path, model: model))
         return
       }
       Terminal.out("\(model.title)\n")
@@ -42,44 +42,6 @@ enum ItemLine {
       String(position).leftPadded(to: 4), item.id, state.padded(to: 7),
       String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), item.source,
     ].joined(separator: "  ")
-  }
-}
-
-/// `show --json`: the model's items with their positions and display states.
-struct DocumentListing: Encodable {
-  var path: String
-  var title: String
-  var format: Int
-  var revision: Int
-  var created: Date
-  var modified: Date
-  var items: [ListedItem]
-  var trashed: Int
-
-  init(path: String, model: GalleryModel) {
-    self.path = path
-    title = model.title
-    format = model.format
-    revision = model.revision
-    created = model.created
-    modified = model.modified
-    items = model.items.enumerated().map { ListedItem(position: $0.offset + 1, item: $0.element) }
-    trashed = model.trash.count
-  }
-}
-
-/// An item as listed: its stored fields plus its position and display state.
-struct ListedItem: Encodable {
-  var position: Int
-  var item: Item
-
-  enum Keys: String, CodingKey { case position, display }
-
-  func encode(to encoder: Encoder) throws {
-    try item.encode(to: encoder)
-    var container = encoder.container(keyedBy: Keys.self)
-    try container.encode(position, forKey: .position)
-    try container.encode(item.displayState, forKey: .display)
   }
 }
 

@@ -9,16 +9,17 @@ import GalleryKit
 /// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6
 /// concurrency checking rightly distrusts.
 enum Terminal {
-  static func out(_ text: String) { write(1, text) }
-  static func err(_ text: String) { write(2, text) }
+  static func out(_ text: String) { write(1, Array(text.utf8)) }
+  static func out(_ data: Data) { write(1, Array(data)) }
+  static func err(_ text: String) { write(2, Array(text.utf8)) }
 
   /// A line on standard error, prefixed with the program name.
   static func message(_ text: String) { err("gallery: \(text)\n") }
 
   static var errorIsTerminal: Bool { isatty(2) == 1 }
 
-  private static func write(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
+  private static func write(_ fd: Int32, _ bytes: [UInt8]) {
+    var bytes = bytes
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -28,7 +29,6 @@ enum Terminal {
       }
       offset += n
     }
-    bytes.removeAll()
   }
 }
 

@@ -88,12 +88,16 @@ enum DocumentArchive {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
             candidate = try ModelCoding.decode(data)
+          } catch DocumentError.unsupportedFormat(let version) {
+            throw DocumentError.unsupportedFormat(version)
           } catch {
             modelProblem = "a gallery.json revision does not decode: \(error)"
           }
         } else {
           try reader.skipData()
         }
+      } catch let error as DocumentError {
+        throw error
       } catch {
         tornReason = "\(error)"
         break
@@ -132,7 +136,7 @@ enum DocumentArchive {
     // follows what we write.
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
-    let modelData = try ModelCoding.encode(model)
+    let modelData = ModelCoding.encode(model)
     var result = layout
     let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
     for (name, data) in entries + [(modelEntry, modelData)] {
@@ -165,7 +169,7 @@ enum DocumentArchive {
       let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
-      try writer.write(name: modelEntry, data: try ModelCoding.encode(model), modified: model.modified)
+      try writer.write(name: modelEntry, data: ModelCoding.encode(model), modified: model.modified)
       try writer.close()
       try file.sync()
       if replacing {
@@ -199,19 +203,19 @@ enum DocumentArchive {
   }
 }
 
-/// One JSON encoding for the model everywhere.
-enum ModelCoding {
-  static func encode(_ model: GalleryModel) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return try encoder.encode(model)
+/// One JSON encoding for the model everywhere (see ModelJSON.swift).
+public enum ModelCoding {
+  public static func encode(_ model: GalleryModel) -> Data {
+    let writer = JSONWriter(capacity: 512 + model.items.count * 400)
+    writer.model(model)
+    return Data(writer.bytes)
   }
 
-  static func decode(_ data: Data) throws -> GalleryModel {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    let model = try decoder.decode(GalleryModel.self, from: data)
+  public static func decode(_ data: Data) throws -> GalleryModel {
+    let model = try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      return try reader.model()
+    }
     guard model.format <= GalleryModel.formatVersion else {
       throw DocumentError.unsupportedFormat(model.format)
     }

@@ -64,7 +64,7 @@ extension GalleryDocument {
     _ path: String, _ body: (inout DocumentEdit) throws -> T
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
-    let layout = try DocumentArchive.scan(lock.file)
+    let layout = try LayoutCache.layout(of: lock.file)
     var edit = DocumentEdit(model: layout.model)
     let result = try body(&edit)
     guard edit.model != layout.model || !edit.newEntries.isEmpty else { return (result, nil) }
@@ -76,7 +76,7 @@ extension GalleryDocument {
   /// still the last one. Returns whether it did.
   static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
     let lock = try DocumentLock(path: path)
-    let layout = try DocumentArchive.scan(lock.file)
+    let layout = try LayoutCache.layout(of: lock.file)
     guard layout.model.revision == mark.revision, layout.revisionEnd == mark.end,
       layout.fileSize > mark.previousEnd
     else { return false }
@@ -85,13 +85,14 @@ extension GalleryDocument {
     try lock.file.seek(to: mark.previousEnd)
     try lock.file.writeAll(Data(count: Int(DocumentArchive.endOfArchiveMarkerSize)))
     try lock.file.sync()
+    LayoutCache.forget(path)
     return true
   }
 
   private static func save(_ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock) throws -> SaveMark? {
     var model = edit.model
     model.revision = layout.model.revision + 1
-    model.modified = Date()
+    model.modified = .nowInWholeSeconds
     let referenced = Set(model.items.compactMap(\.thumbnail) + model.trash.compactMap(\.item.thumbnail))
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not kept.
     var entries = edit.newEntries.filter { referenced.contains($0.key) }.sorted { $0.key < $1.key }
@@ -113,6 +114,7 @@ extension GalleryDocument {
       try DocumentCompaction.compact(lock: lock, layout: saved)
       return nil
     }
+    LayoutCache.remember(saved, of: lock.file)
     return SaveMark(previousEnd: layout.revisionEnd, end: saved.revisionEnd, revision: model.revision)
   }
 
@@ -147,6 +149,7 @@ enum DocumentCompaction {
 
   static func compact(lock: DocumentLock, layout: ArchiveLayout) throws {
     let path = lock.file.path
+    LayoutCache.forget(path)
     DocumentArchive.removeStaleTemporaries(for: path)
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
     var names = layout.model.items.compactMap(\.thumbnail) + layout.model.trash.compactMap(\.item.thumbnail)

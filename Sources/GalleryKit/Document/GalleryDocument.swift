@@ -31,7 +31,7 @@ public final class GalleryDocument {
       default: throw .io(error)
       }
     }
-    return GalleryDocument(path: path, file: file, layout: try DocumentArchive.scan(file))
+    return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
   }
 
   /// Creates an empty document; never overwrites an existing file.

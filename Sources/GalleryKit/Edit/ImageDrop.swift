@@ -95,7 +95,7 @@ public enum ImageDrop {
     do {
       (ids, placeholderSave) = try GalleryDocument.editRecordingSave(path) { edit in
         let ids = edit.newItemIDs(accepted.count)
-        let now = Date()
+        let now = Date.nowInWholeSeconds
         edit.model.insert(zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, now: now) }, at: options.position)
         return ids
       }

@@ -18,7 +18,7 @@ extension GalleryModel {
   }
 
   /// Moves items to the trash; they keep their data until the trash is emptied.
-  public mutating func trash(_ ids: [String], now: Date = Date()) {
+  public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds) {
     // Positions are taken in the list as it is before any removal, so `restore` can put a
     // group back exactly as it was.
     let wanted = Set(ids)

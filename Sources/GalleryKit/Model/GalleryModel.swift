@@ -17,7 +17,7 @@ public struct GalleryModel: Codable, Sendable, Equatable {
   public var items: [Item]
   public var trash: [TrashedItem]
 
-  public init(title: String, now: Date = Date()) {
+  public init(title: String, now: Date = .nowInWholeSeconds) {
     format = Self.formatVersion
     self.title = title
     created = now
@@ -85,7 +85,7 @@ public struct Item: Codable, Sendable, Equatable {
       pid: getpid(), host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
   }
 
-  public static func placeholder(id: String, source: String, now: Date = Date()) -> Item {
+  public static func placeholder(id: String, source: String, now: Date = .nowInWholeSeconds) -> Item {
     Item(
       id: id, source: source, page: nil, state: .placeholder, aspectRatio: 1, width: nil,
       height: nil, orientation: nil, format: nil, bytes: nil, hash: nil, thumbnail: nil,
@@ -127,6 +127,12 @@ public struct TrashedItem: Codable, Sendable, Equatable {
   public var trashed: Date
   /// 1-based position it had, so `restore` can put it back there.
   public var position: Int
+
+  public init(item: Item, trashed: Date, position: Int) {
+    self.item = item
+    self.trashed = trashed
+    self.position = position
+  }
 }
 
 extension Item {

@@ -3,7 +3,7 @@ import Foundation
 /// When a process started, from /proc, so that a recycled pid is not mistaken for a
 /// placeholder's owner.
 enum ProcessStart {
-  static let now: Date = startTime(of: getpid()) ?? Date()
+  static let now: Date = (startTime(of: getpid()) ?? Date()).wholeSeconds
 
   static func startTime(of pid: Int32) -> Date? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -18,4 +18,11 @@ enum ProcessStart {
     let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
     return Date(timeIntervalSince1970: bootTime + ticks / hertz)
   }
+}
+
+extension Date {
+  /// `gallery.json` stores times to the second; the model holds them so, to read back equal.
+  public static var nowInWholeSeconds: Date { Date().wholeSeconds }
+
+  public var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+
+/// The last layout this process read or wrote for each document, so that an edit right after
+/// a read or a save (a drop's placeholder save, then its commit) does not scan and parse the
+/// whole file again when no other process has changed it meanwhile.
+enum LayoutCache {
+  /// What identifies one state of a file: any write changes the size or the change time,
+  /// a compaction the inode.
+  struct Stamp: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var changed: timespec
+
+    init(_ info: stat) {
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      modified = info.st_mtim
+      changed = info.st_ctim
+    }
+
+    static func == (a: Stamp, b: Stamp) -> Bool {
+      a.device == b.device && a.inode == b.inode && a.size == b.size
+        && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+        && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+    }
+  }
+
+  private static let entries = Mutex<[String: (stamp: Stamp, layout: ArchiveLayout)]>([:])
+
+  /// The layout of `file` as it is now: from the cache when the file has not changed.
+  static func layout(of file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+    let stamp: Stamp
+    do { stamp = Stamp(try file.status()) } catch { throw .io(error) }
+    if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp {
+      return cached.layout
+    }
+    let layout = try DocumentArchive.scan(file)
+    remember(layout, of: file)
+    return layout
+  }
+
+  /// Records the layout just written to `file`.
+  static func remember(_ layout: ArchiveLayout, of file: FileHandleFD) {
+    guard let info = try? file.status() else { return forget(file.path) }
+    entries.withLock { $0[file.path] = (Stamp(info), layout) }
+  }
+
+  static func forget(_ path: String) {
+    _ = entries.withLock { $0.removeValue(forKey: path) }
+  }
+}
