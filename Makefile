@@ -2,6 +2,8 @@
 # (run as root, or with sudo available) that has a Swift 6 toolchain on PATH.
 
 PREFIX ?= /usr/local
+# The project machines keep the toolchain in /opt/swift.
+export PATH := $(PATH):/opt/swift/usr/bin
 DESTDIR ?=
 SWIFT ?= swift
 
@@ -37,6 +39,7 @@ demo: release
 
 test: setup
 	$(SWIFT) build
+	$(SWIFT) build --product generate-manual
 	$(SWIFT) test
 
 bench: setup-bench

@@ -10,7 +10,7 @@ import GalleryKit
 /// concurrency checking rightly distrusts.
 enum Terminal {
   static func out(_ text: String) { write(1, Array(text.utf8)) }
-  static func out(_ data: Data) { write(1, Array(data)) }
+  static func out(_ bytes: [UInt8]) { write(1, bytes) }
   static func err(_ text: String) { write(2, Array(text.utf8)) }
 
   /// A line on standard error, prefixed with the program name.
@@ -19,10 +19,9 @@ enum Terminal {
   static var errorIsTerminal: Bool { isatty(2) == 1 }
 
   private static func write(_ fd: Int32, _ bytes: [UInt8]) {
-    var bytes = bytes
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
       if n < 0 {
         if errno == EINTR { continue }
         return

@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 
 #if canImport(Glibc)
@@ -36,7 +35,7 @@ public enum LocalImageLoader {
         return ImageRefusal.tooManyPixels(width: header.width, height: header.height, limit: maxPixels).description
       }
     } else {
-      vips_error_clear()
+      _ = VipsError.take("header")
     }
     return nil
   }

@@ -17,10 +17,7 @@ public enum CoverMaker {
         }
         // Decoded now, while `raw` is still valid.
         let srgb = try VipsImageHandle.make("vips_colourspace") { CVips_srgb(square.pointer, $0) }
-        return try VipsImageHandle.make("vips_copy_memory") { out in
-          out.pointee = vips_image_copy_memory(srgb.pointer)
-          return out.pointee == nil ? -1 : 0
-        }
+        return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(srgb.pointer, $0) }
       }
       tiles.append(tile)
     }

@@ -10,15 +10,15 @@ struct VipsError: Error, CustomStringConvertible {
   /// Copies and clears libvips' process-global error buffer at once, before another call
   /// can overwrite it.
   static func take(_ operation: String) -> VipsError {
-    let message = String(cString: vips_error_buffer())
+    let message = String(cString: CVips_error_buffer())
       .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }.joined(separator: "; ")
-    vips_error_clear()
+    CVips_error_clear()
     return VipsError(operation: operation, message: message)
   }
 }
 
-/// The one owner of libvips' process-global state: started once, on first use.
+/// The one owner of libvips' process-global state: loaded and started once, on first use.
 enum VipsRuntime {
   private static let started: Bool = {
     // Decode problems reach the user as errors naming the file; libvips' own warnings on
@@ -26,18 +26,11 @@ enum VipsRuntime {
     if ProcessInfo.processInfo.environment["GALLERY_VIPS_WARNINGS"] == nil {
       setenv("VIPS_WARNING", "0", 0)
     }
-    guard CVips_init("gallery") == 0 else { return false }
-    // Gallery never repeats an operation on the same input: the cache only costs memory.
-    vips_cache_set_max(0)
-    // Loaders for exotic formats are not fuzzed well upstream; documents take untrusted files.
-    vips_block_untrusted_set(1)
-    // Thumbnails run one per core already; inner threads would only compete.
-    vips_concurrency_set(1)
-    return true
+    return CVips_load() == 0
   }()
 
   static func start() throws {
-    guard started else { throw VipsError.take("vips_init") }
+    guard started else { throw VipsError(operation: "loading libvips", message: String(cString: CVips_load_error())) }
   }
 }
 
@@ -60,9 +53,9 @@ final class VipsImageHandle {
     return VipsImageHandle(image)
   }
 
-  var width: Int { Int(vips_image_get_width(pointer)) }
-  var height: Int { Int(vips_image_get_height(pointer)) }
-  var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+  var width: Int { Int(CVips_width(pointer)) }
+  var height: Int { Int(CVips_height(pointer)) }
+  var hasAlpha: Bool { CVips_has_alpha(pointer) != 0 }
   var orientation: Int { Int(CVips_orientation(pointer)) }
 
   /// Encodes through a libvips saver that returns a g_malloc'ed buffer.
@@ -73,10 +66,10 @@ final class VipsImageHandle {
     var buffer: UnsafeMutableRawPointer?
     var length = 0
     guard body(&buffer, &length) == 0, let bytes = buffer else {
-      g_free(buffer)
+      CVips_free(buffer)
       throw VipsError.take(operation)
     }
-    defer { g_free(bytes) }
+    defer { CVips_free(bytes) }
     return Data(bytes: bytes, count: length)
   }
 }
@@ -89,10 +82,10 @@ enum VipsBuffer {
   static func loaderName(for data: Data) -> String? {
     guard (try? VipsRuntime.start()) != nil else { return nil }
     let name: UnsafePointer<CChar>? = data.withUnsafeBytes { raw in
-      vips_foreign_find_load_buffer(raw.baseAddress, raw.count)
+      CVips_find_load_buffer(raw.baseAddress, raw.count)
     }
     // A miss leaves a message in the error buffer: it is not an error for us.
-    vips_error_clear()
+    CVips_error_clear()
     return name.map { String(cString: $0) }
   }
 

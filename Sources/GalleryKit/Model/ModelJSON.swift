@@ -627,7 +627,7 @@ extension JSONReader {
 /// `gallery show --json`: the document's items in order, each with its stored members plus
 /// its `position` and `display` state (`ready`, `pending`, `stale`, `failed`).
 public enum DocumentListingJSON {
-  public static func make(path: String, model: GalleryModel) -> Data {
+  public static func make(path: String, model: GalleryModel) -> [UInt8] {
     let writer = JSONWriter(capacity: 512 + model.items.count * 420)
     writer.object { o in
       o.date("created", model.created)
@@ -647,6 +647,6 @@ public enum DocumentListingJSON {
       o.int("trashed", model.trash.count)
     }
     writer.bytes.append(0x0A)
-    return Data(writer.bytes)
+    return writer.bytes
   }
 }

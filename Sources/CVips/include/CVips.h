@@ -1,0 +1,59 @@
+#ifndef GALLERY_CVIPS_H
+#define GALLERY_CVIPS_H
+// libvips, loaded on first use (dlopen) rather than at start-up: it links about a hundred
+// shared libraries, which cost every `gallery` command ~40 ms even when it draws nothing.
+//
+// Swift calls only the CVips_ functions below. libvips' own API is variadic (NULL-terminated
+// option lists), which Swift cannot call, and is reached through pointers looked up when the
+// library is loaded; each wrapper fixes the options Gallery uses.
+#include <stddef.h>
+#include <vips/vips.h>
+
+/// Loads libvips and starts it (vips_init) once; 0 on success. On failure,
+/// CVips_load_error() says why.
+int CVips_load(void);
+const char *CVips_load_error(void);
+
+/// The process-global error buffer (copy it at once) and its reset.
+const char *CVips_error_buffer(void);
+void CVips_error_clear(void);
+
+int CVips_width(VipsImage *image);
+int CVips_height(VipsImage *image);
+int CVips_has_alpha(VipsImage *image);
+/// The EXIF orientation (1 to 8), or 1.
+int CVips_orientation(VipsImage *image);
+void CVips_unref(VipsImage *image);
+void CVips_free(void *buffer);
+
+/// The loader that recognises these bytes, or NULL (decides by content only).
+const char *CVips_find_load_buffer(const void *data, size_t length);
+/// Opens an image from memory for its header only (pixels are decoded lazily, never here).
+VipsImage *CVips_header_from_buffer(const void *data, size_t length);
+/// Shrink-on-load thumbnail fitting in size x size, EXIF orientation applied; fails on
+/// truncated data instead of padding it with grey.
+int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out);
+/// Square thumbnail cropped at the centre, for the cover mosaic.
+int CVips_square_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out);
+/// Saves as baseline JPEG without metadata, flattening any alpha onto white.
+int CVips_jpegsave_buffer(VipsImage *in, int quality, void **buffer, size_t *length);
+/// Saves as WebP without metadata; keeps an alpha channel.
+int CVips_webpsave_buffer(VipsImage *in, int quality, void **buffer, size_t *length);
+/// A flat grey size x size tile.
+int CVips_grey_tile(int size, VipsImage **out);
+/// Joins images in a grid, `across` per row.
+int CVips_arrayjoin(VipsImage **in, int count, int across, VipsImage **out);
+/// 8-bit sRGB with 3 bands (alpha flattened onto white), so mosaic tiles can be joined.
+int CVips_srgb(VipsImage *in, VipsImage **out);
+/// Computes every pixel into memory now.
+int CVips_copy_memory(VipsImage *in, VipsImage **out);
+
+// Fixtures: test images and samples made by libvips.
+/// A smooth, colourful w x h image from Perlin noise: 3 bands, or 4 with `alpha`.
+int CVips_fixture(int width, int height, int seed, int alpha, VipsImage **out);
+/// A copy of the image that carries an EXIF orientation tag.
+int CVips_with_orientation(VipsImage *in, int orientation, VipsImage **out);
+/// Encodes in the format the suffix names (".jpg", ".png", ".webp", ".gif", ".tif").
+int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
+
+#endif

@@ -1,0 +1,179 @@
+#define _GNU_SOURCE
+#include "CVips.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// The libvips functions Gallery uses, typed after their declarations. The names are only
+// used inside __typeof__, so nothing here links against libvips.
+#define VIPS_FUNCTIONS(X) \
+  X(vips_init) X(vips_error_buffer) X(vips_error_clear) X(vips_cache_set_max) \
+  X(vips_block_untrusted_set) X(vips_concurrency_set) X(vips_image_get_width) \
+  X(vips_image_get_height) X(vips_image_hasalpha) X(vips_image_get_typeof) X(vips_image_get_int) \
+  X(vips_foreign_find_load_buffer) X(vips_image_new_from_buffer) X(vips_thumbnail_buffer) \
+  X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
+  X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_arrayjoin) X(vips_colourspace) \
+  X(vips_cast) X(vips_image_copy_memory) X(vips_perlin) X(vips_bandjoin) X(vips_copy) \
+  X(vips_image_set_int) X(vips_image_write_to_buffer)
+
+#define DECLARE(name) __typeof__(&name) name;
+static struct { VIPS_FUNCTIONS(DECLARE) } vips;
+#undef DECLARE
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[512];
+
+static void load(void) {
+  const char *names[] = {"libvips.so.42", "libvips.so"};
+  void *library = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof *names && !library; i++)
+    library = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+  if (!library) {
+    snprintf(load_error, sizeof load_error, "cannot load libvips: %s", dlerror());
+    return;
+  }
+#define LOOKUP(name)                                                                      \
+  if (!(vips.name = (__typeof__(vips.name))dlsym(library, #name))) {                     \
+    snprintf(load_error, sizeof load_error, "libvips lacks %s (too old?)", #name);        \
+    return;                                                                               \
+  }
+  VIPS_FUNCTIONS(LOOKUP)
+#undef LOOKUP
+  if (vips.vips_init("gallery") != 0) {
+    snprintf(load_error, sizeof load_error, "vips_init failed: %s", vips.vips_error_buffer());
+    return;
+  }
+  // Gallery never repeats an operation on the same input: the cache would only cost memory.
+  vips.vips_cache_set_max(0);
+  // Loaders for exotic formats are fuzzed less upstream; dropped files are untrusted.
+  vips.vips_block_untrusted_set(TRUE);
+  // Images are processed one per core already; inner threads would only compete.
+  vips.vips_concurrency_set(1);
+  load_status = 0;
+}
+
+int CVips_load(void) {
+  pthread_once(&load_once, load);
+  return load_status;
+}
+
+const char *CVips_load_error(void) { return load_error; }
+const char *CVips_error_buffer(void) { return vips.vips_error_buffer(); }
+void CVips_error_clear(void) { vips.vips_error_clear(); }
+
+int CVips_width(VipsImage *image) { return vips.vips_image_get_width(image); }
+int CVips_height(VipsImage *image) { return vips.vips_image_get_height(image); }
+int CVips_has_alpha(VipsImage *image) { return vips.vips_image_hasalpha(image); }
+
+int CVips_orientation(VipsImage *image) {
+  int orientation = 1;
+  if (vips.vips_image_get_typeof(image, VIPS_META_ORIENTATION) &&
+      vips.vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) == 0 &&
+      orientation >= 1 && orientation <= 8)
+    return orientation;
+  return 1;
+}
+
+void CVips_unref(VipsImage *image) { if (image) g_object_unref(image); }
+void CVips_free(void *buffer) { g_free(buffer); }
+
+const char *CVips_find_load_buffer(const void *data, size_t length) {
+  return vips.vips_foreign_find_load_buffer(data, length);
+}
+
+VipsImage *CVips_header_from_buffer(const void *data, size_t length) {
+  return vips.vips_image_new_from_buffer(data, length, "", NULL);
+}
+
+int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {
+  return vips.vips_thumbnail_buffer((void *)data, length, out, size,
+                                    "height", size,
+                                    "size", VIPS_SIZE_DOWN,
+                                    "option_string", "fail_on=truncated",
+                                    NULL);
+}
+
+int CVips_square_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {
+  return vips.vips_thumbnail_buffer((void *)data, length, out, size,
+                                    "height", size,
+                                    "crop", VIPS_INTERESTING_CENTRE,
+                                    NULL);
+}
+
+static int flatten_white(VipsImage *in, VipsImage **out) {
+  if (!vips.vips_image_hasalpha(in)) {
+    g_object_ref(in);
+    *out = in;
+    return 0;
+  }
+  double white[3] = {255, 255, 255};
+  VipsArrayDouble *background = vips.vips_array_double_new(white, 3);
+  int result = vips.vips_flatten(in, out, "background", background, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  return result;
+}
+
+int CVips_jpegsave_buffer(VipsImage *in, int quality, void **buffer, size_t *length) {
+  VipsImage *flat = NULL;
+  if (flatten_white(in, &flat)) return -1;
+  int result = vips.vips_jpegsave_buffer(flat, buffer, length, "Q", quality, "strip", TRUE, NULL);
+  g_object_unref(flat);
+  return result;
+}
+
+int CVips_webpsave_buffer(VipsImage *in, int quality, void **buffer, size_t *length) {
+  return vips.vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+int CVips_grey_tile(int size, VipsImage **out) {
+  VipsImage *black = NULL;
+  if (vips.vips_black(&black, size, size, "bands", 3, NULL)) return -1;
+  int result = vips.vips_linear1(black, out, 1.0, 224.0, "uchar", TRUE, NULL);
+  g_object_unref(black);
+  return result;
+}
+
+int CVips_arrayjoin(VipsImage **in, int count, int across, VipsImage **out) {
+  return vips.vips_arrayjoin(in, out, count, "across", across, NULL);
+}
+
+int CVips_srgb(VipsImage *in, VipsImage **out) {
+  VipsImage *flat = NULL;
+  if (flatten_white(in, &flat)) return -1;
+  VipsImage *srgb = NULL;
+  int result = vips.vips_colourspace(flat, &srgb, VIPS_INTERPRETATION_sRGB, NULL);
+  g_object_unref(flat);
+  if (result) return result;
+  result = vips.vips_cast(srgb, out, VIPS_FORMAT_UCHAR, NULL);
+  g_object_unref(srgb);
+  return result;
+}
+
+int CVips_copy_memory(VipsImage *in, VipsImage **out) {
+  *out = vips.vips_image_copy_memory(in);
+  return *out ? 0 : -1;
+}
+
+int CVips_fixture(int width, int height, int seed, int alpha, VipsImage **out) {
+  int bands = alpha ? 4 : 3;
+  VipsImage *planes[4] = {NULL, NULL, NULL, NULL};
+  int result = 0;
+  for (int i = 0; i < bands && result == 0; i++)
+    result = vips.vips_perlin(&planes[i], width, height, "cell_size", 64, "uchar", TRUE, "seed", seed * 4 + i, NULL);
+  if (result == 0) result = vips.vips_bandjoin(planes, out, bands, NULL);
+  for (int i = 0; i < bands; i++) if (planes[i]) g_object_unref(planes[i]);
+  if (result == 0) (*out)->Type = VIPS_INTERPRETATION_sRGB;
+  return result;
+}
+
+int CVips_with_orientation(VipsImage *in, int orientation, VipsImage **out) {
+  if (vips.vips_copy(in, out, NULL)) return -1;
+  vips.vips_image_set_int(*out, VIPS_META_ORIENTATION, orientation);
+  return 0;
+}
+
+int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length) {
+  return vips.vips_image_write_to_buffer(in, suffix, buffer, length, NULL);
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@Suite("Man pages and shell completions")
+struct GeneratedDocsTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  @Test("The committed man/ and completions/ match what the command definitions generate")
+  func docsAreCurrent() throws {
+    let work = try TestWorkspace()
+    let script = Self.root.appendingPathComponent("scripts/generate-docs").path
+    let result = try Run.program(script, [Run.galleryBinary, work.folder.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    for folder in ["man", "completions"] {
+      let committed = Self.root.appendingPathComponent(folder).path
+      let generated = work.path(folder)
+      let names = try FileManager.default.contentsOfDirectory(atPath: generated).sorted()
+      #expect(try FileManager.default.contentsOfDirectory(atPath: committed).sorted() == names,
+              "\(folder)/ lists other files than the generator makes: run `make docs`")
+      for name in names {
+        let fresh = try Data(contentsOf: URL(fileURLWithPath: generated + "/" + name))
+        let old = try? Data(contentsOf: URL(fileURLWithPath: committed + "/" + name))
+        #expect(fresh == old, "\(folder)/\(name) is stale: run `make docs`")
+      }
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: work.path("man")).contains("gallery.drop.1"))
+  }
+
+  @Test("bash completion offers the subcommands and the options of one")
+  func bashCompletion() throws {
+    let script = Self.root.appendingPathComponent("completions/gallery.bash").path
+    let probe = """
+      source '\(script)'
+      complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _gallery "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; printf '%s\\n' "${COMPREPLY[@]}"; }
+      complete_words gallery ''
+      echo ---
+      complete_words gallery drop --
+      """
+    let result = try Run.program("bash", ["-c", probe])
+    #expect(result.status == 0, "\(result.stderr)")
+    let parts = result.stdout.components(separatedBy: "---\n")
+    #expect(parts.count == 2)
+    let subcommands = Set(parts[0].split(separator: "\n").map(String.init))
+    #expect(subcommands.isSuperset(of: ["new", "show", "info", "drop", "move", "trash", "restore", "export", "uris", "compact", "check"]))
+    let options = Set(parts[1].split(separator: "\n").map(String.init))
+    #expect(options.isSuperset(of: ["--at", "--recursive", "--keep-failed", "--max-pixels", "--jobs", "--json"]))
+  }
+}

@@ -1,0 +1,168 @@
+function __gallery_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __gallery_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __gallery_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __gallery_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __gallery_parse_tokens -S
+    set -l unparsed_tokens (__gallery_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'gallery'
+        __gallery_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'new'
+            __gallery_parse_subcommand 1 'title=' 'thumbnail-size=' 'max-pixels=' 'version' 'h/help'
+        case 'show'
+            __gallery_parse_subcommand 1 'json' 'version' 'h/help'
+        case 'info'
+            __gallery_parse_subcommand 1 'json' 'version' 'h/help'
+        case 'drop'
+            __gallery_parse_subcommand -r 2 'at=' 'recursive' 'keep-failed' 'max-pixels=' 'jobs=' 'json' 'version' 'h/help'
+        case 'move'
+            __gallery_parse_subcommand -r 2 'to=' 'version' 'h/help'
+        case 'trash'
+            __gallery_parse_subcommand -r 2 'list' 'empty' 'json' 'version' 'h/help'
+        case 'restore'
+            __gallery_parse_subcommand -r 2 'version' 'h/help'
+        case 'export'
+            __gallery_parse_subcommand -r 2 'to=' 'thumbnails' 'version' 'h/help'
+        case 'uris'
+            __gallery_parse_subcommand -r 2 'version' 'h/help'
+        case 'compact'
+            __gallery_parse_subcommand 1 'version' 'h/help'
+        case 'check'
+            __gallery_parse_subcommand 1 'json' 'version' 'h/help'
+        case 'help'
+            __gallery_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __gallery_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __gallery_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __gallery_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __gallery_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__gallery_tokens -p)
+    if test -z "$(__gallery_tokens -t)"
+        set -l index (count (__gallery_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'gallery' -f
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'new' -d 'Create an empty gallery document.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'show' -d 'List a gallery\'s items in order.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'info' -d 'Show counts, sizes, format version, revisions and dead bytes.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'drop' -d 'Drop images into a gallery.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'move' -d 'Reorder items.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'trash' -d 'Move items to the trash, list it, or empty it.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'restore' -d 'Put trashed items back where they were.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'export' -d 'Copy items\' images into a folder (drag out).'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'uris' -d 'Print items\' sources as a text/uri-list (drag out).'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'compact' -d 'Rewrite a document without its dead bytes.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'check' -d 'Verify a document.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery new" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" title' -l 'title' -d 'The title (default: the file name without .gallery).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" thumbnail-size' -l 'thumbnail-size' -d 'Longest side of thumbnails, in pixels.' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" max-pixels' -l 'max-pixels' -d 'Refuse images with more pixels than this (decompression bombs).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery show" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery show" json' -l 'json' -d 'Write JSON to standard output instead of text.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery show" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery info" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery info" json' -l 'json' -d 'Write JSON to standard output instead of text.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery info" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery info" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery drop" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" at' -l 'at' -d '1-based position of the first dropped item (default: the end).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" recursive' -l 'recursive' -d 'Drop the images found in folders, and below them.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" keep-failed' -l 'keep-failed' -d 'Keep a failed item (aspect ratio 1) for a source that cannot be loaded.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" max-pixels' -l 'max-pixels' -d 'Refuse images with more pixels than this (default: the document\'s setting).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" jobs' -l 'jobs' -d 'How many images to load at once (default: one per core).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" json' -l 'json' -d 'Write the committed items as JSON.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery drop" -ge 2' -F
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery drop" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery move" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery move" to' -l 'to' -d '1-based position, or `end`.' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery move" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery move" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery trash" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" list' -l 'list' -d 'List the trash: position in the trash, id, state, aspect ratio, size, source.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" empty' -l 'empty' -d 'Forget the trashed items for good.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" json' -l 'json' -d 'With --list, write JSON.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery restore" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery restore" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery restore" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery export" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery export" to' -l 'to' -d 'The folder to copy into (created if missing).' -rfa '(__gallery_complete_directories)'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery export" thumbnails' -l 'thumbnails' -d 'Export the thumbnails instead of the originals.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery export" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery uris" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery uris" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery uris" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery compact" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery compact" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery compact" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery check" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery check" json' -l 'json' -d 'Write JSON to standard output instead of text.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery check" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery check" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery help" version' -l 'version' -d 'Show the version.'
