@@ -29,7 +29,7 @@ static void load(void) {
   const char *names[] = {"libvips.so.42", "libvips.so"};
   void *library = NULL;
   for (size_t i = 0; i < sizeof names / sizeof *names && !library; i++)
-    library = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+    library = dlopen(names[i], RTLD_LAZY | RTLD_GLOBAL);
   if (!library) {
     snprintf(load_error, sizeof load_error, "cannot load libvips: %s", dlerror());
     return;

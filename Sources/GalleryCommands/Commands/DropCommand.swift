@@ -56,6 +56,8 @@ struct DropCommand: ParsableCommand {
   }
 
   func run() throws {
+    ImageProcessor.prepareInBackground()
+    defer { ImageProcessor.waitForPreparation() }
     try reportingErrors {
       let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) {
         FileHandle.standardInput.readDataToEndOfFile()

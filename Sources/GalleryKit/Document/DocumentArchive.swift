@@ -74,8 +74,13 @@ enum DocumentArchive {
       }
       previous = nil
       if let model = candidate {
-        var entries = committed?.entries ?? [:]
-        entries.merge(pending) { _, new in new }
+        var entries: [String: EntryLocation]
+        if var earlier = committed?.entries {
+          earlier.merge(pending) { _, new in new }
+          entries = earlier
+        } else {
+          entries = pending
+        }
         pending = [:]
         committed = (model, entries, position)
         revisions += 1

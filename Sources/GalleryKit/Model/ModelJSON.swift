@@ -284,14 +284,14 @@ struct JSONReader {
   }
 
   /// Calls `member` with each key of an object; `member` must read the value.
-  mutating func object(_ member: (inout JSONReader, String) throws -> Void) throws {
+  mutating func object(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
     try expect(UInt8(ascii: "{"))
     if try peek() == UInt8(ascii: "}") {
       index += 1
       return
     }
     while true {
-      let key = try string()
+      let key = try self.key()
       try expect(UInt8(ascii: ":"))
       try member(&self, key)
       switch try peek() {
@@ -320,6 +320,24 @@ struct JSONReader {
       default: throw fail("expected ',' or ']'")
       }
     }
+  }
+
+  /// An object key: the bytes themselves when it has no escapes (the usual case), so that
+  /// matching keys allocates nothing.
+  mutating func key() throws -> JSONKey {
+    try expect(UInt8(ascii: "\""))
+    let start = index
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        index += 1
+        return .raw(UnsafeRawBufferPointer(rebasing: bytes[start..<index - 1]))
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      index += 1
+    }
+    index = start - 1
+    return .decoded(try string())
   }
 
   mutating func string() throws -> String {
@@ -444,6 +462,22 @@ struct JSONReader {
     case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
     case UInt8(ascii: "n"): try literal("null")
     default: _ = try double()
+    }
+  }
+}
+
+/// An object key being matched against the names the model knows.
+enum JSONKey {
+  case raw(UnsafeRawBufferPointer)
+  case decoded(String)
+
+  static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
+    switch key {
+    case .raw(let bytes):
+      guard bytes.count == pattern.utf8CodeUnitCount else { return false }
+      return bytes.isEmpty || memcmp(bytes.baseAddress!, pattern.utf8Start, bytes.count) == 0
+    case .decoded(let text):
+      return text == pattern.description
     }
   }
 }
