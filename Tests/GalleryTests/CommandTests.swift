@@ -366,3 +366,20 @@ struct CheckCommandTests {
     #expect(damaged.stdout.contains("item \(id): thumbnail thumbnails/\(id)x.jpg is missing"))
   }
 }
+
+@Suite("Progress on a terminal")
+struct ProgressBarTests {
+  @Test("A drop of several sources draws a progress bar when stderr is a terminal")
+  func progressBarOnTerminal() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(4)
+    // script(1) runs the command on a pseudo-terminal and copies what it wrote.
+    let command = ([Run.galleryBinary, "drop", document] + images).map { "'\($0)'" }.joined(separator: " ")
+    let result = try Run.program("script", ["-qec", command, "/dev/null"])
+    #expect(result.status == 0, "\(result.stdout)")
+    #expect(result.stdout.contains("dropping ["))
+    #expect(result.stdout.contains("4/4"))
+    #expect(try Listing.of(document).items.count == 4)
+  }
+}
