@@ -18,39 +18,32 @@ public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
 extension GalleryModel {
   /// Resolves references to item ids, in the order given, each once.
   public func resolve(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    var ids: [String] = []
-    for reference in references {
-      let id: String
-      switch reference {
-      case .position(let position):
-        guard items.indices.contains(position - 1) else {
-          throw .itemNotFound("\(reference) (the gallery has \(items.count) item\(items.count == 1 ? "" : "s"))")
-        }
-        id = items[position - 1].id
-      case .id(let candidate):
-        guard items.contains(where: { $0.id == candidate }) else { throw .itemNotFound("\(reference)") }
-        id = candidate
-      }
-      if !ids.contains(id) { ids.append(id) }
-    }
-    return ids
+    try Self.resolve(references, among: items.map(\.id), place: "")
   }
 
   /// Resolves references to trashed items: ids, or 1-based positions in the trash list.
   public func resolveTrashed(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    var ids: [String] = []
+    try Self.resolve(references, among: trash.map(\.item.id), place: " in the trash")
+  }
+
+  private static func resolve(
+    _ references: [ItemReference], among ids: [String], place: String
+  ) throws(DocumentError) -> [String] {
+    var resolved: [String] = []
     for reference in references {
       let id: String
       switch reference {
       case .position(let position):
-        guard trash.indices.contains(position - 1) else { throw .itemNotFound("\(reference) in the trash") }
-        id = trash[position - 1].item.id
+        guard ids.indices.contains(position - 1) else {
+          throw .itemNotFound("\(reference)\(place) (there \(ids.count == 1 ? "is" : "are") \(ids.count))")
+        }
+        id = ids[position - 1]
       case .id(let candidate):
-        guard trash.contains(where: { $0.item.id == candidate }) else { throw .itemNotFound("\(reference) in the trash") }
+        guard ids.contains(candidate) else { throw .itemNotFound("\(reference)\(place)") }
         id = candidate
       }
-      if !ids.contains(id) { ids.append(id) }
+      if !resolved.contains(id) { resolved.append(id) }
     }
-    return ids
+    return resolved
   }
 }
