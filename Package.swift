@@ -9,7 +9,8 @@ let package = Package(
     .library(name: "GalleryKit", targets: ["GalleryKit"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // Thin system modules: C names stay inside GalleryKit/Internals.
@@ -32,7 +33,10 @@ let package = Package(
       providers: [.apt(["libinotifytools0-dev"])]),
     .target(
       name: "GalleryKit",
-      dependencies: ["CArchive", "CVips", "CCrypto"],
+      dependencies: [
+        "CArchive", "CVips", "CCrypto", "CInotifyTools",
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: [
         // The JSON codec and the archive scan are hot loops over buffers owned by one
         // thread; dynamic exclusivity checks cost them about a tenth of their time.
@@ -42,6 +46,7 @@ let package = Package(
       name: "GalleryCommands",
       dependencies: [
         "GalleryKit",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .executableTarget(

@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|show|info|drop|move|trash|restore|export|uris|compact|check|help)
+    new|show|info|drop|move|trash|restore|export|uris|compact|check|watch|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new show info drop move trash restore export uris compact check help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new show info drop move trash restore export uris compact check watch help' -- "${cur}"))
         ;;
     esac
 }
@@ -400,6 +400,50 @@ _gallery_check() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_watch() {
+    repeating_flags=()
+    non_repeating_flags=(--recursive --once --allow-duplicates --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--into --config --settle --then --reject-to --events --log-level)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--into')
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    '--config')
+        __gallery_add_completions -f
+        return
+        ;;
+    '--settle')
+        return
+        ;;
+    '--then')
+        return
+        ;;
+    '--reject-to')
+        __gallery_add_completions -d
+        return
+        ;;
+    '--events')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __gallery_add_completions -d
         return
         ;;
     esac

@@ -138,3 +138,8 @@ public enum DropSourceParser {
     return files.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
   }
 }
+
+extension DropSourceParser {
+  /// An absolute path for a path given on the command line.
+  public static func absoluteForCommand(_ path: String) -> String { absolute(path) }
+}

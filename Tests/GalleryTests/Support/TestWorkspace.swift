@@ -75,8 +75,14 @@ enum Run {
   }
 
   /// Runs a program to completion, feeding `stdin` and collecting both outputs.
-  static func program(_ path: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> Result {
+  static func program(
+    _ path: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+    environment: [String: String] = [:]
+  ) throws -> Result {
     let process = Process()
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.executableURL = URL(fileURLWithPath: path.hasPrefix("/") ? path : "/usr/bin/env")
     process.arguments = path.hasPrefix("/") ? arguments : [path] + arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GalleryKit
+import Logging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct WatchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "watch",
+    abstract: "Turn files put into a folder into drops (a drop folder).",
+    discussion: """
+      Whatever puts a file into DIR - a file manager, cp, mv, rsync, curl -o, a web \
+      browser's download - drops it into DOC: a placeholder appears at the end of DOC at \
+      once, and when the file is complete (closed after writing, or renamed into DIR) and \
+      its size and modification time have not changed for the settle time, its image is \
+      committed where the placeholder stands then.
+
+      Names writers use for unfinished files are ignored until renamed: hidden files \
+      (rsync's .name.XXXXXX), *.part, *.crdownload, *.tmp, *.partial, *.download, *~. A file \
+      deleted or moved away before it is committed loses its placeholder; a file that is not \
+      an image is left alone (or moved to --reject-to), and one that does not decode is tried \
+      once more after the settle time. The same content is imported once (--allow-duplicates \
+      keeps both).
+
+      At start the watcher imports what arrived while it was not running, and never imports \
+      a file twice: it remembers path, size, modification time and hash under \
+      $XDG_STATE_HOME/gallery/watch/. --once does only that, then exits (for cron).
+
+      Several folders: give DIR:DOC pairs, or list them one a line in \
+      $XDG_CONFIG_HOME/gallery/watch.conf (# comments). SIGINT or SIGTERM stops taking \
+      files, commits what is loading, removes the other placeholders and exits 0.
+
+      Run it as a service: install Samples/systemd/gallery-watch@.service into \
+      ~/.config/systemd/user/ and `systemctl --user enable --now gallery-watch@<name>`, \
+      with <name>.conf beside watch.conf (see the unit file).
+      """)
+
+  @Argument(help: "DIR (with --into DOC), or DIR:DOC pairs.", completion: .directory)
+  var folders: [String] = []
+
+  @Option(name: .customLong("into"), help: "The document to drop into.", completion: .file(extensions: ["gallery"]))
+  var document: String?
+
+  @Option(help: "A file of DIR:DOC pairs (default: $XDG_CONFIG_HOME/gallery/watch.conf when no DIR is given).", completion: .file())
+  var config: String?
+
+  @Flag(help: "Watch the folders below DIR too, including ones created later.")
+  var recursive = false
+
+  @Flag(help: "Import what is in DIR now, then exit.")
+  var once = false
+
+  @Option(help: "Milliseconds a complete file must stay unchanged before it is loaded.")
+  var settle = 200
+
+  @Option(help: "What to do with a file once committed: keep (the item refers to it) or move:DIR.")
+  var then = "keep"
+
+  @Option(help: "Move files that are not usable images into this folder.", completion: .directory)
+  var rejectTo: String?
+
+  @Flag(help: "Import the same content again when it appears again.")
+  var allowDuplicates = false
+
+  @Option(help: "Write events to standard output: json (one object a line).")
+  var events: String?
+
+  @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error.")
+  var logLevel = "info"
+
+  func validate() throws {
+    if let events, events != "json" { throw ValidationError("--events takes json") }
+    guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
+    guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    _ = try afterCommit()
+    if document != nil && folders.count != 1 { throw ValidationError("--into goes with exactly one DIR") }
+  }
+
+  func afterCommit() throws -> AfterCommit {
+    if then == "keep" { return .keep }
+    if then.hasPrefix("move:"), then.count > 5 { return .move(DropSourceParser.absoluteForCommand(String(then.dropFirst(5)))) }
+    if then == "delete" {
+      throw ValidationError("--then delete needs the originals embedded in the document, which this version of gallery cannot do yet; use --then move:DIR")
+    }
+    throw ValidationError("--then takes keep or move:DIR")
+  }
+
+  func pairs() throws -> [DropFolder] {
+    if let document { return [DropFolder(folder: folders[0], document: document)] }
+    if !folders.isEmpty {
+      return try folders.map { pair in
+        guard let parsed = DropFolder(pair: pair) else { throw ValidationError("\(pair): expected DIR:DOC, or DIR --into DOC") }
+        return parsed
+      }
+    }
+    let path = config ?? Self.defaultConfig
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+      throw ValidationError("nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
+    }
+    let pairs = try DropFolder.parseList(text)
+    guard !pairs.isEmpty else { throw ValidationError("\(path) lists no DIR:DOC pair") }
+    return pairs
+  }
+
+  static var defaultConfig: String {
+    let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (NSHomeDirectory() + "/.config")
+    return base + "/gallery/watch.conf"
+  }
+
+  func run() throws {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "gallery.watch")
+    try reportingErrors {
+      var options = WatchOptions()
+      options.recursive = recursive
+      options.once = once
+      options.settle = Double(settle) / 1000
+      options.afterCommit = try afterCommit()
+      options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
+      options.allowDuplicates = allowDuplicates
+      let json = events == "json"
+      let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
+        guard json else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
+      }
+      let cancellation = watcher.cancellation
+      let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
+      try watcher.run()
+      withExtendedLifetime(signals) {}
+    }
+  }
+}

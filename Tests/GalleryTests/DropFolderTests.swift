@@ -1,0 +1,279 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import Testing
+
+/// A drop folder, its document and a state folder, in one workspace.
+struct DropFolderSetup {
+  let work: TestWorkspace
+  let folder: String
+  let document: String
+  let state: String
+
+  init() throws {
+    work = try TestWorkspace()
+    folder = work.path("drop")
+    state = work.path("state")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    document = try work.document("inbox.gallery")
+  }
+
+  func start(_ extra: [String] = []) throws -> WatcherProcess {
+    let watcher = try WatcherProcess([folder, "--into", document] + extra, stateHome: state)
+    // Ready once it logs that it watches.
+    let end = Date() + 10
+    while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
+    return watcher
+  }
+
+  /// An image made by libvips outside the drop folder (same filesystem).
+  func image(_ name: String, width: Int = 320, height: Int = 240, seed: Int) throws -> String {
+    try work.image(name, width: width, height: height, seed: seed)
+  }
+
+  func items() throws -> [Item] { try GalleryDocument.open(document).model.items }
+}
+
+@Suite("Drop folders: gallery watch", .serialized)
+struct DropFolderTests {
+  @Test("cp of a large file: a placeholder at once, committed when complete")
+  func copy() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let large = try setup.image("large.jpg", width: 4000, height: 3000, seed: 1)
+    #expect(try Run.program("cp", [large, setup.folder + "/"]).status == 0)
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
+    watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
+    let items = try setup.items()
+    #expect(items.count == 1)
+    #expect(items.first?.state == .ready && items.first?.width == 4000)
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("mv within the filesystem, rsync with its temporary name, and a .part download renamed")
+  func renames() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let moved = try setup.image("moved.jpg", seed: 2)
+    #expect(try Run.program("mv", [moved, setup.folder + "/moved.jpg"]).status == 0)
+    let synced = try setup.image("synced.png", seed: 3)
+    let rsync = try Run.program("rsync", [synced, setup.folder + "/"])
+    #expect(rsync.status == 0, "\(rsync.stderr)")
+    // A browser download: written as .part, renamed when done.
+    let download = try setup.image("download.webp", seed: 4)
+    #expect(try Run.program("cp", [download, setup.folder + "/download.webp.part"]).status == 0)
+    usleep(400_000)
+    #expect(!watcher.events.contains { $0.path.hasSuffix(".part") })
+    #expect(rename(setup.folder + "/download.webp.part", setup.folder + "/download.webp") == 0)
+
+    watcher.waitFor("three commits") { $0.filter { $0.event == "committed" }.count == 3 }
+    let names = Set(try setup.items().map { URL(string: $0.source)!.lastPathComponent })
+    #expect(names == ["moved.jpg", "synced.png", "download.webp"])
+    // Temporary names never got a placeholder of their own.
+    #expect(watcher.events.allSatisfy { !(($0.path as NSString).lastPathComponent.hasPrefix(".")) })
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("A writer that writes in pieces with pauses stays pending until it closes")
+  func slowWriter() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let source = try setup.image("slow.jpg", width: 1200, height: 900, seed: 5)
+    let target = setup.folder + "/slow.jpg"
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    writer.arguments = ["python3", "-c", """
+      import sys, time
+      data = open(sys.argv[1], 'rb').read()
+      with open(sys.argv[2], 'wb') as f:
+          for i in range(4):
+              f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
+      """, source, target]
+    try writer.run()
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
+    usleep(500_000)
+    #expect(writer.isRunning)
+    #expect(try setup.items().map(\.state) == [.placeholder])
+    writer.waitUntilExit()
+    watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
+    #expect(try setup.items().first?.height == 900)
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("A file deleted half-written loses its placeholder; a non-image is rejected and left alone")
+  func deletedAndRejected() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let half = setup.folder + "/half.jpg"
+    let handle = try FileHandleWriter(path: half)
+    try handle.write(Data(try setup.work.bytes(try setup.image("whole.jpg", seed: 6)).prefix(1000)))
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" && $0.path == half } }
+    unlink(half)
+    handle.close()
+    watcher.waitFor("the removal") { $0.contains { $0.event == "removed" && $0.path == half } }
+
+    let text = setup.folder + "/notes.jpg"
+    try Data("not a picture".utf8).write(to: URL(fileURLWithPath: text))
+    watcher.waitFor("the rejection") { $0.contains { $0.event == "rejected" && $0.path == text } }
+    #expect(FileManager.default.fileExists(atPath: text))
+    #expect(try setup.items().isEmpty)
+    #expect(watcher.stop() == 0)
+    #expect(try Run.gallery(["check", setup.document]).status == 0)
+  }
+
+  @Test("--reject-to moves non-images aside; --then move:DIR moves committed files, the item follows")
+  func moveAside() throws {
+    let setup = try DropFolderSetup()
+    let rejects = setup.work.path("rejects")
+    let done = setup.work.path("done")
+    let watcher = try setup.start(["--reject-to", rejects, "--then", "move:" + done])
+    try Data("<html></html>".utf8).write(to: URL(fileURLWithPath: setup.folder + "/page.png"))
+    #expect(try Run.program("cp", [try setup.image("keep.jpg", seed: 7), setup.folder + "/"]).status == 0)
+    watcher.waitFor("both") { events in events.contains { $0.event == "rejected" } && events.contains { $0.event == "committed" } }
+    #expect(FileManager.default.fileExists(atPath: rejects + "/page.png"))
+    #expect(FileManager.default.fileExists(atPath: done + "/keep.jpg"))
+    #expect(!FileManager.default.fileExists(atPath: setup.folder + "/keep.jpg"))
+    #expect(try setup.items().map(\.source) == [URL(fileURLWithPath: done + "/keep.jpg").absoluteString])
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("A burst of 300 files: all imported once, none lost, while gallery move edits the document")
+  func burstWithConcurrentEdits() throws {
+    let setup = try DropFolderSetup()
+    let source = setup.work.path("burst")
+    try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+    for index in 0..<300 {
+      try FixtureImage.make(width: 64 + index % 7, height: 48, seed: 100 + index)
+        .write(to: URL(fileURLWithPath: source + "/b\(index).jpg"))
+    }
+    let watcher = try setup.start()
+    let copy = try Run.program("bash", ["-c", "cp '\(source)'/*.jpg '\(setup.folder)/'"])
+    #expect(copy.status == 0)
+    // Another writer reorders the document while the watcher imports.
+    var moves = 0
+    while watcher.count("committed") < 300 && moves < 40 {
+      if (try? GalleryDocument.open(setup.document).model.items.count) ?? 0 > 1 {
+        #expect(try Run.gallery(["move", setup.document, "1", "--to", "end"]).status == 0)
+        moves += 1
+      }
+      usleep(20_000)
+    }
+    watcher.waitFor("300 commits", timeout: 120) { $0.filter { $0.event == "committed" }.count == 300 }
+    let items = try setup.items()
+    #expect(items.count == 300)
+    #expect(Set(items.map(\.id)).count == 300)
+    #expect(items.allSatisfy { $0.state == .ready })
+    #expect(Set(items.map(\.source)).count == 300)
+    #expect(moves > 0)
+    #expect(watcher.count("placeholder") == 300)
+    #expect(watcher.stop() == 0)
+    // Saves were batched: far fewer revisions than files.
+    #expect(try GalleryDocument.open(setup.document).model.revision < 300)
+  }
+
+  @Test("Folders created after start are watched with --recursive")
+  func nestedFolders() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start(["--recursive"])
+    let image = try setup.image("deep.jpg", seed: 8)
+    let script = "mkdir -p '\(setup.folder)/a/b/c' && cp '\(image)' '\(setup.folder)/a/b/c/' && mkdir '\(setup.folder)/d' && cp '\(image)' '\(setup.folder)/d/copy.jpg'"
+    #expect(try Run.program("bash", ["-c", script]).status == 0)
+    watcher.waitFor("a commit and a duplicate") { events in
+      events.contains { $0.event == "committed" } && events.contains { $0.event == "duplicate" }
+    }
+    #expect(try setup.items().count == 1)
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("--allow-duplicates keeps the same content twice")
+  func allowDuplicates() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start(["--allow-duplicates"])
+    let image = try setup.image("same.jpg", seed: 9)
+    #expect(try Run.program("cp", [image, setup.folder + "/one.jpg"]).status == 0)
+    #expect(try Run.program("cp", [image, setup.folder + "/two.jpg"]).status == 0)
+    watcher.waitFor("two commits") { $0.filter { $0.event == "committed" }.count == 2 }
+    #expect(try setup.items().count == 2)
+    #expect(watcher.stop() == 0)
+  }
+
+  @Test("Restart: files added while stopped are imported, nothing twice; --once scans and exits")
+  func restart() throws {
+    let setup = try DropFolderSetup()
+    var watcher = try setup.start()
+    for seed in 10..<12 { #expect(try Run.program("cp", [try setup.image("first\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0) }
+    watcher.waitFor("two commits") { $0.filter { $0.event == "committed" }.count == 2 }
+    #expect(watcher.stop() == 0)
+
+    for seed in 12..<14 { #expect(try Run.program("cp", [try setup.image("later\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0) }
+    watcher = try setup.start()
+    watcher.waitFor("the two new ones") { $0.filter { $0.event == "committed" }.count == 2 }
+    usleep(500_000)
+    #expect(watcher.events.allSatisfy { ($0.path as NSString).lastPathComponent.hasPrefix("later") })
+    #expect(watcher.stop() == 0)
+    #expect(try setup.items().count == 4)
+
+    // Emptying the trash does not make the watcher import a file again: it remembers.
+    #expect(try Run.gallery(["trash", setup.document, "1"]).status == 0)
+    #expect(try Run.gallery(["trash", setup.document, "--empty"]).status == 0)
+    try FixtureImage.make(width: 90, height: 60, seed: 15).write(to: URL(fileURLWithPath: setup.folder + "/offline.jpg"))
+    let once = try Run.program(Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
+                               environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    let sources = try setup.items().map { URL(string: $0.source)!.lastPathComponent }
+    #expect(sources.count == 4)
+    #expect(sources.last == "offline.jpg")
+  }
+
+  @Test("SIGTERM with a file still being written: exit 0 and no placeholder left")
+  func terminateCleanly() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let half = setup.folder + "/unfinished.jpg"
+    let handle = try FileHandleWriter(path: half)
+    try handle.write(Data(repeating: 0xFF, count: 100))
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
+    #expect(try setup.items().count == 1)
+    #expect(watcher.stop() == 0)
+    handle.close()
+    #expect(try setup.items().isEmpty)
+    #expect(try Run.gallery(["check", setup.document]).status == 0)
+  }
+
+  @Test("The watched folder deleted: a clear error and a non-zero exit")
+  func folderDeleted() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    #expect(try Run.program("rm", ["-rf", setup.folder]).status == 0)
+    watcher.process.waitUntilExit()
+    #expect(watcher.process.terminationStatus != 0)
+    #expect(watcher.log.contains("was deleted, moved or unmounted"))
+  }
+
+  @Test("Usage: pairs, a config file, refusals")
+  func usage() throws {
+    let setup = try DropFolderSetup()
+    #expect(try Run.gallery(["watch", setup.folder]).status == 64)
+    #expect(try Run.gallery(["watch", setup.folder, "--into", setup.document, "--then", "delete"]).stderr.contains("embedded"))
+    let missing = try Run.gallery(["watch", setup.work.path("nope"), "--into", setup.document, "--once"])
+    #expect(missing.status != 0)
+    let config = try setup.work.write("# inbox\n\(setup.folder):\(setup.document)\n", to: "watch.conf")
+    try FixtureImage.make(width: 50, height: 40, seed: 20).write(to: URL(fileURLWithPath: setup.folder + "/c.jpg"))
+    let once = try Run.program(Run.galleryBinary, ["watch", "--config", config, "--once"], environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    #expect(try setup.items().count == 1)
+  }
+}
+
+/// An open file a test writes to in steps (a writer that has not finished).
+final class FileHandleWriter {
+  let fd: Int32
+  init(path: String) throws {
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+  }
+  func write(_ data: Data) throws {
+    let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    guard n == data.count else { throw POSIXError(.EIO) }
+  }
+  func close() { Glibc.close(fd) }
+}
