@@ -87,4 +87,6 @@ public struct WatchEvent: Sendable, Encodable {
   public var document: String
   public var id: String?
   public var reason: String?
+  /// When it happened, in seconds since 1970 (for latency measurements and logs).
+  public var time: Double = Date().timeIntervalSince1970
 }

@@ -21,8 +21,20 @@ public final class DropFolderWatcher {
     var stamp: (size: Int64, modified: Int64)?
     var deadline: Date?
     var loading = false
+    /// What loading found, and the size and time the file had when the load began: it is
+    /// committed once the settle time has passed with the file still the same.
+    var outcome: Result<ProcessedImage, DropFailure>?
+    var loadedStamp: (size: Int64, modified: Int64)?
     var gone = false
     var retried = false
+
+    /// Forgets a load that the file's changes made stale.
+    func changed(_ stamp: (size: Int64, modified: Int64)?, settle: TimeInterval) {
+      self.stamp = stamp
+      outcome = nil
+      loadedStamp = nil
+      deadline = Date() + settle
+    }
 
     init(path: String, pair: Int) {
       self.path = path
@@ -148,12 +160,10 @@ public final class DropFolderWatcher {
     if event.has(.create) {
       appear(event.path, pair: pair)
     }
-    if event.has([.closeWrite, .movedTo]) {
-      let file = appear(event.path, pair: pair)
-      file?.closed = true
-      file?.gone = false
-      file?.stamp = fileStamp(event.path)
-      file?.deadline = Date() + options.settle
+    if event.has([.closeWrite, .movedTo]), let file = appear(event.path, pair: pair) {
+      file.closed = true
+      file.gone = false
+      file.changed(fileStamp(event.path), settle: options.settle)
     }
   }
 
@@ -221,23 +231,20 @@ public final class DropFolderWatcher {
     }
   }
 
+  /// Starts loading closed files at once: the load runs during the settle time, and its
+  /// result counts only if the file is still the same when that time is over.
   private func startSettledLoads() {
     let now = Date()
-    for file in tracked.values where file.closed && !file.loading && !file.gone && file.id != nil {
-      guard let deadline = file.deadline, deadline <= now else { continue }
-      let stamp = fileStamp(file.path)
-      guard let stamp else {
+    for file in tracked.values where file.closed && !file.loading && file.outcome == nil && !file.gone && file.id != nil {
+      // A retry waits for the settle time: the writer may still be at work.
+      if file.retried, let deadline = file.deadline, deadline > now { continue }
+      guard let stamp = fileStamp(file.path) else {
         file.gone = true
-        continue
-      }
-      // Still changing: wait for it to settle.
-      if file.stamp.map({ $0 != stamp }) ?? true {
-        file.stamp = stamp
-        file.deadline = now + options.settle
         continue
       }
       guard loadSlots.wait(timeout: .now()) == .success else { return }
       file.loading = true
+      file.loadedStamp = stamp
       finished.inFlight.add(1, ordering: .relaxed)
       let path = file.path
       let imageOptions = ImageOptions(
@@ -251,30 +258,57 @@ public final class DropFolderWatcher {
     }
   }
 
+  /// Files whose load is done and whose settle time has passed unchanged.
+  private func settledFiles() -> [Tracked] {
+    let now = Date()
+    var settled: [Tracked] = []
+    for file in tracked.values where file.outcome != nil && !file.loading && !file.gone {
+      guard let deadline = file.deadline, deadline <= now else { continue }
+      let stamp = fileStamp(file.path)
+      guard let stamp else {
+        file.gone = true
+        continue
+      }
+      // Written again since the load began: load again once it settles.
+      if file.loadedStamp.map({ $0 != stamp }) ?? true {
+        file.changed(stamp, settle: options.settle)
+        continue
+      }
+      settled.append(file)
+    }
+    return settled
+  }
+
   private func commitFinished(force: Bool) throws {
-    let goneWaiting = tracked.values.contains { $0.gone && !$0.loading }
-    let hasResults = finished.results.withLock { !$0.isEmpty }
-    guard hasResults || goneWaiting else { return }
-    let idle = inFlight == 0
-    guard force || idle || Date().timeIntervalSince(lastCommit) >= options.commitInterval else { return }
     let batch = finished.results.withLock { results in
       defer { results.removeAll() }
       return results
     }
+    for result in batch {
+      guard let file = tracked[result.path] else { continue }
+      file.loading = false
+      file.outcome = result.outcome
+    }
+    let settled = settledFiles()
+    let goneWaiting = tracked.values.contains { $0.gone && !$0.loading }
+    guard !settled.isEmpty || goneWaiting else { return }
+    let settledPaths = Set(settled.map(\.path))
+    let loadsPending = tracked.values.contains { file in
+      file.loading || (file.outcome != nil && !file.gone && !settledPaths.contains(file.path))
+    }
+    guard force || !loadsPending || Date().timeIntervalSince(lastCommit) >= options.commitInterval else { return }
     lastCommit = Date()
     for pair in pairs.indices {
-      try commit(batch.filter { tracked[$0.path]?.pair == pair }, pair: pair)
+      try commit(settled.filter { $0.pair == pair }, pair: pair)
     }
   }
 
-  private func commit(_ results: [LoadResult], pair: Int) throws {
+  private func commit(_ files: [Tracked], pair: Int) throws {
     var loaded: [(file: Tracked, image: ProcessedImage, source: String?)] = []
     var rejected: [(file: Tracked, reason: String)] = []
-    for result in results {
-      guard let file = tracked[result.path] else { continue }
-      file.loading = false
-      if file.gone { continue }
-      switch result.outcome {
+    for file in files {
+      guard let outcome = file.outcome else { continue }
+      switch outcome {
       case .success(let image):
         var source: String?
         if case .move(let folder) = options.afterCommit, let moved = moveAside(file.path, into: folder) {
@@ -285,9 +319,7 @@ public final class DropFolderWatcher {
         // A writer may have reopened the file: one more try after the settle time.
         if !file.retried, failure.reason != ImageRefusal.notAnImage.description, fileStamp(file.path) != nil {
           file.retried = true
-          file.closed = true
-          file.stamp = fileStamp(file.path)
-          file.deadline = Date() + options.settle
+          file.changed(fileStamp(file.path), settle: options.settle)
           continue
         }
         rejected.append((file, failure.reason))
@@ -349,8 +381,21 @@ public final class DropFolderWatcher {
   /// Stops cleanly: commits what is loading, removes the other placeholders, saves.
   private func finish() throws {
     while inFlight > 0 { usleep(2_000) }
-    for file in tracked.values where !file.loading { file.gone = true }
-    try commitFinished(force: true)
+    for result in finished.results.withLock({ $0 }) {
+      tracked[result.path]?.outcome = result.outcome
+      tracked[result.path]?.loading = false
+    }
+    finished.results.withLock { $0.removeAll() }
+    // Loaded and unchanged since: commit. Anything else: take its placeholder back.
+    var complete: [Tracked] = []
+    for file in tracked.values {
+      if case .success = file.outcome, let stamp = fileStamp(file.path), file.loadedStamp.map({ $0 == stamp }) ?? false {
+        complete.append(file)
+      } else {
+        file.gone = true
+      }
+    }
+    for pair in pairs.indices { try commit(complete.filter { $0.pair == pair }, pair: pair) }
     tracked.removeAll()
   }
 
