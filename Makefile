@@ -9,8 +9,8 @@ SWIFT ?= swift
 
 # Libraries Gallery links, and the tools its tests and benchmarks compare against.
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
-	libinotifytools0-dev inotify-tools tar python3 python3-jsonschema
-BENCH_PACKAGES = imagemagick hyperfine time
+	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema
+BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
 
 DEMO = demo.gallery
 
@@ -44,6 +44,7 @@ test: setup
 
 bench: setup-bench
 	bench/run
+	bench/watch
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release

@@ -67,6 +67,9 @@ public final class DropFolderWatcher {
   private var inFlight: Int { finished.inFlight.load(ordering: .relaxed) }
   private let loadSlots: DispatchSemaphore
   private var lastCommit = Date.distantPast
+  /// How long the last save took: in a long burst into a large document, saves are spaced
+  /// so that saving never takes more than a small share of the time.
+  private var lastSaveDuration: TimeInterval = 0
   private var firstUnsavedPlaceholder: Date?
 
   public init(
@@ -210,9 +213,11 @@ public final class DropFolderWatcher {
 
   private func savePlaceholders(force: Bool) throws {
     guard let first = firstUnsavedPlaceholder,
-      force || Date().timeIntervalSince(first) >= options.placeholderDelay
+      force || Date().timeIntervalSince(first) >= max(options.placeholderDelay, lastSaveDuration * 2)
     else { return }
     firstUnsavedPlaceholder = nil
+    let started = Date()
+    defer { lastSaveDuration = Date().timeIntervalSince(started) }
     for pair in pairs.indices {
       let files = tracked.values.filter { $0.pair == pair && $0.id == nil && !$0.gone }.sorted { $0.path < $1.path }
       guard !files.isEmpty else { continue }
@@ -296,8 +301,10 @@ public final class DropFolderWatcher {
     let loadsPending = tracked.values.contains { file in
       file.loading || (file.outcome != nil && !file.gone && !settledPaths.contains(file.path))
     }
-    guard force || !loadsPending || Date().timeIntervalSince(lastCommit) >= options.commitInterval else { return }
+    let interval = max(options.commitInterval, lastSaveDuration * 10)
+    guard force || !loadsPending || Date().timeIntervalSince(lastCommit) >= interval else { return }
     lastCommit = Date()
+    defer { lastSaveDuration = Date().timeIntervalSince(lastCommit) }
     for pair in pairs.indices {
       try commit(settled.filter { $0.pair == pair }, pair: pair)
     }
