@@ -186,7 +186,7 @@ _gallery() {
 
 _gallery_new() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--embed --version -h --help)
     repeating_options=()
     non_repeating_options=(--title --thumbnail-size --max-pixels)
     __gallery_offer_flags_options 1
@@ -247,7 +247,7 @@ _gallery_info() {
 
 _gallery_drop() {
     repeating_flags=()
-    non_repeating_flags=(--recursive --keep-failed --json --version -h --help)
+    non_repeating_flags=(--recursive --keep-failed --embed --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--at --max-pixels --jobs)
     __gallery_offer_flags_options -1
@@ -407,7 +407,7 @@ _gallery_check() {
 
 _gallery_watch() {
     repeating_flags=()
-    non_repeating_flags=(--recursive --once --allow-duplicates --version -h --help)
+    non_repeating_flags=(--recursive --once --embed --allow-duplicates --version -h --help)
     repeating_options=()
     non_repeating_options=(--into --config --settle --then --reject-to --events --log-level)
     __gallery_offer_flags_options -1

@@ -40,6 +40,9 @@ struct DropCommand: ParsableCommand {
   @Option(help: "Refuse images with more pixels than this (default: the document's setting).")
   var maxPixels: Int?
 
+  @Flag(help: "Store the original bytes in the document too, so it travels with its images (default: the document's setting).")
+  var embed = false
+
   @Option(help: "How many images to load at once (default: one per core).")
   var jobs: Int?
 
@@ -68,6 +71,7 @@ struct DropCommand: ParsableCommand {
       options.position = position?.value
       options.keepFailed = keepFailed ? true : nil
       options.maxPixels = maxPixels
+      options.embed = embed ? true : nil
       if let jobs { options.parallelism = jobs }
 
       let cancellation = DropCancellation()

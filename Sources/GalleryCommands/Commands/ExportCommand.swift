@@ -7,7 +7,8 @@ struct ExportCommand: ParsableCommand {
     commandName: "export",
     abstract: "Copy items' images into a folder (drag out).",
     discussion: """
-      Copies the originals (or, with --thumbnails, the thumbnails stored in the document) \
+      Copies the originals (embedded in the document when they are, otherwise read from \
+      their sources; or, with --thumbnails, the thumbnails stored in the document) \
       of the given items, or of every ready item, into DIR. Names come from the sources, \
       made safe (no path separators, no leading dot) and unique (an existing file is never \
       overwritten: `name-2.jpg` is used instead). Standard output lists the files written.
@@ -42,6 +43,8 @@ struct ExportCommand: ParsableCommand {
             data = try document.thumbnail(of: item)
             let ext = (item.thumbnail.map { ($0 as NSString).pathExtension } ?? "jpg")
             name = (name as NSString).deletingPathExtension + "." + ext
+          } else if let embedded = try document.original(of: item) {
+            data = embedded
           } else {
             data = try original(of: item)
           }

@@ -18,6 +18,9 @@ struct NewCommand: ParsableCommand {
   @Option(help: "Refuse images with more pixels than this (decompression bombs).")
   var maxPixels = 100_000_000
 
+  @Flag(help: "Embed the original bytes of every image dropped into this document.")
+  var embed = false
+
   func validate() throws {
     guard (16...2048).contains(thumbnailSize) else { throw ValidationError("--thumbnail-size must be between 16 and 2048") }
     guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
@@ -28,6 +31,7 @@ struct NewCommand: ParsableCommand {
       var settings = GalleryModel.Settings()
       settings.thumbnailSize = thumbnailSize
       settings.maxPixels = maxPixels
+      settings.embedOriginals = embed
       let document = try GalleryDocument.create(target.document, title: title, settings: settings)
       Terminal.message("created \(document.path) (\"\(document.model.title)\")")
     }

@@ -57,8 +57,11 @@ struct WatchCommand: ParsableCommand {
   @Option(help: "Milliseconds a complete file must stay unchanged before it is loaded.")
   var settle = 200
 
-  @Option(help: "What to do with a file once committed: keep (the item refers to it) or move:DIR.")
+  @Option(help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).")
   var then = "keep"
+
+  @Flag(help: "Embed the originals in the document (default: the document's setting).")
+  var embed = false
 
   @Option(help: "Move files that are not usable images into this folder.", completion: .directory)
   var rejectTo: String?
@@ -83,10 +86,8 @@ struct WatchCommand: ParsableCommand {
   func afterCommit() throws -> AfterCommit {
     if then == "keep" { return .keep }
     if then.hasPrefix("move:"), then.count > 5 { return .move(DropSourceParser.absoluteForCommand(String(then.dropFirst(5)))) }
-    if then == "delete" {
-      throw ValidationError("--then delete needs the originals embedded in the document, which this version of gallery cannot do yet; use --then move:DIR")
-    }
-    throw ValidationError("--then takes keep or move:DIR")
+    if then == "delete" { return .delete }
+    throw ValidationError("--then takes keep, move:DIR or delete")
   }
 
   func pairs() throws -> [DropFolder] {
@@ -128,6 +129,7 @@ struct WatchCommand: ParsableCommand {
       options.afterCommit = try afterCommit()
       options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
       options.allowDuplicates = allowDuplicates
+      options.embed = embed ? true : nil
       let json = events == "json"
       let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
         guard json else { return }

@@ -26,12 +26,11 @@ struct ArchiveLayout: Sendable {
   /// Why the scan stopped early, when it did.
   var tornReason: String?
 
-  /// Names a revision needs: the model, the cover, and every item's thumbnail.
+  /// Names a revision needs: the model, the cover, and every item's thumbnail and original.
   var liveNames: Set<String> {
     var names: Set<String> = [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry]
     if entries[DocumentArchive.coverEntry] != nil { names.insert(DocumentArchive.coverEntry) }
-    for item in model.items { if let name = item.thumbnail { names.insert(name) } }
-    for trashed in model.trash { if let name = trashed.item.thumbnail { names.insert(name) } }
+    names.formUnion(model.referencedEntries)
     return names
   }
 

@@ -14,10 +14,11 @@ enum DocumentArchive {
   static let modelEntry = "gallery.json"
   static let coverEntry = "cover.jpg"
   static let thumbnailFolder = "thumbnails/"
+  static let originalsFolder = "originals/"
 
   /// Limits that keep a hostile archive from making us allocate without bound.
   static let modelSizeLimit: Int64 = 512 << 20
-  static let entrySizeLimit: Int64 = 64 << 20
+  static let entrySizeLimit: Int64 = 1 << 30
 
   static let endOfArchiveMarkerSize: Int64 = 1024
 

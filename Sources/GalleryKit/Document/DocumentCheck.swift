@@ -34,6 +34,9 @@ public enum DocumentCheck {
           problems.append("item \(item.id) has no thumbnail")
           continue
         }
+        if let original = item.original, document.layout.entries[original] == nil {
+          problems.append("item \(item.id): embedded original \(original) is missing")
+        }
         do {
           let data = try document.thumbnail(of: item)
           if VipsBuffer.loaderName(for: data) == nil { problems.append("thumbnail \(name) of item \(item.id) is not an image") }

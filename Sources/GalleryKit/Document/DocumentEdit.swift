@@ -4,10 +4,23 @@ import Foundation
 /// the save must write with it.
 public struct DocumentEdit {
   public var model: GalleryModel
-  /// Thumbnails made during this edit, by entry name.
+  /// Thumbnails and originals added during this edit, by entry name.
   private(set) var newEntries: [String: Data] = [:]
+  /// Entries the document holds already (an original shared by content is stored once).
+  private let existingEntries: Set<String>
 
-  init(model: GalleryModel) { self.model = model }
+  init(model: GalleryModel, existingEntries: Set<String> = []) {
+    self.model = model
+    self.existingEntries = existingEntries
+  }
+
+  /// Embeds an image's original bytes, once per content; returns the entry name.
+  public mutating func addOriginal(_ data: Data, hash: String, format: String) -> String {
+    let hex = hash.hasPrefix("sha256:") ? String(hash.dropFirst(7)) : hash
+    let name = DocumentArchive.originalsFolder + hex + "." + (format.isEmpty ? "bin" : format)
+    if !existingEntries.contains(name) { newEntries[name] = data }
+    return name
+  }
 
   /// Stores a thumbnail for an item; returns its entry name.
   public mutating func addThumbnail(_ thumbnail: Thumbnail, for id: String) -> String {
@@ -65,7 +78,7 @@ extension GalleryDocument {
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file)
-    var edit = DocumentEdit(model: layout.model)
+    var edit = DocumentEdit(model: layout.model, existingEntries: Set(layout.entries.keys))
     let result = try body(&edit)
     guard edit.model != layout.model || !edit.newEntries.isEmpty else { return (result, nil) }
     let saved = try save(edit, over: layout, lock: lock)
@@ -93,7 +106,7 @@ extension GalleryDocument {
     var model = edit.model
     model.revision = layout.model.revision + 1
     model.modified = .nowInWholeSeconds
-    let referenced = Set(model.items.compactMap(\.thumbnail) + model.trash.compactMap(\.item.thumbnail))
+    let referenced = Set(model.referencedEntries)
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not kept.
     var entries = edit.newEntries.filter { referenced.contains($0.key) }.sorted { $0.key < $1.key }
       .map { (name: $0.key, data: $0.value) }
@@ -152,7 +165,7 @@ enum DocumentCompaction {
     LayoutCache.forget(path)
     DocumentArchive.removeStaleTemporaries(for: path)
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
-    var names = layout.model.items.compactMap(\.thumbnail) + layout.model.trash.compactMap(\.item.thumbnail)
+    var names = layout.model.referencedEntries
     if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
     var written = Set<String>()
     try DocumentArchive.writeComplete(to: path, model: layout.model, entries: { writer in

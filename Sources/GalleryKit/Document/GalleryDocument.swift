@@ -54,6 +54,15 @@ public final class GalleryDocument {
     return try DocumentArchive.read(location, from: file)
   }
 
+  /// The embedded original bytes of an item, or nil when it has none.
+  public func original(of item: Item) throws -> Data? {
+    guard let name = item.original else { return nil }
+    guard let location = layout.entries[name] else {
+      throw DocumentError.corrupt(path, "item \(item.id) has no original entry \(name)")
+    }
+    return try DocumentArchive.read(location, from: file)
+  }
+
   /// The cover picture (JPEG).
   public func cover() throws -> Data {
     guard let location = layout.entries[DocumentArchive.coverEntry] else {

@@ -10,6 +10,8 @@ public struct DropOptions: Sendable {
   public var keepFailed: Bool?
   /// Pixel limit (default: the document's setting).
   public var maxPixels: Int?
+  /// Embed the originals in the document (default: the document's setting).
+  public var embed: Bool?
   /// How many images load at once (default: one per core).
   public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
   /// Ready items are committed in batches at most this often, so a long drop shows progress.
@@ -47,7 +49,9 @@ public enum ImageDrop {
     let settings = try GalleryDocument.open(path).model.settings
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
-    let imageOptions = ImageOptions(thumbnailSize: settings.thumbnailSize, maxPixels: maxPixels)
+    let imageOptions = ImageOptions(
+      thumbnailSize: settings.thumbnailSize, maxPixels: maxPixels,
+      keepOriginal: options.embed ?? settings.embedOriginals)
     var report = DropReport()
 
     // Refuse what can be refused without decoding, before the document is touched.
@@ -174,6 +178,9 @@ public enum PlaceholderCommit {
       }
       let name = edit.addThumbnail(image.thumbnail, for: id)
       edit.model.items[index] = edit.model.items[index].committed(with: image, thumbnailEntry: name)
+      if let original = image.original {
+        edit.model.items[index].original = edit.addOriginal(original, hash: image.hash, format: image.format)
+      }
       committed.append(edit.model.items[index])
     }
     for (id, failure) in failed {

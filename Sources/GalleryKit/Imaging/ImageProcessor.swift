@@ -13,6 +13,8 @@ public struct ProcessedImage: Sendable {
   public var hash: String
   public var byteCount: Int
   public var thumbnail: Thumbnail
+  /// The original bytes, kept only when they are to be embedded in the document.
+  public var original: Data?
 }
 
 /// Encoded thumbnail bytes and the entry extension they go under.
@@ -26,11 +28,14 @@ public struct ImageOptions: Sendable {
   public var thumbnailSize: Int
   public var maxPixels: Int
   public var quality: Int
+  /// Keep the original bytes in the result (for embedding).
+  public var keepOriginal: Bool
 
-  public init(thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80) {
+  public init(thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80, keepOriginal: Bool = false) {
     self.thumbnailSize = thumbnailSize
     self.maxPixels = maxPixels
     self.quality = quality
+    self.keepOriginal = keepOriginal
   }
 }
 
@@ -88,7 +93,8 @@ public enum ImageProcessor {
           format: format,
           hash: contentHash(of: data),
           byteCount: data.count,
-          thumbnail: thumbnail)
+          thumbnail: thumbnail,
+          original: options.keepOriginal ? data : nil)
       }
     } catch let refusal as ImageRefusal {
       throw refusal

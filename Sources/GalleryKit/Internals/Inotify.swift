@@ -34,6 +34,7 @@ public enum WatchError: Error, CustomStringConvertible {
   case watchLimit(String)
   case watch(String, Int32)
   case folderGone(String)
+  case deleteNeedsEmbedding
 
   public var description: String {
     switch self {
@@ -42,6 +43,8 @@ public enum WatchError: Error, CustomStringConvertible {
       "cannot watch \(path): the limit of inotify watches is reached; raise it with `sysctl fs.inotify.max_user_watches=524288` (now \(Inotify.maxUserWatches))"
     case .watch(let path, let code): "cannot watch \(path): \(String(cString: strerror(code)))"
     case .folderGone(let path): "the watched folder \(path) was deleted, moved or unmounted"
+    case .deleteNeedsEmbedding:
+      "--then delete needs the originals embedded in the document (--embed, or `gallery new --embed`): nothing is deleted that the document does not hold"
     }
   }
 }

@@ -35,8 +35,20 @@ public struct GalleryModel: Codable, Sendable, Equatable {
     public var maxPixels: Int = 100_000_000
     /// Keep a `failed` item when a source cannot be loaded, instead of removing it.
     public var keepFailed: Bool = false
+    /// Store the original bytes of dropped images in the document, so it travels with them.
+    public var embedOriginals: Bool = false
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case thumbnailSize, maxPixels, keepFailed, embedOriginals }
+
+    public init(from decoder: Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      thumbnailSize = try container.decodeIfPresent(Int.self, forKey: .thumbnailSize) ?? 256
+      maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? 100_000_000
+      keepFailed = try container.decodeIfPresent(Bool.self, forKey: .keepFailed) ?? false
+      embedOriginals = try container.decodeIfPresent(Bool.self, forKey: .embedOriginals) ?? false
+    }
   }
 }
 
@@ -59,6 +71,9 @@ public struct Item: Codable, Sendable, Equatable {
   public var hash: String?
   /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
   public var thumbnail: String?
+  /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
+  /// (one entry per content, shared by items with the same image).
+  public var original: String?
   public var added: Date
   public var placeholder: Placeholder?
   public var failure: String?
@@ -88,7 +103,7 @@ public struct Item: Codable, Sendable, Equatable {
   public static func placeholder(id: String, source: String, now: Date = .nowInWholeSeconds) -> Item {
     Item(
       id: id, source: source, page: nil, state: .placeholder, aspectRatio: 1, width: nil,
-      height: nil, orientation: nil, format: nil, bytes: nil, hash: nil, thumbnail: nil,
+      height: nil, orientation: nil, format: nil, bytes: nil, hash: nil, thumbnail: nil, original: nil,
       added: now, placeholder: Placeholder(from: source, owner: .current, since: now),
       failure: nil)
   }
@@ -153,5 +168,20 @@ extension Item.Owner {
     guard kill(pid, 0) == 0 || errno == EPERM else { return false }
     guard let start = ProcessStart.startTime(of: pid) else { return true }
     return abs(start.timeIntervalSince(started)) < 2
+  }
+}
+
+extension GalleryModel {
+  /// The archive entries the model refers to (thumbnails and embedded originals of the items,
+  /// then of the trash), each once, in item order.
+  var referencedEntries: [String] {
+    var seen = Set<String>()
+    var names: [String] = []
+    for item in items + trash.map(\.item) {
+      for name in [item.thumbnail, item.original].compactMap({ $0 }) where seen.insert(name).inserted {
+        names.append(name)
+      }
+    }
+    return names
   }
 }

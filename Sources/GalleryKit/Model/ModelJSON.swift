@@ -175,6 +175,7 @@ extension JSONWriter {
       o.int("revision", model.revision)
       o.value("settings") { w in
         w.object { s in
+          s.bool("embedOriginals", model.settings.embedOriginals)
           s.bool("keepFailed", model.settings.keepFailed)
           s.int("maxPixels", model.settings.maxPixels)
           s.int("thumbnailSize", model.settings.thumbnailSize)
@@ -206,6 +207,7 @@ extension JSONWriter {
       o.int("height", item.height)
       o.string("id", item.id)
       o.int("orientation", item.orientation)
+      o.string("original", item.original)
       o.string("page", item.page)
       if let placeholder = item.placeholder {
         o.value("placeholder") { w in
@@ -557,6 +559,7 @@ extension JSONReader {
           case "thumbnailSize": settings.thumbnailSize = try r.int()
           case "maxPixels": settings.maxPixels = try r.int()
           case "keepFailed": settings.keepFailed = try r.bool()
+          case "embedOriginals": settings.embedOriginals = try r.bool()
           default: try r.skipValue()
           }
         }
@@ -597,7 +600,7 @@ extension JSONReader {
   mutating func item() throws -> Item {
     var id: String?, source: String?, state: Item.State?, aspectRatio: Double?, added: Date?
     var page: String?, width: Int?, height: Int?, orientation: Int?, format: String?, bytes: Int?
-    var hash: String?, thumbnail: String?, placeholder: Item.Placeholder?, failure: String?
+    var hash: String?, thumbnail: String?, original: String?, placeholder: Item.Placeholder?, failure: String?
     try object { r, key in
       if try r.isNull() { return }
       switch key {
@@ -617,6 +620,7 @@ extension JSONReader {
       case "bytes": bytes = try r.int()
       case "hash": hash = try r.string()
       case "thumbnail": thumbnail = try r.string()
+      case "original": original = try r.string()
       case "failure": failure = try r.string()
       case "placeholder": placeholder = try r.placeholder()
       default: try r.skipValue()
@@ -628,7 +632,7 @@ extension JSONReader {
     return Item(
       id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width,
       height: height, orientation: orientation, format: format, bytes: bytes, hash: hash,
-      thumbnail: thumbnail, added: added, placeholder: placeholder, failure: failure)
+      thumbnail: thumbnail, original: original, added: added, placeholder: placeholder, failure: failure)
   }
 
   mutating func placeholder() throws -> Item.Placeholder {

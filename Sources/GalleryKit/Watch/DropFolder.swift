@@ -55,6 +55,8 @@ public enum AfterCommit: Sendable, Equatable {
   case keep
   /// The file moves into this folder (before the commit, so the item references its new place).
   case move(String)
+  /// The file is deleted once the document holding its embedded original is durably saved.
+  case delete
 }
 
 /// How a watcher behaves.
@@ -65,6 +67,8 @@ public struct WatchOptions: Sendable {
   public var afterCommit: AfterCommit = .keep
   public var rejectTo: String?
   public var allowDuplicates = false
+  /// Embed the originals (default: each document's setting). `.delete` requires it.
+  public var embed: Bool?
   /// Only import what is there now, then stop.
   public var once = false
   public var parallelism = ProcessInfo.processInfo.activeProcessorCount

@@ -82,6 +82,9 @@ public final class DropFolderWatcher {
     self.onEvent = onEvent
     memories = pairs.map { ImportMemory(for: $0) }
     settings = try pairs.map { try GalleryDocument.open($0.document).model.settings }
+    if options.afterCommit == .delete, !settings.allSatisfy({ options.embed ?? $0.embedOriginals }) {
+      throw WatchError.deleteNeedsEmbedding
+    }
     loadSlots = DispatchSemaphore(value: max(1, options.parallelism))
     for pair in pairs {
       var directory: ObjCBool = false
@@ -253,7 +256,8 @@ public final class DropFolderWatcher {
       finished.inFlight.add(1, ordering: .relaxed)
       let path = file.path
       let imageOptions = ImageOptions(
-        thumbnailSize: settings[file.pair].thumbnailSize, maxPixels: settings[file.pair].maxPixels)
+        thumbnailSize: settings[file.pair].thumbnailSize, maxPixels: settings[file.pair].maxPixels,
+        keepOriginal: options.embed ?? settings[file.pair].embedOriginals)
       DispatchQueue.global().async { [finished, loadSlots] in
         let outcome = LocalImageLoader.load(path: path, options: imageOptions)
         finished.results.withLock { $0.append(LoadResult(path: path, outcome: outcome)) }
@@ -365,6 +369,11 @@ public final class DropFolderWatcher {
       } else {
         emit(.committed, file, id: file.id, path: source.flatMap { URL(string: $0)?.path })
         logger.info("committed \(file.path)")
+        // Its bytes are inside the document, which is on disk (fsynced) by now.
+        if options.afterCommit == .delete, image.original != nil {
+          unlink(file.path)
+          continue
+        }
       }
       if let stamp = fileStamp(source.flatMap { URL(string: $0)?.path } ?? file.path) {
         remembered.append((file.path, ImportMemory.Record(size: stamp.size, modified: stamp.modified, hash: image.hash)))
