@@ -277,3 +277,53 @@ final class FileHandleWriter {
   }
   func close() { Glibc.close(fd) }
 }
+
+/// inotify limits, tuned through /proc for the length of a test (root only).
+enum InotifyLimits {
+  static let canTune = access("/proc/sys/fs/inotify/max_queued_events", W_OK) == 0
+
+  /// Sets a limit while `body` runs, then restores it.
+  static func with<T>(_ name: String, _ value: Int, _ body: () throws -> T) throws -> T {
+    let path = "/proc/sys/fs/inotify/\(name)"
+    let old = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    try "\(value)\n".write(toFile: path, atomically: false, encoding: .utf8)
+    defer { try? "\(old)\n".write(toFile: path, atomically: false, encoding: .utf8) }
+    return try body()
+  }
+}
+
+extension DropFolderTests {
+  @Test("A queue overflow triggers a rescan that imports everything once", .enabled(if: InotifyLimits.canTune))
+  func queueOverflow() throws {
+    let setup = try DropFolderSetup()
+    let source = setup.work.path("many")
+    try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+    for index in 0..<120 {
+      try FixtureImage.make(width: 40 + index % 5, height: 30, seed: 500 + index)
+        .write(to: URL(fileURLWithPath: source + "/m\(index).jpg"))
+    }
+    // The queue size is taken when the watcher's inotify instance is made.
+    let watcher = try InotifyLimits.with("max_queued_events", 4) { try setup.start() }
+    #expect(try Run.program("bash", ["-c", "cp '\(source)'/*.jpg '\(setup.folder)/'"]).status == 0)
+    watcher.waitFor("120 commits", timeout: 60) { $0.filter { $0.event == "committed" }.count == 120 }
+    #expect(watcher.log.contains("overflowed"))
+    #expect(watcher.stop() == 0)
+    let items = try setup.items()
+    #expect(items.count == 120)
+    #expect(Set(items.map(\.source)).count == 120)
+  }
+
+  @Test("Running out of inotify watches names the sysctl to raise", .enabled(if: InotifyLimits.canTune))
+  func watchLimit() throws {
+    let setup = try DropFolderSetup()
+    for index in 0..<5 {
+      try FileManager.default.createDirectory(atPath: setup.folder + "/sub\(index)", withIntermediateDirectories: true)
+    }
+    let result = try InotifyLimits.with("max_user_watches", 2) {
+      try Run.program(Run.galleryBinary, ["watch", "--recursive", setup.folder, "--into", setup.document],
+                      environment: ["XDG_STATE_HOME": setup.state])
+    }
+    #expect(result.status != 0)
+    #expect(result.stderr.contains("fs.inotify.max_user_watches"), "\(result.stderr)")
+  }
+}

@@ -46,7 +46,10 @@ struct EmbedTests {
     #expect(item.original?.hasPrefix("originals/") == true)
     #expect(try GalleryDocument.open(document).original(of: item) == (try work.bytes(work.path("a.jpg"))))
   }
+}
 
+/// Watcher tests belong to the serialized drop-folder suite (some of them tune inotify limits).
+extension DropFolderTests {
   @Test("watch --embed --then delete: the file goes only once its bytes are in the saved document")
   func watchThenDelete() throws {
     let setup = try DropFolderSetup()

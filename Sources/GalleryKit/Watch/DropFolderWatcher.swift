@@ -191,7 +191,15 @@ public final class DropFolderWatcher {
     let memory = memories[pair]
     let known = knownSources(pair: pair)
     for path in paths where !DropFolder.isTemporaryName((path as NSString).lastPathComponent) {
-      guard let stamp = fileStamp(path), tracked[path] == nil else { continue }
+      guard let stamp = fileStamp(path) else { continue }
+      if let file = tracked[path] {
+        // Its close event may be among those an overflow lost: settle on what is there now.
+        if !file.closed && !file.loading {
+          file.closed = true
+          file.changed(stamp, settle: options.settle)
+        }
+        continue
+      }
       if memory.contains(path: path, size: stamp.size, modified: stamp.modified) { continue }
       if known.contains(URL(fileURLWithPath: path).standardizedFileURL.absoluteString) { continue }
       guard let file = appear(path, pair: pair) else { continue }
