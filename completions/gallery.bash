@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|show|info|drop|move|trash|restore|export|uris|compact|check|watch|help)
+    new|show|info|drop|move|trash|restore|export|uris|compact|check|retry|watch|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new show info drop move trash restore export uris compact check watch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new show info drop move trash restore export uris compact check retry watch help' -- "${cur}"))
         ;;
     esac
 }
@@ -391,10 +391,26 @@ _gallery_compact() {
 
 _gallery_check() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --fix --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options 1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_retry() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options -1
 
     # Offer positional completions
     case "${positional_number}" in

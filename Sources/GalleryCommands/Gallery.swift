@@ -28,7 +28,7 @@ public struct Gallery: ParsableCommand {
     subcommands: [
       NewCommand.self, ShowCommand.self, InfoCommand.self, DropCommand.self, MoveCommand.self,
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self,
-      CompactCommand.self, CheckCommand.self, WatchCommand.self,
+      CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
     ])
 
   public init() {}

@@ -9,13 +9,24 @@ struct CheckCommand: ParsableCommand {
       Checks that the document opens, that every item has its thumbnail and that it \
       decodes, that ids are unique and states consistent, and that there are no orphan \
       entries. Prints the problems found (exit status 1), or nothing (exit status 0).
+
+      With --fix, first removes stale placeholders (left by a drop whose process was \
+      killed) and rewrites the document without orphan entries or an interrupted save's \
+      tail; then checks.
       """)
 
   @OptionGroup var target: DocumentArgument
   @OptionGroup var output: OutputOptions
 
+  @Flag(help: "Remove stale placeholders and orphan entries before checking.")
+  var fix = false
+
   func run() throws {
     try reportingErrors {
+      if fix {
+        let removed = try DocumentCheck.fix(target.document)
+        if removed > 0 { Terminal.message("removed \(removed) stale placeholder\(removed == 1 ? "" : "s")") }
+      }
       let document = try GalleryDocument.open(target.document)
       let report = DocumentCheck.run(document)
       if output.json {

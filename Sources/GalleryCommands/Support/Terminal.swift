@@ -69,6 +69,7 @@ enum ExitStatus {
       case .notAGallery, .corrupt, .unsupportedFormat: dataError
       case .io: ioError
       }
+    case is ImageRetry.Refusal: partial
     default: ioError
     }
   }

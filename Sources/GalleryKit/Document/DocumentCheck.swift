@@ -58,9 +58,35 @@ public enum DocumentCheck {
     }
     if layout.entries[DocumentArchive.coverEntry] == nil { problems.append("the cover (\(DocumentArchive.coverEntry)) is missing") }
 
-    let note = layout.tornReason.map {
-      "an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \($0)"
+    var notes: [String] = []
+    if let reason = layout.tornReason {
+      notes.append("an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \(reason)")
     }
-    return CheckReport(problems: problems, note: note)
+    let stale = model.items.filter { $0.displayState == "stale" }.count
+    if stale > 0 {
+      notes.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
+    }
+    return CheckReport(problems: problems, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+  }
+}
+
+extension DocumentCheck {
+  /// Repairs what can be repaired without guessing: removes stale placeholders (their loader
+  /// is gone), and rewrites the document without orphan entries and torn tails.
+  /// Returns how many placeholders it removed.
+  @discardableResult
+  public static func fix(_ path: String) throws -> Int {
+    let removed = try GalleryDocument.edit(path) { edit in
+      let stale = Set(edit.model.items.filter { $0.displayState == "stale" }.map(\.id))
+      edit.model.items.removeAll { stale.contains($0.id) }
+      edit.model.trash.removeAll { $0.item.state == .placeholder && $0.item.displayState == "stale" }
+      return stale.count
+    }
+    let document = try GalleryDocument.open(path)
+    let live = document.layout.liveNames
+    if document.layout.tornReason != nil || document.layout.entries.keys.contains(where: { !live.contains($0) }) {
+      try GalleryDocument.compact(path)
+    }
+    return removed
   }
 }

@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Loads again the items a drop could not finish: stale placeholders (their loader was
+/// killed) and failed items. Each becomes a placeholder of this process again, is loaded
+/// with no lock held, and is committed where it stands then; one that fails again stays as
+/// a failed item, with the new reason.
+public enum ImageRetry {
+  /// Why an item cannot be retried.
+  public struct Refusal: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Retries the given items, or every stale placeholder and failed item when `ids` is nil.
+  public static func retry(_ ids: [String]?, in path: String, options: DropOptions = .init()) throws -> DropReport {
+    let settings = try GalleryDocument.open(path).model.settings
+    let imageOptions = ImageOptions(
+      thumbnailSize: settings.thumbnailSize, maxPixels: options.maxPixels ?? settings.maxPixels,
+      keepOriginal: options.embed ?? settings.embedOriginals)
+
+    let targets: [(id: String, source: String)] = try GalleryDocument.edit(path) { edit in
+      let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == "stale" }.map(\.id)
+      var targets: [(String, String)] = []
+      for id in wanted {
+        guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else { throw DocumentError.itemNotFound("with id \(id)") }
+        let item = edit.model.items[index]
+        switch item.displayState {
+        case "ready": throw Refusal(description: "item \(id) is ready: nothing to retry")
+        case "pending": throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
+        default: break
+        }
+        var placeholder = Item.placeholder(id: id, source: item.source)
+        placeholder.added = item.added
+        placeholder.page = item.page
+        edit.model.items[index] = placeholder
+        targets.append((id, item.source))
+      }
+      return targets
+    }
+    guard !targets.isEmpty else { return DropReport() }
+
+    let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
+    DispatchQueue.concurrentPerform(iterations: targets.count) { index in
+      let (_, source) = targets[index]
+      let outcome: Result<ProcessedImage, DropFailure>
+      if let url = URL(string: source), url.isFileURL {
+        outcome = LocalImageLoader.load(path: url.path, options: imageOptions)
+          .mapError { DropFailure(source: source, reason: $0.reason) }
+      } else {
+        outcome = .failure(DropFailure(source: source, reason: "http(s) downloads are not supported by this version of gallery"))
+      }
+      outcomes.withLock { $0[index] = outcome }
+    }
+    let results = outcomes.withLock { $0 }
+    var loaded: [(id: String, image: ProcessedImage)] = []
+    var failed: [(id: String, failure: DropFailure)] = []
+    for (index, target) in targets.enumerated() {
+      switch results[index] {
+      case .success(let image): loaded.append((target.id, image))
+      case .failure(let failure): failed.append((target.id, failure))
+      case nil: failed.append((target.id, DropFailure(source: target.source, reason: "not loaded")))
+      }
+    }
+    var report = DropReport()
+    report.committed = try GalleryDocument.edit(path) { edit in
+      PlaceholderCommit.apply(loaded: loaded, failed: failed, cancelled: [], keepFailed: true, to: &edit)
+    }
+    report.failures = failed.map(\.failure)
+    return report
+  }
+}
