@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|show|info|drop|move|trash|restore|export|uris|compact|check|retry|watch|help)
+    new|browse|show|info|rename|duplicate|delete|drop|move|trash|restore|export|uris|compact|check|retry|watch|thumbnail|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new show info drop move trash restore export uris compact check retry watch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete drop move trash restore export uris compact check retry watch thumbnail help' -- "${cur}"))
         ;;
     esac
 }
@@ -213,6 +213,22 @@ _gallery_new() {
     esac
 }
 
+_gallery_browse() {
+    repeating_flags=()
+    non_repeating_flags=(--recent --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options -1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __gallery_add_completions -d
+        return
+        ;;
+    esac
+}
+
 _gallery_show() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
@@ -232,6 +248,54 @@ _gallery_show() {
 _gallery_info() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_rename() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 2
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_duplicate() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 2
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_delete() {
+    repeating_flags=()
+    non_repeating_flags=(--permanently --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options 1
@@ -460,6 +524,26 @@ _gallery_watch() {
     case "${positional_number}" in
     *)
         __gallery_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_gallery_thumbnail() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 3
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    2)
+        __gallery_add_completions -f
         return
         ;;
     esac

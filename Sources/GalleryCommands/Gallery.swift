@@ -26,9 +26,11 @@ public struct Gallery: ParsableCommand {
       """,
     version: version,
     subcommands: [
-      NewCommand.self, ShowCommand.self, InfoCommand.self, DropCommand.self, MoveCommand.self,
+      NewCommand.self, BrowseCommand.self, ShowCommand.self, InfoCommand.self, RenameCommand.self,
+      DuplicateCommand.self, DeleteCommand.self, DropCommand.self, MoveCommand.self,
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
+      ThumbnailCommand.self,
     ])
 
   public init() {}

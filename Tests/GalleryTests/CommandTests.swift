@@ -10,7 +10,7 @@ struct DocumentCommandTests {
     let path = work.path("Trip.gallery")
     let created = try Run.gallery(["new", path])
     #expect(created.status == 0)
-    #expect(created.stdout.isEmpty)
+    #expect(created.stdout == path + "\n")
     #expect(try Listing.of(path).title == "Trip")
     #expect(try Listing.of(path).items.isEmpty)
 

@@ -67,6 +67,7 @@ struct DropCommand: ParsableCommand {
       }
       // Open first: a missing or damaged document is the error, not its sources.
       _ = try GalleryDocument.open(target.document)
+      RecentDocuments.note(target.document)
       var options = DropOptions()
       options.position = position?.value
       options.keepFailed = keepFailed ? true : nil

@@ -5,9 +5,14 @@ struct NewCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "new",
     abstract: "Create an empty gallery document.",
-    discussion: "Refuses to overwrite an existing file (exit status 73).")
+    discussion: """
+      Without DOC, makes Untitled.gallery (or Untitled 2.gallery, ...) in the current \
+      folder. Refuses to overwrite an existing file (exit status 73). Standard output \
+      gives the path made.
+      """)
 
-  @OptionGroup var target: DocumentArgument
+  @Argument(help: "The document to create (default: Untitled.gallery).", completion: .file(extensions: ["gallery"]))
+  var document: String?
 
   @Option(help: "The title (default: the file name without .gallery).")
   var title: String?
@@ -32,8 +37,11 @@ struct NewCommand: ParsableCommand {
       settings.thumbnailSize = thumbnailSize
       settings.maxPixels = maxPixels
       settings.embedOriginals = embed
-      let document = try GalleryDocument.create(target.document, title: title, settings: settings)
-      Terminal.message("created \(document.path) (\"\(document.model.title)\")")
+      let path = document ?? DocumentFiles.untitled(in: ".")
+      let created = try GalleryDocument.create(path, title: title, settings: settings)
+      RecentDocuments.note(created.path)
+      Terminal.out(created.path + "\n")
+      Terminal.message("created \(created.path) (\"\(created.model.title)\")")
     }
   }
 }

@@ -18,6 +18,7 @@ struct ShowCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       let document = try GalleryDocument.open(target.document)
+      RecentDocuments.note(document.path)
       let model = document.model
       if output.json {
         Terminal.out(DocumentListingJSON.make(path: document.path, model: model))

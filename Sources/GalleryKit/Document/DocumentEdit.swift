@@ -164,16 +164,23 @@ enum DocumentCompaction {
     let path = lock.file.path
     LayoutCache.forget(path)
     DocumentArchive.removeStaleTemporaries(for: path)
+    try writeLive(layout, from: lock.file, model: layout.model, to: path, replacing: true)
+  }
+
+  /// Writes a complete document holding `model` and the live entries of `layout` (read from
+  /// `file`): a compaction when it replaces the same path, a copy otherwise.
+  static func writeLive(
+    _ layout: ArchiveLayout, from file: FileHandleFD, model: GalleryModel, to path: String, replacing: Bool
+  ) throws {
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
     var names = layout.model.referencedEntries
     if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
-    var written = Set<String>()
-    try DocumentArchive.writeComplete(to: path, model: layout.model, entries: { writer in
-      for name in names where written.insert(name).inserted {
+    try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
+      for name in names {
         guard let location = layout.entries[name] else { continue }
-        let data = try DocumentArchive.read(location, from: lock.file)
-        try writer.write(name: name, data: data, modified: layout.model.modified)
+        let data = try DocumentArchive.read(location, from: file)
+        try writer.write(name: name, data: data, modified: model.modified)
       }
-    }, replacing: true)
+    }, replacing: replacing)
   }
 }

@@ -63,6 +63,16 @@ public final class GalleryDocument {
     return try DocumentArchive.read(location, from: file)
   }
 
+  /// The cover at `size` pixels square, encoded by `suffix` (".png", ".jpg", ".webp"), made
+  /// from the thumbnails of the first ready items.
+  public func cover(size: Int, suffix: String) throws -> Data {
+    let thumbnails = try GalleryDocument.coverThumbnailNames(model).map { name in
+      guard let location = layout.entries[name] else { throw DocumentError.corrupt(path, "missing thumbnail entry \(name)") }
+      return try DocumentArchive.read(location, from: file)
+    }
+    return try CoverMaker.mosaic(from: thumbnails, tileSize: max(1, size / CoverMaker.tilesAcross), suffix: suffix)
+  }
+
   /// The cover picture (JPEG).
   public func cover() throws -> Data {
     guard let location = layout.entries[DocumentArchive.coverEntry] else {

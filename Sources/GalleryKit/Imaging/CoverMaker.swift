@@ -7,6 +7,12 @@ public enum CoverMaker {
   public static let tilesAcross = 2
 
   public static func cover(from thumbnails: [Data], tileSize: Int = 128, quality: Int = 80) throws -> Data {
+    try mosaic(from: thumbnails, tileSize: tileSize, suffix: ".jpg[Q=\(quality),strip]")
+  }
+
+  /// The mosaic at another size, encoded as the suffix says (".png", ".jpg", ...): for
+  /// file-manager thumbnailers, which ask for a size and want PNG.
+  public static func mosaic(from thumbnails: [Data], tileSize: Int, suffix: String) throws -> Data {
     try VipsRuntime.start()
     let count = tilesAcross * tilesAcross
     var tiles: [VipsImageHandle] = []
@@ -25,11 +31,11 @@ public enum CoverMaker {
       tiles.append(try VipsImageHandle.make("vips_black") { CVips_grey_tile(CInt(tileSize), $0) })
     }
     var pointers: [UnsafeMutablePointer<VipsImage>?] = tiles.map { $0.pointer }
-    let mosaic = try VipsImageHandle.make("vips_arrayjoin") {
+    let joined = try VipsImageHandle.make("vips_arrayjoin") {
       CVips_arrayjoin(&pointers, CInt(pointers.count), CInt(tilesAcross), $0)
     }
-    let data = try mosaic.encode("vips_jpegsave_buffer") {
-      CVips_jpegsave_buffer(mosaic.pointer, CInt(quality), $0, $1)
+    let data = try joined.encode("vips_image_write_to_buffer") {
+      CVips_write_to_buffer(joined.pointer, suffix, $0, $1)
     }
     withExtendedLifetime(tiles) {}
     return data

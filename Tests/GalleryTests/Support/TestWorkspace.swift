@@ -71,8 +71,15 @@ enum Run {
   }()
 
   static func gallery(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> Result {
-    try program(galleryBinary, arguments, stdin: stdin, in: directory)
+    try program(galleryBinary, arguments, stdin: stdin, in: directory, environment: isolatedHome)
   }
+
+  /// XDG folders of the test run's own, so that recent documents and the Trash never touch
+  /// the real home.
+  static let isolatedHome: [String: String] = {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-tests-home-\(getpid())").path
+    return ["XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache"]
+  }()
 
   /// Runs a program to completion, feeding `stdin` and collecting both outputs.
   static func program(

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct BrowseCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "browse",
+    abstract: "List gallery documents: the document browser.",
+    discussion: """
+      One line per document: title, items, pending placeholders, size, modified time, \
+      path. Without DIR, the current folder and the recently used documents; --recent, \
+      only those (most recent first, kept in $XDG_STATE_HOME/gallery/recent). A file \
+      that does not open is listed with the reason.
+      """)
+
+  @Argument(help: "Folders to list.", completion: .directory)
+  var folders: [String] = []
+
+  @Flag(help: "Only the recently used documents.")
+  var recent = false
+
+  @OptionGroup var output: OutputOptions
+
+  struct Entry: Encodable {
+    var path: String
+    var title: String?
+    var items: Int?
+    var pending: Int?
+    var bytes: Int64
+    var modified: Date
+    var error: String?
+  }
+
+  func run() throws {
+    try reportingErrors {
+      var paths: [String] = []
+      if !recent {
+        for folder in folders.isEmpty ? ["."] : folders {
+          let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
+            .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+          paths += names.map { (folder as NSString).appendingPathComponent($0) }
+        }
+      }
+      if recent || folders.isEmpty {
+        let listed = Set(paths.map { URL(fileURLWithPath: DropSourceParser.absoluteForCommand($0)).standardizedFileURL.path })
+        paths += RecentDocuments.list().filter { !listed.contains($0) }
+      }
+      let entries = paths.map(entry)
+      if output.json {
+        try JSONOutput.write(entries)
+        return
+      }
+      let formatter = DateFormatter()
+      formatter.dateFormat = "yyyy-MM-dd HH:mm"
+      Terminal.out(entries.map { entry in
+        let counts = entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") } ?? "-"
+        return [
+          (entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
+          ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
+          formatter.string(from: entry.modified), entry.path,
+        ].joined(separator: "  ") + "\n"
+      }.joined())
+    }
+  }
+
+  private func entry(_ path: String) -> Entry {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    let bytes = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+    do {
+      let model = try GalleryDocument.open(path).model
+      return Entry(
+        path: path, title: model.title, items: model.items.count,
+        pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified)
+    } catch {
+      return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
+    }
+  }
+}

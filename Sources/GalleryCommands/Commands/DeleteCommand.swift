@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct DeleteCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "delete",
+    abstract: "Move a document to the Trash.",
+    discussion: """
+      Moves DOC to the freedesktop.org Trash ($XDG_DATA_HOME/Trash, with a .trashinfo), \
+      where a file manager can restore it. --permanently deletes it instead.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Flag(help: "Delete the file for good instead of moving it to the Trash.")
+  var permanently = false
+
+  func run() throws {
+    try reportingErrors {
+      if permanently {
+        _ = try GalleryDocument.open(target.document)
+        try FileManager.default.removeItem(atPath: target.document)
+        Terminal.message("deleted \(target.document)")
+      } else {
+        let trashed = try DocumentFiles.moveToTrash(target.document)
+        Terminal.message("moved \(target.document) to the Trash (\(trashed))")
+      }
+      RecentDocuments.forget(target.document)
+    }
+  }
+}

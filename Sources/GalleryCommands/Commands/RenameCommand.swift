@@ -1,0 +1,24 @@
+import ArgumentParser
+import GalleryKit
+
+struct RenameCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rename",
+    abstract: "Rename a document: its file and its title.",
+    discussion: "NEW without a folder stays beside DOC; .gallery is added when missing. Never overwrites (exit status 73).")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "The new name.")
+  var new: String
+
+  func run() throws {
+    try reportingErrors {
+      let path = DocumentFiles.target(new, beside: target.document)
+      try DocumentFiles.rename(target.document, to: path)
+      RecentDocuments.forget(target.document)
+      RecentDocuments.note(path)
+      Terminal.out(path + "\n")
+    }
+  }
+}

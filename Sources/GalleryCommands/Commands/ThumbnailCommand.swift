@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct ThumbnailCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "thumbnail",
+    abstract: "Write a document's cover at a size (for file-manager thumbnailers).",
+    discussion: "The format follows OUT's extension (.png, .jpg, .webp); thumbnailers run `gallery thumbnail %i %o %s`.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "The image to write.", completion: .file())
+  var output: String
+
+  @Argument(help: "Width and height in pixels.")
+  var size: Int
+
+  func validate() throws {
+    guard (16...2048).contains(size) else { throw ValidationError("SIZE must be between 16 and 2048") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let document = try GalleryDocument.open(target.document)
+      let ext = (output as NSString).pathExtension.lowercased()
+      let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
+      try document.cover(size: size, suffix: suffix).write(to: URL(fileURLWithPath: output), options: .atomic)
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The document browser's file operations: untitled names, copies, renames, the Trash.
+public enum DocumentFiles {
+  /// `Untitled.gallery`, `Untitled 2.gallery`, ... in `folder`: the first free name.
+  public static func untitled(in folder: String) -> String {
+    freeName(in: folder, stem: "Untitled")
+  }
+
+  /// `NAME copy.gallery`, `NAME copy 2.gallery`, ... beside `path`.
+  public static func copyName(of path: String) -> String {
+    let folder = (path as NSString).deletingLastPathComponent
+    return freeName(in: folder.isEmpty ? "." : folder, stem: DocumentName.title(forPath: path) + " copy")
+  }
+
+  static func freeName(in folder: String, stem: String) -> String {
+    for number in 1... {
+      let name = (number == 1 ? stem : "\(stem) \(number)") + "." + DocumentName.fileExtension
+      let path = (folder as NSString).appendingPathComponent(name)
+      if !FileManager.default.fileExists(atPath: path) { return path }
+    }
+    fatalError("unreachable")
+  }
+
+  /// `NEW` as given, with `.gallery` added when it has no extension, beside `path` when it
+  /// names no folder.
+  public static func target(_ new: String, beside path: String) -> String {
+    var target = new.hasSuffix("." + DocumentName.fileExtension) ? new : new + "." + DocumentName.fileExtension
+    if !target.contains("/") {
+      let folder = (path as NSString).deletingLastPathComponent
+      if !folder.isEmpty { target = (folder as NSString).appendingPathComponent(target) }
+    }
+    return target
+  }
+
+  /// Copies a document (its live entries, no dead bytes or torn tail) under a new title;
+  /// never overwrites.
+  public static func duplicate(_ path: String, to target: String) throws {
+    let source = try GalleryDocument.open(path)
+    var model = source.model
+    model.title = DocumentName.title(forPath: target)
+    model.created = .nowInWholeSeconds
+    model.modified = model.created
+    model.revision = 0
+    try DocumentCompaction.writeLive(source.layout, from: source.file, model: model, to: target, replacing: false)
+  }
+
+  /// Renames the file (never over another) and retitles the document after it.
+  public static func rename(_ path: String, to target: String) throws {
+    _ = try GalleryDocument.open(path)
+    // link(2) fails if the target exists, where rename(2) would replace it.
+    guard link(path, target) == 0 else {
+      let code = errno
+      if code == EEXIST { throw DocumentError.exists(target) }
+      throw DocumentError.io(FileSystemError(errno: code, operation: "link", path: target))
+    }
+    unlink(path)
+    syncDirectory(containing: target)
+    try GalleryDocument.edit(target) { $0.model.title = DocumentName.title(forPath: target) }
+  }
+
+  /// Moves a document to the freedesktop.org Trash (`$XDG_DATA_HOME/Trash`), with the
+  /// `.trashinfo` a file manager needs to restore it. Returns where it went.
+  @discardableResult
+  public static func moveToTrash(_ path: String) throws -> String {
+    _ = try GalleryDocument.open(path)
+    let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (NSHomeDirectory() + "/.local/share")
+    let trash = data + "/Trash"
+    try FileManager.default.createDirectory(atPath: trash + "/files", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: trash + "/info", withIntermediateDirectories: true)
+    let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
+    let base = (absolute as NSString).lastPathComponent
+    let stem = (base as NSString).deletingPathExtension
+    for number in 1...10_000 {
+      let name = number == 1 ? base : "\(stem) \(number).\(DocumentName.fileExtension)"
+      let info = trash + "/info/" + name + ".trashinfo"
+      // The .trashinfo is created first and exclusively: it reserves the name (the spec's rule).
+      let fd = open(info, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      if fd < 0 {
+        if errno == EEXIST { continue }
+        throw DocumentError.io(FileSystemError(errno: errno, operation: "open", path: info))
+      }
+      let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+      let text = "[Trash Info]\nPath=\(encoded)\nDeletionDate=\(formatter.string(from: Date()))\n"
+      _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+      close(fd)
+      let destination = trash + "/files/" + name
+      do {
+        try FileManager.default.moveItem(atPath: absolute, toPath: destination)
+      } catch {
+        unlink(info)
+        throw DocumentError.io(error)
+      }
+      return destination
+    }
+    throw DocumentError.exists(trash + "/files/" + base)
+  }
+}
