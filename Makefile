@@ -9,12 +9,13 @@ SWIFT ?= swift
 
 # Libraries Gallery links, and the tools its tests and benchmarks compare against.
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
-	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema
+	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
+	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench build release demo test bench docs clean install uninstall
+.PHONY: setup setup-bench build release demo test bench docs clean install install-files uninstall
 
 setup:
 	@./scripts/install-debian-packages $(DEBIAN_PACKAGES)
@@ -50,19 +51,31 @@ bench: setup-bench
 docs: release
 	scripts/generate-docs .build/release/gallery
 
-install: release
+install: release install-files
+
+# Installs an already built binary (BINARY) and the data files; `make install` builds first.
+BINARY ?= .build/release/gallery
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 .build/release/gallery $(DESTDIR)$(PREFIX)/bin/gallery
+	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/gallery
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 644 completions/gallery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
 	install -D -m 644 completions/_gallery $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
 	install -D -m 644 completions/gallery.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
+	install -D -m 644 share/mime/packages/gallery.xml $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
+	install -D -m 644 share/applications/gallery.desktop $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop
+	install -D -m 644 share/thumbnailers/gallery.thumbnailer $(DESTDIR)$(PREFIX)/share/thumbnailers/gallery.thumbnailer
+	-[ -z "$(DESTDIR)" ] && command -v update-mime-database >/dev/null && update-mime-database $(PREFIX)/share/mime
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gallery $(DESTDIR)$(PREFIX)/share/man/man1/gallery*.1
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
 	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
+	rm -f $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
+	rm -f $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop
+	rm -f $(DESTDIR)$(PREFIX)/share/thumbnailers/gallery.thumbnailer
+	-[ -z "$(DESTDIR)" ] && command -v update-mime-database >/dev/null && update-mime-database $(PREFIX)/share/mime
 
 clean:
 	rm -rf .build $(DEMO)
