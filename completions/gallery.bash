@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|drop|move|trash|restore|export|uris|compact|check|retry|watch|thumbnail|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete drop move trash restore export uris compact check retry watch thumbnail help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail help' -- "${cur}"))
         ;;
     esac
 }
@@ -309,6 +309,34 @@ _gallery_delete() {
     esac
 }
 
+_gallery_merge() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(-o --into)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-o')
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    '--into')
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
 _gallery_drop() {
     repeating_flags=()
     non_repeating_flags=(--recursive --keep-failed --embed --json --version -h --help)
@@ -427,6 +455,30 @@ _gallery_uris() {
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options -1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_drag() {
+    repeating_flags=()
+    non_repeating_flags=(--move --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--type)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--type')
+        __gallery_add_completions -W 'uri-list'$'\n''gallery'
+        return
+        ;;
+    esac
 
     # Offer positional completions
     case "${positional_number}" in

@@ -27,8 +27,8 @@ public struct Gallery: ParsableCommand {
     version: version,
     subcommands: [
       NewCommand.self, BrowseCommand.self, ShowCommand.self, InfoCommand.self, RenameCommand.self,
-      DuplicateCommand.self, DeleteCommand.self, DropCommand.self, MoveCommand.self,
-      TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self,
+      DuplicateCommand.self, DeleteCommand.self, MergeCommand.self, DropCommand.self, MoveCommand.self,
+      TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
       ThumbnailCommand.self,
     ])

@@ -13,7 +13,8 @@ struct DropCommand: ParsableCommand {
     abstract: "Drop images into a gallery.",
     discussion: """
       SOURCE is a file path, a file:// URI, or - to read a text/uri-list from standard \
-      input (one URI a line, # comments, CRLF allowed). Whether a file is an image is \
+      input (one URI a line, # comments, CRLF allowed) or the payload of `gallery drag \
+      --type gallery`. Whether a file is an image is \
       decided by its content, never its name.
 
       Each source is saved first as a placeholder (shown as pending by `gallery show`); \
@@ -62,9 +63,15 @@ struct DropCommand: ParsableCommand {
     ImageProcessor.prepareInBackground()
     defer { ImageProcessor.waitForPreparation() }
     try reportingErrors {
-      let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) {
-        FileHandle.standardInput.readDataToEndOfFile()
+      let input = sources.contains("-") ? FileHandle.standardInput.readDataToEndOfFile() : Data()
+      if let payload = try DragPayload.decode(input) {
+        guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
+        let added = try payload.drop(into: target.document, at: position?.value)
+        let positions = try positionsNow(of: added)
+        Terminal.out(added.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
+        return
       }
+      let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) { input }
       // Open first: a missing or damaged document is the error, not its sources.
       _ = try GalleryDocument.open(target.document)
       RecentDocuments.note(target.document)

@@ -1,0 +1,51 @@
+import ArgumentParser
+import GalleryKit
+
+struct DragCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "drag",
+    abstract: "Write items as a drag payload, for `gallery drop DST -`.",
+    discussion: """
+      The default payload is a text/uri-list of the items' sources. --type gallery writes \
+      application/x-gallery-items: the items with their metadata, thumbnails and embedded \
+      originals, so the drop refetches and re-thumbnails nothing. With --move (gallery \
+      payloads), the drop removes the items from SRC once DST has saved them. A payload \
+      dropped back into its own document reorders it (use drop --at).
+
+        gallery drag --type gallery --move A.gallery 2 5 | gallery drop B.gallery -
+      """)
+
+  enum PayloadType: String, ExpressibleByArgument, CaseIterable {
+    case uriList = "uri-list"
+    case gallery
+  }
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id.")
+  var items: [ItemReference]
+
+  @Option(name: .customLong("type"), help: "uri-list or gallery.")
+  var type: PayloadType = .uriList
+
+  @Flag(help: "Move instead of copy (gallery payloads).")
+  var move = false
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name the ITEMs to drag") }
+    if move && type != .gallery { throw ValidationError("--move needs --type gallery") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let model = try GalleryDocument.open(target.document).model
+      let ids = try model.resolve(items)
+      switch type {
+      case .uriList:
+        Terminal.out(ids.compactMap { id in model.items.first { $0.id == id }?.source }.map { $0 + "\r\n" }.joined())
+      case .gallery:
+        Terminal.out(Array(try DragPayload.make(from: target.document, ids: ids, move: move).encoded()))
+      }
+    }
+  }
+}

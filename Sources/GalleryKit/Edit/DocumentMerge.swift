@@ -1,0 +1,68 @@
+import Foundation
+
+/// Merging galleries: the items of each source in order, the same content only once, their
+/// thumbnails (and embedded originals) carried over as they are: nothing is refetched or
+/// thumbnailed again.
+public enum DocumentMerge {
+  /// An item of a source document with its stored data.
+  public struct Carried: Sendable {
+    public var item: Item
+    public var thumbnail: Thumbnail?
+    public var original: Data?
+  }
+
+  /// The items of a document that can be carried elsewhere (ready and failed ones), with data.
+  public static func carried(from path: String, ids: [String]? = nil) throws -> [Carried] {
+    let document = try GalleryDocument.open(path)
+    let items = ids.map { wanted in wanted.compactMap { id in document.model.items.first { $0.id == id } } }
+      ?? document.model.items
+    return try items.filter { $0.state != .placeholder }.map { item in
+      var thumbnail: Thumbnail?
+      if item.thumbnail != nil {
+        let ext = (item.thumbnail! as NSString).pathExtension
+        thumbnail = Thumbnail(data: try document.thumbnail(of: item), fileExtension: ext.isEmpty ? "jpg" : ext)
+      }
+      return Carried(item: item, thumbnail: thumbnail, original: try document.original(of: item))
+    }
+  }
+
+  /// Adds carried items at a position (nil: the end), skipping content the document has
+  /// (or that came earlier in `carried`). Returns the items added, with their new ids.
+  public static func add(_ carried: [Carried], to edit: inout DocumentEdit, at position: Int?) -> [Item] {
+    var hashes = Set(edit.model.items.compactMap(\.hash) + edit.model.trash.compactMap(\.item.hash))
+    var sources = Set(edit.model.items.filter { $0.state == .failed }.map(\.source))
+    var added: [Item] = []
+    for entry in carried {
+      var item = entry.item
+      if let hash = item.hash {
+        guard hashes.insert(hash).inserted else { continue }
+      } else {
+        guard sources.insert(item.source).inserted else { continue }
+      }
+      let taken = Set(edit.model.items.map(\.id) + edit.model.trash.map(\.item.id) + added.map(\.id))
+      if taken.contains(item.id) { item.id = ItemID.make(avoiding: taken) }
+      item.thumbnail = entry.thumbnail.map { edit.addThumbnail($0, for: item.id) }
+      if let original = entry.original, let hash = item.hash {
+        item.original = edit.addOriginal(original, hash: hash, format: item.format ?? "bin")
+      } else {
+        item.original = nil
+      }
+      added.append(item)
+    }
+    edit.model.insert(added, at: position)
+    return added
+  }
+
+  /// Merges `sources` into `target`: a new document (`create`) or an existing one.
+  @discardableResult
+  public static func merge(_ sources: [String], into target: String, create: Bool) throws -> [Item] {
+    let carried = try sources.flatMap { try Self.carried(from: $0) }
+    if create { try GalleryDocument.create(target) }
+    do {
+      return try GalleryDocument.edit(target) { edit in add(carried, to: &edit, at: nil) }
+    } catch {
+      if create { unlink(target) }
+      throw error
+    }
+  }
+}
