@@ -390,6 +390,10 @@ _gallery_move() {
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion move -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 
@@ -406,6 +410,10 @@ _gallery_trash() {
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion trash -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 
@@ -420,6 +428,10 @@ _gallery_restore() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion restore -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -446,6 +458,10 @@ _gallery_export() {
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion export -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 
@@ -460,6 +476,10 @@ _gallery_uris() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion uris -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -484,6 +504,10 @@ _gallery_drag() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion drag -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -532,6 +556,10 @@ _gallery_retry() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion retry -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
         return
         ;;
     esac

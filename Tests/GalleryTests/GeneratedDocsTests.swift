@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GalleryKit
 
 @Suite("Man pages and shell completions")
 struct GeneratedDocsTests {
@@ -45,5 +46,26 @@ struct GeneratedDocsTests {
     #expect(subcommands.isSuperset(of: ["new", "show", "info", "drop", "move", "trash", "restore", "export", "uris", "compact", "check"]))
     let options = Set(parts[1].split(separator: "\n").map(String.init))
     #expect(options.isSuperset(of: ["--at", "--recursive", "--keep-failed", "--max-pixels", "--jobs", "--json"]))
+  }
+}
+
+extension GeneratedDocsTests {
+  @Test("bash completion offers the ids and positions of the document named on the line")
+  func dynamicItemCompletion() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(2)).status == 0)
+    let ids = try GalleryDocument.open(document).model.items.map(\.id)
+    let script = Self.root.appendingPathComponent("completions/gallery.bash").path
+    let probe = """
+      source '\(script)'
+      COMP_WORDS=('\(Run.galleryBinary)' move '\(document)' ''); COMP_CWORD=3; COMPREPLY=()
+      COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+      _gallery '\(Run.galleryBinary)' '' '\(document)'
+      printf '%s\\n' "${COMPREPLY[@]}"
+      """
+    let result = try Run.program("bash", ["-c", probe])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Set(result.stdout.split(separator: "\n").map(String.init)) == Set(ids + ["1", "2"]))
   }
 }

@@ -22,7 +22,7 @@ struct DragCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id.")
+  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
   var items: [ItemReference]
 
   @Option(name: .customLong("type"), help: "uri-list or gallery.")

@@ -16,7 +16,7 @@ struct ExportCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items to export, by position or id (default: every ready item).")
+  @Argument(help: "Items to export, by position or id (default: every ready item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
   @Option(name: .customLong("to"), help: "The folder to copy into (created if missing).", completion: .directory)

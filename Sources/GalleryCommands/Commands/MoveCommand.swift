@@ -12,7 +12,7 @@ struct MoveCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items to move, by position or id.")
+  @Argument(help: "Items to move, by position or id.", completion: ItemCompletion.items)
   var items: [ItemReference]
 
   @Option(name: .customLong("to"), help: "1-based position, or `end`.")

@@ -9,7 +9,7 @@ struct RestoreCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Trashed items, by id or position in the trash.")
+  @Argument(help: "Trashed items, by id or position in the trash.", completion: ItemCompletion.trashedItems)
   var items: [ItemReference]
 
   func validate() throws {

@@ -15,7 +15,7 @@ struct RetryCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id (default: every stale placeholder and failed item).")
+  @Argument(help: "Items, by position or id (default: every stale placeholder and failed item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
   func run() throws {

@@ -13,7 +13,7 @@ struct TrashCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items to trash, by position or id.")
+  @Argument(help: "Items to trash, by position or id.", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
   @Flag(help: "List the trash: position in the trash, id, state, aspect ratio, size, source.")

@@ -12,7 +12,7 @@ struct URIsCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id (default: every ready item).")
+  @Argument(help: "Items, by position or id (default: every ready item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
   func run() throws {
