@@ -69,3 +69,15 @@ extension GeneratedDocsTests {
     #expect(Set(result.stdout.split(separator: "\n").map(String.init)) == Set(ids + ["1", "2"]))
   }
 }
+
+extension GeneratedDocsTests {
+  @Test("Man pages are lint-clean under mandoc (but for links to pages not installed yet)")
+  func manLint() throws {
+    let man = Self.root.appendingPathComponent("man").path
+    let pages = try FileManager.default.contentsOfDirectory(atPath: man).filter { $0.hasSuffix(".1") }.map { man + "/" + $0 }
+    #expect(pages.count >= 15)
+    let lint = try Run.program("mandoc", ["-Tlint"] + pages)
+    let remarks = (lint.stdout + lint.stderr).split(separator: "\n").filter { !$0.contains("referenced manual not found") }
+    #expect(remarks.isEmpty, "\(remarks.joined(separator: "\n"))")
+  }
+}
