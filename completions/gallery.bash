@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet help' -- "${cur}"))
         ;;
     esac
 }
@@ -624,6 +624,39 @@ _gallery_thumbnail() {
         ;;
     2)
         __gallery_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_gallery_sheet() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(-o --columns --row-height --width)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-o')
+        __gallery_add_completions -f
+        return
+        ;;
+    '--columns')
+        return
+        ;;
+    '--row-height')
+        return
+        ;;
+    '--width')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
     esac

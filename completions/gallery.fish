@@ -62,6 +62,8 @@ function __gallery_parse_tokens -S
             __gallery_parse_subcommand -r 1 'into=' 'config=' 'recursive' 'once' 'settle=' 'then=' 'embed' 'reject-to=' 'allow-duplicates' 'events=' 'log-level=' 'version' 'h/help'
         case 'thumbnail'
             __gallery_parse_subcommand 3 'version' 'h/help'
+        case 'sheet'
+            __gallery_parse_subcommand 1 'o=' 'columns=' 'row-height=' 'width=' 'version' 'h/help'
         case 'help'
             __gallery_parse_subcommand -r 1 'version'
         end
@@ -139,6 +141,7 @@ complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gal
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'retry' -d 'Load again stale placeholders and failed items.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'watch' -d 'Turn files put into a folder into drops (a drop folder).'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'thumbnail' -d 'Write a document\'s cover at a size (for file-manager thumbnailers).'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'sheet' -d 'Draw a contact sheet of a gallery.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery new" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery new" title' -l 'title' -d 'The title (default: the file name without .gallery).' -rfka ''
@@ -248,4 +251,11 @@ complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gal
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery thumbnail" -eq 2' -F
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery thumbnail" version' -l 'version' -d 'Show the version.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery thumbnail" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery sheet" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" o' -s 'o' -d 'The image to write.' -rF
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" columns' -l 'columns' -d 'Items per row.' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" row-height' -l 'row-height' -d 'Target row height in pixels (default 160).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" width' -l 'width' -d 'Sheet width in pixels.' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" version' -l 'version' -d 'Show the version.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery help" version' -l 'version' -d 'Show the version.'

@@ -13,9 +13,9 @@
   X(vips_image_get_height) X(vips_image_hasalpha) X(vips_image_get_typeof) X(vips_image_get_int) \
   X(vips_foreign_find_load_buffer) X(vips_image_new_from_buffer) X(vips_thumbnail_buffer) \
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
-  X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_arrayjoin) X(vips_colourspace) \
+  X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_perlin) X(vips_bandjoin) X(vips_copy) \
-  X(vips_image_set_int) X(vips_image_write_to_buffer)
+  X(vips_image_set_int) X(vips_image_write_to_buffer) X(vips_embed) X(vips_join)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -176,4 +176,42 @@ int CVips_with_orientation(VipsImage *in, int orientation, VipsImage **out) {
 
 int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length) {
   return vips.vips_image_write_to_buffer(in, suffix, buffer, length, NULL);
+}
+
+int CVips_thumbnail_exact(const void *data, size_t length, int width, int height, VipsImage **out) {
+  VipsImage *thumbnail = NULL;
+  if (vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width,
+                                 "height", height, "size", VIPS_SIZE_FORCE, NULL))
+    return -1;
+  int result = CVips_srgb(thumbnail, out);
+  g_object_unref(thumbnail);
+  return result;
+}
+
+int CVips_color_tile(int width, int height, double r, double g, double b, VipsImage **out) {
+  VipsImage *black = NULL;
+  if (vips.vips_black(&black, width, height, "bands", 3, NULL)) return -1;
+  double multiply[3] = {1, 1, 1}, add[3] = {r, g, b};
+  int result = vips.vips_linear(black, out, multiply, add, 3, "uchar", TRUE, NULL);
+  g_object_unref(black);
+  return result;
+}
+
+int CVips_join(VipsImage *a, VipsImage *b, int horizontal, int spacing, VipsImage **out) {
+  double white[3] = {255, 255, 255};
+  VipsArrayDouble *background = vips.vips_array_double_new(white, 3);
+  int result = vips.vips_join(a, b, out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL,
+                              "expand", TRUE, "shim", spacing, "background", background,
+                              "align", VIPS_ALIGN_LOW, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  return result;
+}
+
+int CVips_margin(VipsImage *in, int margin, VipsImage **out) {
+  double white[3] = {255, 255, 255};
+  VipsArrayDouble *background = vips.vips_array_double_new(white, 3);
+  int result = vips.vips_embed(in, out, margin, margin, in->Xsize + 2 * margin, in->Ysize + 2 * margin,
+                               "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  return result;
 }

@@ -30,7 +30,7 @@ public struct Gallery: ParsableCommand {
       DuplicateCommand.self, DeleteCommand.self, MergeCommand.self, DropCommand.self, MoveCommand.self,
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
-      ThumbnailCommand.self,
+      ThumbnailCommand.self, SheetCommand.self,
     ])
 
   public init() {}

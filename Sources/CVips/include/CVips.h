@@ -48,6 +48,16 @@ int CVips_srgb(VipsImage *in, VipsImage **out);
 /// Computes every pixel into memory now.
 int CVips_copy_memory(VipsImage *in, VipsImage **out);
 
+/// Resizes to exactly width x height (up or down; the aspect ratio is the caller's affair).
+int CVips_thumbnail_exact(const void *data, size_t length, int width, int height, VipsImage **out);
+/// A width x height tile of one colour (r, g, b).
+int CVips_color_tile(int width, int height, double r, double g, double b, VipsImage **out);
+/// Joins two images side by side (or one above the other), `spacing` pixels apart, on a
+/// white background, aligned to the top (or the left).
+int CVips_join(VipsImage *a, VipsImage *b, int horizontal, int spacing, VipsImage **out);
+/// Adds a white margin around an image.
+int CVips_margin(VipsImage *in, int margin, VipsImage **out);
+
 // Fixtures: test images and samples made by libvips.
 /// A smooth, colourful w x h image from Perlin noise: 3 bands, or 4 with `alpha`.
 int CVips_fixture(int width, int height, int seed, int alpha, VipsImage **out);

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct SheetCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sheet",
+    abstract: "Draw a contact sheet of a gallery.",
+    discussion: """
+      Rows of thumbnails at their aspect ratios, each row filling the width, like the \
+      classic app's collection view; --row-height and --columns are its pinch to zoom. \
+      Placeholders are drawn grey, failed items pale red. The format follows OUT's \
+      extension (.png, .jpg, .webp).
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Option(name: .customShort("o"), help: "The image to write.", completion: .file())
+  var output: String
+
+  @Option(help: "Items per row.")
+  var columns: Int?
+
+  @Option(help: "Target row height in pixels (default 160).")
+  var rowHeight: Int?
+
+  @Option(help: "Sheet width in pixels.")
+  var width = 1200
+
+  func validate() throws {
+    if columns != nil && rowHeight != nil { throw ValidationError("give --columns or --row-height, not both") }
+    if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
+    if let rowHeight, !(8...2048).contains(rowHeight) { throw ValidationError("--row-height must be between 8 and 2048") }
+    guard (64...16384).contains(width) else { throw ValidationError("--width must be between 64 and 16384") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let document = try GalleryDocument.open(target.document)
+      let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
+      let ext = (output as NSString).pathExtension.lowercased()
+      let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
+      let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix)
+      try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+    }
+  }
+}

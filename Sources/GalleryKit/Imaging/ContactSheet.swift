@@ -1,0 +1,100 @@
+import CVips
+import Foundation
+
+/// A contact sheet laid out like the classic collection view: rows of thumbnails at their
+/// aspect ratios, each row filling the width; placeholders grey, failed items pale red.
+public enum ContactSheet {
+  public enum Layout: Sendable {
+    /// Rows about this tall, as many items a row as fit.
+    case rowHeight(Int)
+    /// This many items a row.
+    case columns(Int)
+  }
+
+  /// One placed tile.
+  struct Tile: Equatable {
+    var index: Int
+    var width: Int
+    var height: Int
+  }
+
+  /// Rows of tiles for items of these aspect ratios across `width` pixels (spacing between).
+  static func rows(aspectRatios: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
+    var rows: [[Tile]] = []
+    var current: [Int] = []
+    func close(justify: Bool) {
+      guard !current.isEmpty else { return }
+      let gaps = Double(spacing * (current.count - 1))
+      let total = current.reduce(0.0) { $0 + aspectRatios[$1] }
+      var height: Double
+      switch layout {
+      case .rowHeight(let target): height = justify ? (Double(width) - gaps) / total : min(Double(target), (Double(width) - gaps) / total)
+      case .columns: height = (Double(width) - gaps) / total
+      }
+      height = max(1, height)
+      rows.append(current.map { Tile(index: $0, width: max(1, Int((aspectRatios[$0] * height).rounded())), height: Int(height.rounded())) })
+      current = []
+    }
+    for index in aspectRatios.indices {
+      current.append(index)
+      switch layout {
+      case .rowHeight(let target):
+        let gaps = Double(spacing * (current.count - 1))
+        if current.reduce(0.0, { $0 + aspectRatios[$1] }) * Double(target) + gaps >= Double(width) { close(justify: true) }
+      case .columns(let columns):
+        if current.count == columns { close(justify: true) }
+      }
+    }
+    close(justify: false)
+    return rows
+  }
+
+  /// Renders the sheet as PNG (or the format `suffix` names).
+  public static func render(
+    _ document: GalleryDocument, width: Int = 1200, layout: Layout = .rowHeight(160), spacing: Int = 8,
+    suffix: String = ".png"
+  ) throws -> Data {
+    try VipsRuntime.start()
+    let items = document.model.items
+    let inner = width - 2 * spacing
+    var rowImages: [VipsImageHandle] = []
+    for row in rows(aspectRatios: items.map(\.aspectRatio), width: inner, spacing: spacing, layout: layout) {
+      var tiles: [VipsImageHandle] = []
+      for tile in row {
+        let item = items[tile.index]
+        if item.state == .ready, let data = try? document.thumbnail(of: item) {
+          tiles.append(try data.withUnsafeBytes { raw in
+            let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
+              CVips_thumbnail_exact(raw.baseAddress, raw.count, CInt(tile.width), CInt(tile.height), $0)
+            }
+            return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(image.pointer, $0) }
+          })
+        } else {
+          let (r, g, b) = item.state == .failed ? (240.0, 200.0, 200.0) : (215.0, 215.0, 215.0)
+          tiles.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(tile.width), CInt(tile.height), r, g, b, $0) })
+        }
+      }
+      rowImages.append(try join(tiles, horizontal: true, spacing: spacing))
+    }
+    if rowImages.isEmpty {
+      rowImages.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(inner), 1, 255, 255, 255, $0) })
+    }
+    let sheet = try join(rowImages, horizontal: false, spacing: spacing)
+    let framed = try VipsImageHandle.make("vips_embed") { CVips_margin(sheet.pointer, CInt(spacing), $0) }
+    let data = try framed.encode("vips_image_write_to_buffer") { CVips_write_to_buffer(framed.pointer, suffix, $0, $1) }
+    withExtendedLifetime(rowImages) {}
+    return data
+  }
+
+  /// Joins images in a row (or a column); the result keeps references to its inputs.
+  private static func join(_ images: [VipsImageHandle], horizontal: Bool, spacing: Int) throws -> VipsImageHandle {
+    var joined = images[0]
+    for next in images.dropFirst() {
+      let left = joined
+      joined = try VipsImageHandle.make("vips_join") {
+        CVips_join(left.pointer, next.pointer, horizontal ? 1 : 0, CInt(spacing), $0)
+      }
+    }
+    return joined
+  }
+}
