@@ -108,8 +108,7 @@ struct WatchCommand: ParsableCommand {
   }
 
   static var defaultConfig: String {
-    let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.config")
+    let base = XDGDirectory.config.path
     return base + "/gallery/watch.conf"
   }
 

@@ -68,8 +68,7 @@ public enum DocumentFiles {
   @discardableResult
   public static func moveToTrash(_ path: String) throws -> String {
     _ = try GalleryDocument.open(path)
-    let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.local/share")
+    let data = XDGDirectory.data.path
     let trash = data + "/Trash"
     try FileManager.default.createDirectory(atPath: trash + "/files", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: trash + "/info", withIntermediateDirectories: true)

@@ -5,8 +5,7 @@ public enum RecentDocuments {
   static let limit = 50
 
   static var file: String {
-    let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.local/state")
+    let state = XDGDirectory.state.path
     return state + "/gallery/recent"
   }
 

@@ -15,8 +15,7 @@ final class ImportMemory {
   private(set) var records: [String: Record] = [:]
 
   init(for pair: DropFolder) {
-    let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.local/state")
+    let state = XDGDirectory.state.path
     let key = contentHash(of: Data((pair.folder + "\n" + pair.document).utf8)).dropFirst(7).prefix(16)
     file = state + "/gallery/watch/\(key).tsv"
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
