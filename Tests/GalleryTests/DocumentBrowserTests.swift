@@ -95,8 +95,10 @@ struct DocumentBrowserTests {
     let text = try Run.gallery(["browse", work.folder.path])
     #expect(text.stdout.contains("2 items"))
 
-    #expect(try Run.gallery(["show", one]).status == 0)
-    let recent = try Run.gallery(["browse", "--recent", "--json"])
+    // A state folder of its own: other tests note their documents as recent meanwhile.
+    let own = ["XDG_STATE_HOME": work.path("state")]
+    #expect(try Run.program(Run.galleryBinary, ["show", one], environment: own).status == 0)
+    let recent = try Run.program(Run.galleryBinary, ["browse", "--recent", "--json"], environment: own)
     let recentPaths = (try JSONSerialization.jsonObject(with: recent.stdoutData) as! [[String: Any]]).map { $0["path"] as! String }
     #expect(recentPaths.first == URL(fileURLWithPath: one).standardizedFileURL.path)
   }
