@@ -11,6 +11,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
   ],
   targets: [
     // Thin system modules: C names stay inside GalleryKit/Internals.
@@ -36,6 +37,7 @@ let package = Package(
       dependencies: [
         "CArchive", "CVips", "CCrypto", "CInotifyTools",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ],
       swiftSettings: [
         // The JSON codec and the archive scan are hot loops over buffers owned by one

@@ -1,8 +1,9 @@
 import ArgumentParser
+import GalleryKit
 
 /// The `gallery` command: image galleries as scriptable documents.
 public struct Gallery: ParsableCommand {
-  public static let version = "0.1.0"
+  public static let version = GalleryVersion.current
 
   public static let configuration = CommandConfiguration(
     commandName: "gallery",
@@ -30,7 +31,7 @@ public struct Gallery: ParsableCommand {
       DuplicateCommand.self, DeleteCommand.self, MergeCommand.self, DropCommand.self, MoveCommand.self,
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
-      ThumbnailCommand.self, SheetCommand.self,
+      ThumbnailCommand.self, SheetCommand.self, CacheCommand.self,
     ])
 
   public init() {}

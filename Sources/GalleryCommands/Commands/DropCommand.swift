@@ -12,17 +12,26 @@ struct DropCommand: ParsableCommand {
     commandName: "drop",
     abstract: "Drop images into a gallery.",
     discussion: """
-      SOURCE is a file path, a file:// URI, or - to read a text/uri-list from standard \
-      input (one URI a line, # comments, CRLF allowed) or the payload of `gallery drag \
-      --type gallery`. Whether a file is an image is \
-      decided by its content, never its name.
+      SOURCE is a file path, a file:// URI, an http:// or https:// URL, or - to read a \
+      text/uri-list from standard input (one URI a line, # comments, CRLF allowed) or the \
+      payload of `gallery drag --type gallery`. Whether a file or a download is an image \
+      is decided by its content, never its name or Content-Type. An image-search result \
+      link (.../imgres?imgurl=IMAGE&imgrefurl=PAGE) drops IMAGE, and keeps PAGE as the \
+      item's page.
 
-      Each source is saved first as a placeholder (shown as pending by `gallery show`); \
-      when its image has loaded, it is committed where its placeholder stands at that \
-      moment, so edits made meanwhile by other commands are kept. A source that fails is \
-      reported on standard error and its placeholder removed; the others still land, and \
-      the exit status is 1. When every source fails, the document is left byte for byte \
-      as it was.
+      Each source is saved first as a placeholder (shown as pending by `gallery show`), \
+      all of them before any download starts; no lock is held while images load. When an \
+      image has loaded, it is committed where its placeholder stands at that moment, so \
+      edits made meanwhile by other commands are kept (a placeholder trashed meanwhile \
+      means the image is not added). A source that fails (cannot resolve, connection \
+      refused, timeout, HTTP error, not an image, too large, more than 5 redirects, a \
+      redirect to anything but http or https) is reported on standard error and its \
+      placeholder removed; the others still land, and the exit status is 1. When every \
+      source fails, the document is left byte for byte as it was.
+
+      Downloads are cached under $XDG_CACHE_HOME/gallery (default ~/.cache/gallery), \
+      revalidated with ETag and Last-Modified, and evicted least recently used first \
+      beyond $GALLERY_CACHE_SIZE (default 500M); see `gallery cache`.
 
       Standard output lists the committed items: position, id and source.
       """)
@@ -44,17 +53,19 @@ struct DropCommand: ParsableCommand {
   @Flag(help: "Store the original bytes in the document too, so it travels with its images (default: the document's setting).")
   var embed = false
 
-  @Option(help: "How many images to load at once (default: one per core).")
+  @Option(help: "How many images to decode at once (default: one per core).")
   var jobs: Int?
+
+  @OptionGroup(title: "Web downloads") var web: WebOptions
 
   @Flag(help: "Write the committed items as JSON.")
   var json = false
 
-  @Argument(help: "Files, file:// URIs, or - for a text/uri-list on standard input.", completion: .file())
+  @Argument(help: "Files, file:// URIs, http(s) URLs, or - for a text/uri-list on standard input.", completion: .file())
   var sources: [String]
 
   func validate() throws {
-    guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE (a file, a file:// URI, or -)") }
+    guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE (a file, a file:// URI, an http(s) URL, or -)") }
     if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
     if let jobs, jobs <= 0 { throw ValidationError("--jobs must be positive") }
   }
@@ -81,6 +92,7 @@ struct DropCommand: ParsableCommand {
       options.maxPixels = maxPixels
       options.embed = embed ? true : nil
       if let jobs { options.parallelism = jobs }
+      web.configure(&options)
 
       let cancellation = DropCancellation()
       let interrupt = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }

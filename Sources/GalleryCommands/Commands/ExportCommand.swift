@@ -8,7 +8,7 @@ struct ExportCommand: ParsableCommand {
     abstract: "Copy items' images into a folder (drag out).",
     discussion: """
       Copies the originals (embedded in the document when they are, otherwise read from \
-      their sources; or, with --thumbnails, the thumbnails stored in the document) \
+      their files, or taken from the download cache and revalidated for web images; or, with --thumbnails, the thumbnails stored in the document) \
       of the given items, or of every ready item, into DIR. Names come from the sources, \
       made safe (no path separators, no leading dot) and unique (an existing file is never \
       overwritten: `name-2.jpg` is used instead). Standard output lists the files written.
@@ -25,6 +25,8 @@ struct ExportCommand: ParsableCommand {
   @Flag(help: "Export the thumbnails instead of the originals.")
   var thumbnails = false
 
+  @OptionGroup(title: "Web downloads") var web: WebOptions
+
   func run() throws {
     try reportingErrors {
       let document = try GalleryDocument.open(target.document)
@@ -34,6 +36,8 @@ struct ExportCommand: ParsableCommand {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       var failed = false
       var names = SafeFileNames(folder: folder)
+      let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
+      defer { fetcher?.shutdown() }
       for item in chosen {
         do {
           guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
@@ -46,7 +50,7 @@ struct ExportCommand: ParsableCommand {
           } else if let embedded = try document.original(of: item) {
             data = embedded
           } else {
-            data = try original(of: item)
+            data = try original(of: item, fetcher: fetcher)
           }
           let path = try names.write(data, preferredName: name)
           Terminal.out(path + "\n")
@@ -59,16 +63,23 @@ struct ExportCommand: ParsableCommand {
     }
   }
 
-  private func original(of item: Item) throws -> Data {
-    guard let url = URL(string: item.source), url.isFileURL else {
-      throw ExportFailure("its original is on the web; this version exports local originals only (use --thumbnails)")
-    }
+  private func original(of item: Item, fetcher: WebImageFetcher?) throws -> Data {
+    guard let url = URL(string: item.source) else { throw ExportFailure("its source is not a URL") }
     let data: Data
-    do { data = try Data(contentsOf: url) } catch {
-      throw ExportFailure("the original \(url.path) cannot be read: \((error as NSError).localizedDescription)")
+    if url.isFileURL {
+      do { data = try Data(contentsOf: url) } catch {
+        throw ExportFailure("the original \(url.path) cannot be read: \((error as NSError).localizedDescription)")
+      }
+    } else if let fetcher {
+      switch fetcher.fetch(url) {
+      case .success(let download): data = download.body
+      case .failure(let failure): throw ExportFailure("the original cannot be downloaded: \(failure)")
+      }
+    } else {
+      throw ExportFailure("its source is not a file")
     }
     if let hash = item.hash, GalleryKit.contentHash(of: data) != hash {
-      throw ExportFailure("the original \(url.path) has changed since it was dropped")
+      throw ExportFailure("the original \(url.isFileURL ? url.path : url.absoluteString) has changed since it was dropped")
     }
     return data
   }

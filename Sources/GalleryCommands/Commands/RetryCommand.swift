@@ -8,7 +8,8 @@ struct RetryCommand: ParsableCommand {
     discussion: """
       A placeholder is stale when the process that was loading it is gone (a drop killed \
       with kill -9, a machine that rebooted). Without ITEMs, retries every stale \
-      placeholder and failed item. Each is committed where it stands; one that fails again \
+      placeholder and failed item. Web images are revalidated through the download \
+      cache, not downloaded again when unchanged. Each is committed where it stands; one that fails again \
       stays as a failed item with the new reason (exit status 1). `gallery check --fix` \
       removes stale placeholders instead.
       """)
@@ -18,10 +19,14 @@ struct RetryCommand: ParsableCommand {
   @Argument(help: "Items, by position or id (default: every stale placeholder and failed item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
+  @OptionGroup(title: "Web downloads") var web: WebOptions
+
   func run() throws {
     try reportingErrors {
       let ids = items.isEmpty ? nil : try GalleryDocument.open(target.document).model.resolve(items)
-      let report = try ImageRetry.retry(ids, in: target.document)
+      var options = DropOptions()
+      web.configure(&options)
+      let report = try ImageRetry.retry(ids, in: target.document, options: options)
       Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
       for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
       if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }

@@ -60,3 +60,43 @@ enum ItemCompletion {
     return candidates.filter { $0.hasPrefix(prefix) }
   }
 }
+
+/// How web images are downloaded: by `drop`, `retry` and `export`.
+struct WebOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("How many web downloads run at once.", valueName: "n"))
+  var downloads = 8
+
+  @Option(help: ArgumentHelp("Seconds a web download may take in all, redirects included.", valueName: "seconds"))
+  var timeout: Double = 60
+
+  @Option(
+    help: ArgumentHelp("Largest web image accepted, in bytes or with a K, M or G suffix.", valueName: "size"),
+    transform: { text in
+      guard let bytes = ByteCount.parse(text), bytes > 0 else { throw ValidationError("not a size: '\(text)' (try 50M)") }
+      return bytes
+    })
+  var maxDownloadSize: Int = WebLimits().maxBytes
+
+  @Flag(help: "Neither read nor fill the download cache (~/.cache/gallery).")
+  var noCache = false
+
+  func validate() throws {
+    if downloads <= 0 { throw ValidationError("--downloads must be positive") }
+    if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+  }
+
+  /// Applies the options to a drop's options.
+  func configure(_ options: inout DropOptions) {
+    options.downloads = downloads
+    options.web.timeout = timeout
+    options.web.connectTimeout = min(options.web.connectTimeout, timeout)
+    options.web.maxBytes = maxDownloadSize
+    if noCache { options.cache = nil }
+  }
+
+  func fetcher() -> WebImageFetcher {
+    var options = DropOptions()
+    configure(&options)
+    return WebImageFetcher(limits: options.web, cache: options.cache)
+  }
+}

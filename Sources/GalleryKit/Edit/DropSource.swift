@@ -10,6 +10,19 @@ public struct DropSource: Sendable, Equatable {
   /// What the user typed or the uri-list said, for messages.
   public var given: String
   public var location: Location
+  /// The web page an image-search result pointed to, kept on the item.
+  public var page: String?
+
+  public init(given: String, location: Location, page: String? = nil) {
+    self.given = given
+    self.location = location
+    self.page = page
+  }
+
+  public var isWeb: Bool {
+    if case .web = location { return true }
+    return false
+  }
 
   /// The URL stored on the item: `file:///absolute/path` or the web URL.
   public var url: String {
@@ -33,8 +46,8 @@ public struct DropFailure: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(source): \(reason)" }
 }
 
-/// Turns command-line sources into drop sources: paths, `file://` URIs, and `-` for a
-/// `text/uri-list` on standard input.
+/// Turns command-line sources into drop sources: paths, `file://` URIs, http(s) URLs, and
+/// `-` for a `text/uri-list` on standard input.
 public enum DropSourceParser {
   public static func parse(
     _ arguments: [String], recursive: Bool, readStandardInput: () -> Data
@@ -88,8 +101,11 @@ public enum DropSourceParser {
       }
       return .success(DropSource(given: text, location: .file(path: url.path)))
     case "http", "https":
-      guard let url = URL(string: text), url.host != nil else {
+      guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
         return .failure(DropFailure(source: text, reason: "not a valid URL"))
+      }
+      if let result = ImageSearchResult(url: url) {
+        return .success(DropSource(given: text, location: .web(result.image), page: result.page?.absoluteString))
       }
       return .success(DropSource(given: text, location: .web(url)))
     default:

@@ -12,10 +12,19 @@ public struct DropOptions: Sendable {
   public var maxPixels: Int?
   /// Embed the originals in the document (default: the document's setting).
   public var embed: Bool?
-  /// How many images load at once (default: one per core).
+  /// How many images decode at once (default: one per core).
   public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
-  /// Ready items are committed in batches at most this often, so a long drop shows progress.
+  /// How many web downloads run at once.
+  public var downloads: Int = 8
+  /// Timeouts, body and redirect limits of web downloads.
+  public var web = WebLimits()
+  /// Where downloads are cached; nil downloads every time.
+  public var cache: DownloadCache? = DownloadCache()
+  /// Local files are committed in batches at most this often, so a long drop shows progress
+  /// without saving for every file.
   public var commitInterval: TimeInterval = 1
+  /// Web images are committed as soon as they are ready, at most this often.
+  public var webCommitInterval: TimeInterval = 0.05
 
   public init() {}
 }
@@ -29,12 +38,37 @@ public struct DropReport: Sendable {
   public var cancelled = 0
 }
 
-/// A cancellation flag set from a signal handler and read by the loaders.
+/// A cancellation flag set from a signal handler and read by the loaders; downloads in
+/// progress register a handler that aborts them.
 public final class DropCancellation: Sendable {
   private let flag = Atomic<Bool>(false)
+  private let handlers = Mutex<(next: Int, byToken: [Int: @Sendable () -> Void])>((0, [:]))
+
   public init() {}
-  public func cancel() { flag.store(true, ordering: .relaxed) }
+
+  public func cancel() {
+    flag.store(true, ordering: .relaxed)
+    let pending = handlers.withLock { state in
+      defer { state.byToken.removeAll() }
+      return Array(state.byToken.values)
+    }
+    for handler in pending { handler() }
+  }
+
   public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+
+  /// Runs `handler` on cancellation; returns a token for `remove`.
+  public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Int {
+    handlers.withLock { state in
+      state.next += 1
+      state.byToken[state.next] = handler
+      return state.next
+    }
+  }
+
+  public func remove(_ token: Int) {
+    _ = handlers.withLock { $0.byToken.removeValue(forKey: token) }
+  }
 }
 
 /// Drops images into a document the way the classic app did: placeholders first, saved at
@@ -54,42 +88,40 @@ public enum ImageDrop {
       keepOriginal: options.embed ?? settings.embedOriginals)
     var report = DropReport()
 
-    // Refuse what can be refused without decoding, before the document is touched.
+    // Refuse what can be refused without decoding, before the document is touched; web
+    // sources are only known once downloaded.
     var accepted: [DropSource] = []
     for source in sources {
-      switch source.location {
-      case .file(let path):
-        if let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels) {
-          report.failures.append(DropFailure(source: source.given, reason: reason))
-        } else {
-          accepted.append(source)
-        }
-      case .web:
-        report.failures.append(DropFailure(source: source.given, reason: "http(s) downloads are not supported by this version of gallery"))
+      if case .file(let path) = source.location,
+        let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels)
+      {
+        report.failures.append(DropFailure(source: source.given, reason: reason))
+      } else {
+        accepted.append(source)
       }
     }
     guard !accepted.isEmpty else { return report }
     let toLoad = accepted
+    let hasWeb = accepted.contains(where: \.isWeb)
 
-    // 1. Loads, on every core, with no lock held.
+    // 1. Loads, with no lock held: local files at once, downloads once the placeholders
+    // are saved.
     let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
-    let next = Atomic<Int>(0)
     let done = Atomic<Int>(0)
+    let arrived = DispatchSemaphore(value: 0)
+    let placeholdersSaved = DispatchGroup()
+    placeholdersSaved.enter()
     let finished = DispatchGroup()
     finished.enter()
-    DispatchQueue.global().async {
-      DispatchQueue.concurrentPerform(iterations: max(1, min(options.parallelism, toLoad.count))) { _ in
-        while !cancellation.isCancelled {
-          let index = next.add(1, ordering: .relaxed).oldValue
-          guard index < toLoad.count else { return }
-          guard case .file(let file) = toLoad[index].location else { continue }
-          let outcome = LocalImageLoader.load(path: file, options: imageOptions)
-            .mapError { DropFailure(source: toLoad[index].given, reason: $0.reason) }
-          outcomes.withLock { $0[index] = outcome }
-          progress(done.add(1, ordering: .relaxed).newValue, toLoad.count)
-        }
+    let loading = SourceLoading(imageOptions: imageOptions, options: options, needsWeb: hasWeb)
+    Thread.detachNewThread {
+      loading.run(toLoad, cancellation: cancellation, beforeDownloads: placeholdersSaved) { index, outcome in
+        outcomes.withLock { $0[index] = outcome }
+        progress(done.add(1, ordering: .relaxed).newValue, toLoad.count)
+        arrived.signal()
       }
       finished.leave()
+      arrived.signal()
     }
 
     // 2. Placeholders, saved while the local files load: nothing can be committed before
@@ -100,21 +132,33 @@ public enum ImageDrop {
       (ids, placeholderSave) = try GalleryDocument.editRecordingSave(path) { edit in
         let ids = edit.newItemIDs(accepted.count)
         let now = Date.nowInWholeSeconds
-        edit.model.insert(zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, now: now) }, at: options.position)
+        edit.model.insert(
+          zip(ids, accepted).map { id, source in
+            var item = Item.placeholder(id: id, source: source.url, now: now)
+            item.page = source.page
+            return item
+          }, at: options.position)
         return ids
       }
     } catch {
       cancellation.cancel()
+      placeholdersSaved.leave()
       finished.wait()
       throw error
     }
+    placeholdersSaved.leave()
 
     // 3. Commits: in batches while loading, so a long drop fills in as it goes.
     var committedAny = false
     var pendingFailures: [Int: DropFailure] = [:]
     var handled = Set<Int>()
+    let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
+    var lastCommit = DispatchTime.now()
     while true {
-      let isFinished = finished.wait(timeout: .now() + options.commitInterval) == .success
+      arrived.wait()
+      // Outcomes that arrive meanwhile join this save.
+      _ = finished.wait(timeout: lastCommit + spacing)
+      let isFinished = finished.wait(timeout: .now()) == .success
       let ready = outcomes.withLock { results in
         defer { results.removeAll() }
         return results
@@ -148,6 +192,7 @@ public enum ImageDrop {
           keepFailed: keepFailed, to: &edit)
       }
       committedAny = true
+      lastCommit = .now()
       report.failures += failures.sorted { $0.key < $1.key }.map(\.value)
       report.committed += committed
       report.cancelled += cancelled.count

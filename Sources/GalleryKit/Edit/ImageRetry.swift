@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -40,19 +39,23 @@ public enum ImageRetry {
     }
     guard !targets.isEmpty else { return DropReport() }
 
-    let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
-    DispatchQueue.concurrentPerform(iterations: targets.count) { index in
-      let (_, source) = targets[index]
-      let outcome: Result<ProcessedImage, DropFailure>
-      if let url = URL(string: source), url.isFileURL {
-        outcome = LocalImageLoader.load(path: url.path, options: imageOptions)
-          .mapError { DropFailure(source: source, reason: $0.reason) }
-      } else {
-        outcome = .failure(DropFailure(source: source, reason: "http(s) downloads are not supported by this version of gallery"))
+    var sources: [DropSource?] = []
+    var unusable: [Int: DropFailure] = [:]
+    for (index, target) in targets.enumerated() {
+      switch DropSourceParser.source(for: target.source) {
+      case .success(let source): sources.append(source)
+      case .failure(let failure):
+        sources.append(nil)
+        unusable[index] = failure
       }
-      outcomes.withLock { $0[index] = outcome }
     }
-    let results = outcomes.withLock { $0 }
+    let outcomes = Mutex<[Int: Result<ProcessedImage, DropFailure>]>([:])
+    let loadable = sources.enumerated().compactMap { index, source in source.map { (index, $0) } }
+    let loading = SourceLoading(imageOptions: imageOptions, options: options, needsWeb: loadable.contains { $0.1.isWeb })
+    loading.run(loadable.map(\.1), cancellation: DropCancellation()) { position, outcome in
+      outcomes.withLock { $0[loadable[position].0] = outcome }
+    }
+    let results = outcomes.withLock { $0 }.merging(unusable.mapValues { .failure($0) }) { first, _ in first }
     var loaded: [(id: String, image: ProcessedImage)] = []
     var failed: [(id: String, failure: DropFailure)] = []
     for (index, target) in targets.enumerated() {

@@ -70,8 +70,10 @@ enum Run {
     return root.appendingPathComponent(".build/debug/gallery").path
   }()
 
-  static func gallery(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> Result {
-    try program(galleryBinary, arguments, stdin: stdin, in: directory, environment: isolatedHome)
+  static func gallery(
+    _ arguments: [String], stdin: Data? = nil, in directory: String? = nil, environment: [String: String] = [:]
+  ) throws -> Result {
+    try program(galleryBinary, arguments, stdin: stdin, in: directory, environment: isolatedHome.merging(environment) { $1 })
   }
 
   /// XDG folders of the test run's own, so that recent documents and the Trash never touch
@@ -119,8 +121,9 @@ enum Run {
   }
 
   /// Starts `gallery` and returns the running process (for kill tests).
-  static func start(_ arguments: [String]) throws -> Process {
+  static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
     let process = Process()
+    process.environment = ProcessInfo.processInfo.environment.merging(isolatedHome.merging(environment) { $1 }) { $1 }
     process.executableURL = URL(fileURLWithPath: galleryBinary)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import GalleryKit
+
+struct CacheCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "cache",
+    abstract: "Show or clear the download cache.",
+    discussion: """
+      Web images dropped into any gallery are cached under $XDG_CACHE_HOME/gallery/downloads \
+      (default ~/.cache/gallery/downloads), keyed by URL, so that dropping them again, \
+      `retry` and `export` revalidate them (ETag, Last-Modified) instead of downloading \
+      them again. The cache keeps at most $GALLERY_CACHE_SIZE bytes (a number, or with a \
+      K, M or G suffix; default 500M), evicting the least recently used first.
+
+      Without options, the same as --info. Documents never depend on the cache: clearing \
+      it only means downloading again.
+      """)
+
+  @Flag(help: "Show where the cache is, how many entries and bytes it holds, and its limit (the default).")
+  var info = false
+
+  @Flag(help: "Remove every cached download.")
+  var clear = false
+
+  @Option(
+    help: ArgumentHelp("Evict least recently used entries until at most this size is left.", valueName: "size"),
+    transform: { text in
+      guard let bytes = ByteCount.parse(text) else { throw ValidationError("not a size: '\(text)' (try 200M)") }
+      return bytes
+    })
+  var trim: Int?
+
+  @OptionGroup var output: OutputOptions
+
+  func validate() throws {
+    if clear && trim != nil { throw ValidationError("--clear and --trim do not go together") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let cache = DownloadCache()
+      if clear {
+        let removed = cache.clear()
+        Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
+      } else if let trim {
+        let removed = cache.evict(to: trim)
+        Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
+      }
+      guard info || (!clear && trim == nil) || output.json else { return }
+      let usage = cache.usage()
+      if output.json {
+        try JSONOutput.write(CacheInfo(folder: cache.folder, entries: usage.entries, bytes: usage.bytes, limit: cache.limit))
+      } else {
+        Terminal.out(
+          """
+          folder:  \(cache.folder)
+          entries: \(usage.entries)
+          size:    \(Self.size(usage.bytes)) (\(usage.bytes) bytes)
+          limit:   \(Self.size(cache.limit)) (\(cache.limit) bytes)
+
+          """)
+      }
+    }
+  }
+
+  private static func size(_ bytes: Int) -> String {
+    ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+  }
+}
+
+private struct CacheInfo: Encodable {
+  var folder: String
+  var entries: Int
+  var bytes: Int
+  var limit: Int
+}

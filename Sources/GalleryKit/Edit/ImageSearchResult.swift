@@ -1,0 +1,42 @@
+import Foundation
+
+/// An image-search result link (`.../imgres?imgurl=<image>&imgrefurl=<page>`), which is what a
+/// browser drags out of a search page: the image is the `imgurl` parameter, not the link.
+public struct ImageSearchResult: Sendable, Equatable {
+  public var image: URL
+  public var page: URL?
+
+  /// Nil unless `url` carries an http(s) `imgurl` parameter (key matched case-insensitively).
+  /// A parameter that decodes to any other scheme is ignored: a web link never becomes a
+  /// local file.
+  public init?(url: URL) {
+    let parameters = Self.queryParameters(of: url.absoluteString)
+    guard let image = Self.webURL(parameters.first { $0.key.lowercased() == "imgurl" }?.value) else { return nil }
+    self.image = image
+    self.page = Self.webURL(parameters.first { $0.key.lowercased() == "imgrefurl" }?.value)
+  }
+
+  /// The query's `key=value` pairs in order, form-decoded: `+` is a space, `%XX` a byte
+  /// (UTF-8), and a value keeps any further `=` it contains.
+  static func queryParameters(of text: String) -> [(key: String, value: String)] {
+    guard let question = text.firstIndex(of: "?") else { return [] }
+    var query = text[text.index(after: question)...]
+    if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+    return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+      guard let equals = pair.firstIndex(of: "=") else { return (formDecoded(pair), "") }
+      return (formDecoded(pair[..<equals]), formDecoded(pair[pair.index(after: equals)...]))
+    }
+  }
+
+  static func formDecoded(_ text: Substring) -> String {
+    let spaced = text.replacingOccurrences(of: "+", with: " ")
+    return spaced.removingPercentEncoding ?? spaced
+  }
+
+  private static func webURL(_ text: String?) -> URL? {
+    guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+    else { return nil }
+    return url
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Downloaded originals under `$XDG_CACHE_HOME/gallery/downloads`, keyed by URL, so that
+/// dropping again, `retry` and `export` revalidate (ETag, Last-Modified) instead of
+/// downloading again. Bounded in size: least recently used entries are evicted first.
+///
+/// One file per URL: a header line of JSON, then the body. It is written to a temporary name
+/// and renamed, so another process reads either the old entry or the new one, never a mix.
+/// A file's modification time is its last use.
+public struct DownloadCache: Sendable {
+  /// What is known about a cached body.
+  public struct Entry: Sendable, Equatable {
+    public var url: String
+    /// The URL the body was finally served from, after redirects.
+    public var finalURL: String
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+    public var stored: Date
+  }
+
+  public static let defaultLimit = 500 * 1024 * 1024
+  private static let magic = "gallery-cache 1"
+
+  public var folder: String
+  /// Total bytes kept at most.
+  public var limit: Int
+
+  public init(folder: String = DownloadCache.defaultFolder, limit: Int = DownloadCache.configuredLimit) {
+    self.folder = folder
+    self.limit = limit
+  }
+
+  public static var defaultFolder: String { XDGDirectory.cache.path + "/gallery/downloads" }
+
+  /// `$GALLERY_CACHE_SIZE` (bytes, or with a K, M or G suffix), else 500 MB.
+  public static var configuredLimit: Int {
+    ProcessInfo.processInfo.environment["GALLERY_CACHE_SIZE"].flatMap(ByteCount.parse) ?? defaultLimit
+  }
+
+  func path(for url: String) -> String {
+    folder + "/" + contentHash(of: Data(url.utf8)).dropFirst("sha256:".count)
+  }
+
+  /// The cached entry and body for a URL, if any (an unreadable or foreign file is a miss).
+  public func lookup(_ url: String) -> (entry: Entry, body: Data)? {
+    guard let data = FileManager.default.contents(atPath: path(for: url)),
+      let newline = data.firstIndex(of: UInt8(ascii: "\n")),
+      String(decoding: data[..<newline], as: UTF8.self) == Self.magic
+    else { return nil }
+    let rest = data[(newline + 1)...]
+    guard let end = rest.firstIndex(of: UInt8(ascii: "\n")),
+      let header = try? JSONSerialization.jsonObject(with: Data(rest[..<end])) as? [String: Any],
+      let storedURL = header["url"] as? String, storedURL == url,
+      let length = header["length"] as? Int, length == rest.count - (end - rest.startIndex) - 1
+    else { return nil }
+    let entry = Entry(
+      url: storedURL, finalURL: header["finalURL"] as? String ?? storedURL,
+      etag: header["etag"] as? String, lastModified: header["lastModified"] as? String,
+      contentType: header["contentType"] as? String,
+      stored: Date(timeIntervalSince1970: header["stored"] as? Double ?? 0))
+    return (entry, Data(rest[(end + 1)...]))
+  }
+
+  /// Stores a body (unless it alone is over the limit), then evicts down to the limit.
+  public func store(_ entry: Entry, body: Data) {
+    guard body.count <= limit else { return }
+    var header: [String: Any] = [
+      "url": entry.url, "finalURL": entry.finalURL, "length": body.count,
+      "stored": entry.stored.timeIntervalSince1970,
+    ]
+    header["etag"] = entry.etag
+    header["lastModified"] = entry.lastModified
+    header["contentType"] = entry.contentType
+    guard let json = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) else { return }
+    var file = Data(Self.magic.utf8)
+    file.append(UInt8(ascii: "\n"))
+    file.append(json)
+    file.append(UInt8(ascii: "\n"))
+    file.append(body)
+    // A cache that cannot be written is no reason to fail a drop.
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let target = path(for: entry.url)
+    let temporary = folder + "/.tmp-\(getpid())-\(UUID().uuidString)"
+    guard FileManager.default.createFile(atPath: temporary, contents: file) else { return }
+    if rename(temporary, target) != 0 { unlink(temporary) }
+    evict()
+  }
+
+  /// Marks an entry as just used.
+  public func touch(_ url: String) {
+    utimes(path(for: url), nil)
+  }
+
+  public struct Usage: Sendable, Equatable {
+    public var entries: Int
+    public var bytes: Int
+  }
+
+  public func usage() -> Usage {
+    let files = entries()
+    return Usage(entries: files.count, bytes: files.reduce(0) { $0 + $1.size })
+  }
+
+  /// Removes least recently used entries until the total is within the limit.
+  @discardableResult
+  public func evict(to limit: Int? = nil) -> Usage {
+    let limit = limit ?? self.limit
+    var files = entries().sorted { $0.used < $1.used }
+    var total = files.reduce(0) { $0 + $1.size }
+    var removed = Usage(entries: 0, bytes: 0)
+    while total > limit, !files.isEmpty {
+      let oldest = files.removeFirst()
+      if unlink(oldest.path) == 0 {
+        total -= oldest.size
+        removed.entries += 1
+        removed.bytes += oldest.size
+      }
+    }
+    return removed
+  }
+
+  /// Removes every entry (and temporary files of writers that died).
+  @discardableResult
+  public func clear() -> Usage { evict(to: -1) }
+
+  private func entries() -> [(path: String, size: Int, used: Date)] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+    return names.compactMap { name in
+      let path = folder + "/" + name
+      var info = stat()
+      guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+      // Another writer's temporary file is left alone unless it is an hour old.
+      if name.hasPrefix(".tmp-"), Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < 3600 { return nil }
+      let used = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+      return (path, Int(info.st_size), used)
+    }
+  }
+}
+
+/// Byte counts as people write them: `500M`, `2G`, `1048576`.
+public enum ByteCount {
+  public static func parse(_ text: String) -> Int? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+      .replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    if let last = trimmed.last, let unit = units[last] {
+      return Double(trimmed.dropLast()).flatMap { $0 >= 0 ? Int($0 * Double(unit)) : nil }
+    }
+    return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+  }
+
+}

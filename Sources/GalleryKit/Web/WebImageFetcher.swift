@@ -1,0 +1,273 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Limits of web downloads.
+public struct WebLimits: Sendable {
+  /// Seconds for the whole download, redirects included.
+  public var timeout: TimeInterval = 60
+  /// Seconds to establish a connection.
+  public var connectTimeout: TimeInterval = 10
+  /// Bytes of body accepted at most, enforced while the body streams in.
+  public var maxBytes = 50 * 1024 * 1024
+  /// Redirects followed at most.
+  public var maxRedirects = 5
+  /// Sent as `User-Agent`.
+  public var userAgent = "gallery/\(GalleryVersion.current) (image gallery documents; +https://github.com/gallery-tools/gallery)"
+
+  public init() {}
+}
+
+/// The version of the tool, for the User-Agent and `--version`.
+public enum GalleryVersion {
+  public static let current = "0.2.0"
+}
+
+/// An image body, downloaded or taken from the cache.
+public struct WebDownload: Sendable {
+  public var body: Data
+  /// Where the body was finally served from, after redirects.
+  public var finalURL: String
+  /// True when no body was transferred: the cached copy was still valid (304), or the
+  /// server could not be reached and the cache had a copy.
+  public var fromCache: Bool
+}
+
+/// Downloads images over http(s) with AsyncHTTPClient: connect and total timeouts, redirects
+/// followed by hand (at most `maxRedirects`, http and https only, loops refused), a body limit
+/// checked while streaming, content recognised by its bytes, revalidation through the cache.
+///
+/// Owns one `HTTPClient`; `shutdown()` before it goes away. `fetch` blocks its calling thread
+/// (never an event loop thread), so it fits the drop's worker threads.
+public final class WebImageFetcher: Sendable {
+  private let client: HTTPClient
+  public let limits: WebLimits
+  public let cache: DownloadCache?
+
+  public init(limits: WebLimits = .init(), cache: DownloadCache? = DownloadCache()) {
+    self.limits = limits
+    self.cache = cache
+    var configuration = HTTPClient.Configuration(
+      redirectConfiguration: .disallow,
+      timeout: .init(
+        connect: .milliseconds(Int64(limits.connectTimeout * 1000)),
+        read: .milliseconds(Int64(limits.timeout * 1000))),
+      decompression: .enabled(limit: .size(limits.maxBytes)))
+    configuration.httpVersion = .automatic
+    // A refused connection is an answer: report it now rather than retry until the timeout.
+    configuration.connectionPool.retryConnectionEstablishment = false
+    client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+  }
+
+  public func shutdown() {
+    try? client.syncShutdown()
+  }
+
+  /// Downloads the image at `url`, or takes it from the cache when the server says it has
+  /// not changed. `cancellation` aborts a transfer in progress.
+  public func fetch(_ url: URL, cancellation: DropCancellation? = nil) -> Result<WebDownload, WebFailure> {
+    let key = url.absoluteString
+    let cached = cache?.lookup(key)
+    let deadline = NIODeadline.now() + .milliseconds(Int64(limits.timeout * 1000))
+    var current = url
+    var visited: Set<String> = [key]
+    var redirects = 0
+    while true {
+      guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        return .failure(.refusedScheme(current.absoluteString))
+      }
+      var headers = HTTPHeaders()
+      headers.add(name: "User-Agent", value: limits.userAgent)
+      headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.9,*/*;q=0.5")
+      if let cached, cached.entry.finalURL == current.absoluteString {
+        if let etag = cached.entry.etag { headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = cached.entry.lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
+      }
+      let response: BodyCollector.Response
+      do {
+        let request = try HTTPClient.Request(url: current.absoluteString, method: .GET, headers: headers)
+        let task = client.execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
+        let registration = cancellation?.onCancel { task.cancel() }
+        defer { registration.map { cancellation?.remove($0) } }
+        if cancellation?.isCancelled == true { task.cancel() }
+        response = try task.response()
+      } catch let failure as WebFailure {
+        return .failure(failure)
+      } catch {
+        let failure = WebFailure(error, host: current.host ?? "", timeout: limits.timeout)
+        // Offline, or the server is down: a copy in the cache is still the image dropped.
+        if let cached, failure.isTransport {
+          cache?.touch(key)
+          return .success(WebDownload(body: cached.body, finalURL: cached.entry.finalURL, fromCache: true))
+        }
+        return .failure(failure)
+      }
+
+      switch response.head.status.code {
+      case 200..<300:
+        guard VipsBuffer.loaderName(for: response.body.prefix(LocalImageLoader.precheckPrefix)) != nil else {
+          return .failure(.notAnImage(contentType: response.head.headers.first(name: "Content-Type")))
+        }
+        cache?.store(
+          DownloadCache.Entry(
+            url: key, finalURL: current.absoluteString,
+            etag: response.head.headers.first(name: "ETag"),
+            lastModified: response.head.headers.first(name: "Last-Modified"),
+            contentType: response.head.headers.first(name: "Content-Type"), stored: Date()),
+          body: response.body)
+        return .success(WebDownload(body: response.body, finalURL: current.absoluteString, fromCache: false))
+      case 304 where cached != nil:
+        cache?.touch(key)
+        return .success(WebDownload(body: cached!.body, finalURL: cached!.entry.finalURL, fromCache: true))
+      case 301, 302, 303, 307, 308:
+        guard let location = response.head.headers.first(name: "Location"),
+          let next = URL(string: location, relativeTo: current)?.absoluteURL
+        else { return .failure(.badRedirect) }
+        guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+          return .failure(.refusedScheme(next.absoluteString))
+        }
+        guard visited.insert(next.absoluteString).inserted else { return .failure(.redirectLoop(next.absoluteString)) }
+        redirects += 1
+        guard redirects <= limits.maxRedirects else { return .failure(.tooManyRedirects(limits.maxRedirects)) }
+        current = next
+      default:
+        return .failure(.status(Int(response.head.status.code), response.head.status.reasonPhrase))
+      }
+    }
+  }
+}
+
+/// Why a download failed, in words for the user.
+public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
+  case cannotResolve(String)
+  case connectionRefused(String)
+  case timedOut(TimeInterval)
+  case status(Int, String)
+  case notAnImage(contentType: String?)
+  case tooLarge(limit: Int)
+  case tooManyRedirects(Int)
+  case redirectLoop(String)
+  case refusedScheme(String)
+  case badRedirect
+  case cancelled
+  case transport(String)
+
+  init(_ error: any Error, host: String, timeout: TimeInterval) {
+    if let error = error as? WebFailure {
+      self = error
+    } else if let error = error as? NIOConnectionError {
+      if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+        self = .cannotResolve(host)
+      } else if error.connectionErrors.contains(where: { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
+        self = .connectionRefused(host)
+      } else {
+        self = .transport("cannot connect to \(host)")
+      }
+    } else if let error = error as? HTTPClientError {
+      switch error {
+      case .deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout: self = .timedOut(timeout)
+      case .cancelled: self = .cancelled
+      case .remoteConnectionClosed: self = .transport("the server closed the connection before the end of the body")
+      default: self = .transport("\(error)")
+      }
+    } else if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
+      self = .connectionRefused(host)
+    } else if "\(error)".contains("NXDOMAIN") || "\(error)".lowercased().contains("resolve") {
+      self = .cannotResolve(host)
+    } else {
+      self = .transport("\(error)")
+    }
+  }
+
+  /// The server was not reached or did not answer: a cached copy may stand in.
+  var isTransport: Bool {
+    switch self {
+    case .cannotResolve, .connectionRefused, .timedOut, .transport: true
+    default: false
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .cannotResolve(let host): "cannot resolve host \(host)"
+    case .connectionRefused(let host): "connection refused by \(host)"
+    case .timedOut(let seconds): "timed out after \(seconds.formatted()) s"
+    case .status(let code, let reason): "HTTP \(code) \(reason)"
+    case .notAnImage(let type):
+      "the body is not an image" + (type.map { " (the server said \($0))" } ?? "")
+    case .tooLarge(let limit):
+      "the body is larger than the \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .binary)) limit"
+    case .tooManyRedirects(let limit): "too many redirects (more than \(limit))"
+    case .redirectLoop(let url): "redirect loop at \(url)"
+    case .refusedScheme(let url): "redirect to \(url) refused: only http and https are followed"
+    case .badRedirect: "a redirect without a usable Location"
+    case .cancelled: "cancelled"
+    case .transport(let text): text
+    }
+  }
+}
+
+extension TimeInterval {
+  fileprivate func formatted() -> String {
+    self == rounded() ? String(Int(self)) : String(format: "%.1f", self)
+  }
+}
+
+/// Collects a response: its head, and its body up to a limit. A status other than 2xx ends
+/// the transfer at the head (a redirect's or an error page's body is not wanted).
+private final class BodyCollector: HTTPClientResponseDelegate, @unchecked Sendable {
+  struct Response: Sendable {
+    var head: HTTPResponseHead
+    var body: Data
+  }
+
+  /// Carries the head of a response not read further.
+  struct HeadOnly: Error {
+    var head: HTTPResponseHead
+  }
+
+  // Touched only on the request's event loop, one callback at a time.
+  private let limit: Int
+  private var head: HTTPResponseHead?
+  private var body = Data()
+
+  init(limit: Int) { self.limit = limit }
+
+  func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+    self.head = head
+    guard (200..<300).contains(head.status.code) else {
+      return task.eventLoop.makeFailedFuture(HeadOnly(head: head))
+    }
+    if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+      return task.eventLoop.makeFailedFuture(WebFailure.tooLarge(limit: limit))
+    }
+    return task.eventLoop.makeSucceededVoidFuture()
+  }
+
+  func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    guard body.count + buffer.readableBytes <= limit else {
+      return task.eventLoop.makeFailedFuture(WebFailure.tooLarge(limit: limit))
+    }
+    body.append(contentsOf: buffer.readableBytesView)
+    return task.eventLoop.makeSucceededVoidFuture()
+  }
+
+  func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+    guard let head else { throw WebFailure.transport("no response") }
+    return Response(head: head, body: body)
+  }
+}
+
+extension HTTPClient.Task {
+  /// The response, with a head-only stop turned back into a response.
+  fileprivate func response() throws -> Response where Response == BodyCollector.Response {
+    do {
+      return try futureResult.wait()
+    } catch let stop as BodyCollector.HeadOnly {
+      return BodyCollector.Response(head: stop.head, body: Data())
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The real HTTP server of `scripts/image-server`, on 127.0.0.1, serving a folder of the test's
+/// own; stopped when the value goes away.
+final class ImageServer {
+  let folder: String
+  let port: Int
+  private let process = Process()
+
+  static let script: String = {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/image-server").path
+  }()
+
+  init(serving folder: String) throws {
+    self.folder = folder
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", Self.script, folder]
+    process.standardOutput = output
+    // Not the tests' own standard error: a server that outlived them would hold it open.
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // The first line is the port; read byte by byte so nothing after it is swallowed.
+    var line = Data()
+    while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+      line.append(first)
+    }
+    guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+      process.terminate()
+      throw ServerError(description: "image-server did not start (printed '\(String(decoding: line, as: UTF8.self))')")
+    }
+    self.port = port
+  }
+
+  deinit { stop() }
+
+  /// Stops the server: connections to its port are refused from now on.
+  func stop() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  struct ServerError: Error, CustomStringConvertible { var description: String }
+
+  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+  /// Sends a GET and returns the body (for /stats and /release).
+  @discardableResult
+  func get(_ path: String) throws -> Data {
+    let result = try Run.program("curl", ["-sS", "--max-time", "10", url(path)])
+    guard result.status == 0 else { throw ServerError(description: "curl \(path): \(result.stderr)") }
+    return result.stdoutData
+  }
+
+  struct Stats: Decodable {
+    var paths: [String: [String: Int]]
+    var agents: [String]
+  }
+
+  func stats() throws -> Stats { try JSONDecoder().decode(Stats.self, from: get("/stats")) }
+
+  /// Responses with `status` (or "held": requests waiting) for a path.
+  func count(_ path: String, _ status: String = "200") throws -> Int { try stats().paths[path]?[status] ?? 0 }
+
+  func release(_ key: String) throws { try get("/release/\(key)") }
+
+  /// Waits until `condition` holds; records an issue after `timeout` seconds.
+  @discardableResult
+  static func waitUntil(
+    _ what: String, timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () throws -> Bool
+  ) -> Bool {
+    let end = Date() + timeout
+    while Date() < end {
+      // An error (a read racing a save) counts as not yet.
+      if (try? condition()) == true { return true }
+      usleep(20_000)
+    }
+    Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
+    return false
+  }
+}

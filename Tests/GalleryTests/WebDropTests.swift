@@ -1,0 +1,348 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import Testing
+
+/// A workspace with a real HTTP server on 127.0.0.1 serving its `web/` folder, and a download
+/// cache of its own.
+final class WebSetup {
+  let work: TestWorkspace
+  let server: ImageServer
+  let document: String
+  let environment: [String: String]
+
+  init() throws {
+    work = try TestWorkspace()
+    server = try ImageServer(serving: work.path("web"))
+    document = try work.document()
+    environment = ["XDG_CACHE_HOME": work.path("cache")]
+  }
+
+  /// Writes an image made by libvips into the served folder and returns its URL.
+  @discardableResult
+  func image(
+    _ name: String, width: Int = 300, height: Int = 200, format: FixtureImage.Format = .jpeg, seed: Int = 1,
+    query: String = ""
+  ) throws -> String {
+    try FixtureImage.make(width: width, height: height, format: format, seed: seed)
+      .write(to: URL(fileURLWithPath: server.folder + "/" + name))
+    return server.url("/files/\(name)" + (query.isEmpty ? "" : "?" + query))
+  }
+
+  func gallery(_ arguments: [String], stdin: Data? = nil) throws -> Run.Result {
+    try Run.gallery(arguments, stdin: stdin, environment: environment)
+  }
+
+  func start(_ arguments: [String]) throws -> Process {
+    try Run.start(arguments, environment: environment)
+  }
+
+  /// Waits until the document shows `count` placeholders; returns them.
+  func placeholders(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Listing.Entry] {
+    var found: [Listing.Entry] = []
+    ImageServer.waitUntil("\(count) placeholders", sourceLocation: sourceLocation) {
+      found = (try? Listing.of(document).items.filter { $0.state == "placeholder" }) ?? []
+      return found.count >= count
+    }
+    return found
+  }
+}
+
+@Suite("Drops from the web: placeholders, downloads, commits where they stand")
+struct WebDropTests {
+  @Test("JPEG, PNG, WebP, GIF and TIFF bodies, chunked or not, whatever their Content-Type, in drop order")
+  func formatsAndOrder() throws {
+    let web = try WebSetup()
+    let local = try web.work.image("local.jpg", width: 100, height: 100, seed: 9)
+    let urls = [
+      try web.image("a.jpg", width: 400, height: 200, seed: 1, query: "delay=0.6"),
+      try web.image("b.png", width: 200, height: 400, format: .png, seed: 2, query: "chunked=1"),
+      try web.image("c.webp", width: 300, height: 300, format: .webp, seed: 3, query: "type=application/octet-stream"),
+      try web.image("d.gif", width: 120, height: 60, format: .gif, seed: 4, query: "type=text/plain&chunked=1"),
+      try web.image("e.tif", width: 90, height: 180, format: .tiff, seed: 5),
+    ]
+    // Mixed with a file, and with a text/uri-list on standard input (CRLF, a comment).
+    let list = "# dragged from a browser\r\n\(urls[3])\r\n\(urls[4])\r\n"
+    let result = try web.gallery(["drop", web.document, urls[0], local, urls[1], urls[2], "-"], stdin: Data(list.utf8))
+    #expect(result.status == 0, "\(result.stderr)")
+
+    let items = try Listing.of(web.document).items
+    let expectedSources = [urls[0], URL(fileURLWithPath: local).absoluteString, urls[1], urls[2], urls[3], urls[4]]
+    #expect(items.map(\.source) == expectedSources, "the drop order, though the first URL finished last")
+    #expect(items.allSatisfy { $0.state == "ready" && $0.thumbnail != nil })
+    #expect(items.map(\.aspectRatio) == [2, 1, 0.5, 1, 2, 0.5])
+    #expect(try Run.gallery(["check", web.document]).status == 0)
+    // Standard output lists the committed items, one a line.
+    #expect(result.stdout.split(separator: "\n").count == 6)
+  }
+
+  @Test("Each kind of failure removes its placeholder and says why; the rest land; exit 1")
+  func failures() throws {
+    let web = try WebSetup()
+    let good = try web.image("good.jpg", seed: 1)
+    try web.image("big.jpg", width: 1200, height: 900, seed: 2)
+    let cases: [(url: String, reason: String)] = [
+      (web.server.url("/status/404"), "HTTP 404"),
+      (web.server.url("/status/500"), "HTTP 500"),
+      (web.server.url("/loop"), "redirect loop"),
+      (web.server.url("/redirect/6/good.jpg"), "too many redirects (more than 5)"),
+      (web.server.url("/to-file"), "redirect to file:///etc/passwd refused"),
+      (web.server.url("/to-ftp"), "redirect to ftp://127.0.0.1/x.jpg refused"),
+      (web.server.url("/huge"), "larger than"),
+      (web.server.url("/huge?length=0"), "larger than"),
+      (web.server.url("/html"), "not an image (the server said image/jpeg)"),
+      (web.server.url("/files/good.jpg?trickle=20"), "timed out after 3 s"),
+      ("http://127.0.0.1:1/nothing.jpg", "connection refused"),
+    ]
+    let started = Date()
+    let result = try web.gallery(["drop", "--timeout", "3", web.document, good] + cases.map(\.url) + [web.server.url("/redirect/5/good.jpg")])
+    #expect(Date().timeIntervalSince(started) < 15, "the timeout bounds the drop")
+    #expect(result.status == 1)
+    for (url, reason) in cases {
+      let line = result.stderr.split(separator: "\n").first { $0.contains("not dropped: \(url):") }
+      #expect(line?.contains(reason) == true, "\(url): expected '\(reason)' in \(line ?? "nothing")")
+    }
+    let items = try Listing.of(web.document).items
+    // Five redirects are followed; the item keeps the URL that was dropped.
+    #expect(items.map(\.source) == [good, web.server.url("/redirect/5/good.jpg")])
+    #expect(items.allSatisfy { $0.state == "ready" })
+
+    // A smaller body limit, enforced on a body with a Content-Length.
+    let limited = try web.gallery(["drop", "--max-download-size", "10K", web.document, web.server.url("/files/big.jpg")])
+    #expect(limited.status == 1)
+    #expect(limited.stderr.contains("larger than the 10 KB limit"), "\(limited.stderr)")
+  }
+
+  @Test("When every URL fails, the document is left byte for byte as it was")
+  func allFailed() throws {
+    let web = try WebSetup()
+    #expect(try web.gallery(["drop", web.document, try web.work.image("a.jpg")]).status == 0)
+    let before = try web.work.bytes(web.document)
+    let result = try web.gallery(["drop", web.document, web.server.url("/status/404"), web.server.url("/html")])
+    #expect(result.status == 1)
+    #expect(try web.work.bytes(web.document) == before)
+  }
+
+  @Test("--keep-failed keeps a failed item; retry loads it once the server has it")
+  func keepFailedAndRetry() throws {
+    let web = try WebSetup()
+    let url = web.server.url("/files/later.jpg")
+    let result = try web.gallery(["drop", "--keep-failed", web.document, url])
+    #expect(result.status == 1)
+    var items = try Listing.of(web.document).items
+    #expect(items.count == 1 && items[0].state == "failed" && items[0].aspectRatio == 1)
+
+    #expect(try web.gallery(["retry", web.document]).status == 1, "still missing: still failed")
+    try web.image("later.jpg", width: 500, height: 250, seed: 7)
+    let retried = try web.gallery(["retry", web.document, "1"])
+    #expect(retried.status == 0, "\(retried.stderr)")
+    items = try Listing.of(web.document).items
+    #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 2)
+  }
+
+  @Test("All placeholders are saved before any download starts; a load commits where its placeholder is then")
+  func commitAtCurrentPosition() throws {
+    let web = try WebSetup()
+    let existing = try web.work.images(2, width: 100, height: 80)
+    #expect(try web.gallery(["drop", web.document] + existing).status == 0)
+    let slow = try web.image("slow.jpg", width: 400, height: 100, seed: 3, query: "hold=slow")
+    let quick = try web.image("quick.jpg", width: 100, height: 400, seed: 4)
+    let doomed = try web.image("doomed.jpg", seed: 5, query: "hold=doomed")
+    let drop = try web.start(["drop", "--at", "2", web.document, slow, quick, doomed])
+
+    // The first request reaches the server only after every placeholder is in the document
+    // (the quick one may be committed already).
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/slow.jpg", "held") == 1 }
+    let dropped = Array(try Listing.of(web.document).items.dropFirst().prefix(3))
+    #expect(dropped.map(\.source) == [slow, quick, doomed])
+    let slowItem = try #require(dropped.first { $0.source == slow })
+    let doomedItem = try #require(dropped.first { $0.source == doomed })
+    #expect([slowItem, doomedItem].allSatisfy { $0.state == "placeholder" && $0.display == "pending" })
+    // The quick one lands while the others still load; meanwhile another process inserts
+    // before the slow placeholder, moves an item and trashes one placeholder.
+    ImageServer.waitUntil("the quick image") { try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" } }
+    let inserted = try web.work.image("inserted.jpg", width: 300, height: 300, seed: 6)
+    #expect(try web.gallery(["drop", "--at", "1", web.document, inserted]).status == 0)
+    #expect(try web.gallery(["move", web.document, slowItem.id, "--to", "end"]).status == 0)
+    #expect(try web.gallery(["trash", web.document, doomedItem.id]).status == 0)
+    try web.server.release("slow")
+    try web.server.release("doomed")
+    drop.waitUntilExit()
+    #expect(drop.terminationStatus == 0)
+
+    let items = try Listing.of(web.document).items
+    let file = { URL(fileURLWithPath: $0).absoluteString }
+    #expect(items.map(\.source) == [file(inserted), file(existing[0]), quick, file(existing[1]), slow])
+    #expect(items.allSatisfy { $0.state == "ready" })
+    #expect(items.last?.id == slowItem.id && items.last?.aspectRatio == 4)
+    // The trashed placeholder's image was not added, to the items or the trash.
+    #expect(try GalleryDocument.open(web.document).model.trash.isEmpty)
+    #expect(try Run.gallery(["check", web.document]).status == 0)
+  }
+
+  @Test("Two processes drop into one document while a third moves and trashes")
+  func concurrentDrops() throws {
+    let web = try WebSetup()
+    let first = try (0..<4).map { try web.image("first\($0).jpg", width: 200 + $0, height: 100, seed: $0 + 1, query: "delay=0.\($0 + 3)") }
+    let second = try (0..<4).map { try web.image("second\($0).png", width: 100, height: 200 + $0, format: .png, seed: $0 + 11, query: "delay=0.\($0 + 2)") }
+    let a = try web.start(["drop", "--downloads", "2", web.document] + first)
+    let b = try web.start(["drop", "--downloads", "2", web.document] + second)
+    let pending = try web.placeholders(8)
+    #expect(try web.gallery(["move", web.document, pending[0].id, "--to", "end"]).status == 0)
+    let trashed = try #require(pending.first { $0.source == second[1] })
+    #expect(try web.gallery(["trash", web.document, trashed.id]).status == 0)
+    a.waitUntilExit()
+    b.waitUntilExit()
+    #expect(a.terminationStatus == 0 && b.terminationStatus == 0)
+
+    let items = try Listing.of(web.document).items
+    #expect(Set(items.map(\.source)) == Set(first + second).subtracting([second[1]]))
+    #expect(items.count == 7 && items.allSatisfy { $0.state == "ready" })
+    // The moved placeholder's image is where it was moved; each drop keeps its own order.
+    let moved = pending[0].source
+    let sources = items.map(\.source)
+    #expect(sources.last == moved)
+    #expect(sources.dropLast().filter { first.contains($0) } == first.filter { $0 != moved })
+    #expect(sources.dropLast().filter { second.contains($0) } == second.filter { $0 != moved && $0 != second[1] })
+    #expect(try Run.gallery(["check", web.document]).status == 0)
+  }
+
+  @Test("An image-search result link drops the image and keeps the page")
+  func imageSearchResult() throws {
+    let web = try WebSetup()
+    let image = try web.image("found.jpg", width: 200, height: 100, seed: 2)
+    let encodedImage = image.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    let link = "https://www.google.com/imgres?ImgUrl=\(encodedImage)&imgrefurl=https%3A%2F%2Fexample.org%2Fa+b%3Fq%3D1%3D2&tbnid=x"
+    let result = try web.gallery(["drop", web.document, link])
+    #expect(result.status == 0, "\(result.stderr)")
+    let item = try #require(try GalleryDocument.open(web.document).model.items.first)
+    #expect(item.source == image)
+    #expect(item.page == "https://example.org/a%20b?q=1=2")
+  }
+
+  @Test("Image-search parameters: key case, + and percent decoding, = inside values, only http(s)")
+  func imageSearchParsing() throws {
+    let parsed = try #require(
+      ImageSearchResult(url: URL(string: "http://x.test/imgres?IMGURL=https%3A%2F%2Fa.test%2Fp%20q%2Br.jpg%3Fs%3D1%3D2&imgRefUrl=http://b.test/x+y")!))
+    #expect(parsed.image.absoluteString == "https://a.test/p%20q+r.jpg?s=1=2")
+    #expect(parsed.page?.absoluteString == "http://b.test/x%20y")
+    #expect(ImageSearchResult(url: URL(string: "http://x.test/imgres?imgurl=file%3A%2F%2F%2Fetc%2Fpasswd")!) == nil)
+    #expect(ImageSearchResult(url: URL(string: "http://x.test/photo.jpg?size=2")!) == nil)
+    #expect(ImageSearchResult(url: URL(string: "http://x.test/imgres?imgurl=https://a.test/i.jpg")!)?.page == nil)
+  }
+
+  @Test("The cache: a drop again revalidates (304), export works with the server gone, --info and --clear")
+  func cache() throws {
+    let web = try WebSetup()
+    let url = try web.image("cached.jpg", seed: 4)
+    #expect(try web.gallery(["drop", web.document, url]).status == 0)
+    #expect(try web.gallery(["drop", web.document, url]).status == 0)
+    #expect(try web.server.count("/files/cached.jpg", "200") == 1)
+    #expect(try web.server.count("/files/cached.jpg", "304") == 1)
+    #expect(try web.server.stats().agents.contains { $0.hasPrefix("gallery/\(GalleryVersion.current) ") })
+
+    let info = try web.gallery(["cache", "--json"])
+    let usage = try JSONSerialization.jsonObject(with: info.stdoutData) as? [String: Any]
+    #expect(usage?["entries"] as? Int == 1)
+    #expect(usage?["bytes"] as? Int ?? 0 > (try web.work.bytes(web.server.folder + "/cached.jpg")).count)
+    #expect((usage?["folder"] as? String)?.hasPrefix(web.work.path("cache/gallery")) == true)
+
+    // Server gone: export still has the original, the same bytes, from the cache.
+    let original = try web.work.bytes(web.server.folder + "/cached.jpg")
+    web.server.stop()
+    let export = try web.gallery(["export", web.document, "1", "--to", web.work.path("out")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(try web.work.bytes(export.stdout.trimmingCharacters(in: .newlines)) == original)
+
+    let cleared = try web.gallery(["cache", "--clear"])
+    #expect(cleared.status == 0 && cleared.stderr.contains("removed 1 cached download"))
+    let failed = try web.gallery(["export", web.document, "1", "--to", web.work.path("out2")])
+    #expect(failed.status == 1)
+    #expect(failed.stderr.contains("cannot be downloaded: connection refused"), "\(failed.stderr)")
+  }
+
+  @Test("The cache keeps at most GALLERY_CACHE_SIZE bytes, evicting the least recently used")
+  func cacheEviction() throws {
+    let web = try WebSetup()
+    let urls = try (0..<3).map { try web.image("e\($0).jpg", width: 300, height: 200, seed: $0 + 1) }
+    let sizes = try (0..<3).map { try web.work.bytes(web.server.folder + "/e\($0).jpg").count }
+    // Room for two entries (a header line each), not three.
+    let limit = sizes[0] + sizes[1] + 1024
+    var environment = web.environment
+    environment["GALLERY_CACHE_SIZE"] = String(limit)
+    for url in urls.prefix(2) {
+      #expect(try Run.gallery(["drop", web.document, url], environment: environment).status == 0)
+      usleep(20_000)  // distinct use times
+    }
+    // Using the first again makes the second the least recently used.
+    #expect(try Run.gallery(["drop", web.document, urls[0]], environment: environment).status == 0)
+    usleep(20_000)
+    #expect(try Run.gallery(["drop", web.document, urls[2]], environment: environment).status == 0)
+    let info = try Run.gallery(["cache", "--json"], environment: environment)
+    let usage = try JSONSerialization.jsonObject(with: info.stdoutData) as? [String: Any]
+    #expect(usage?["entries"] as? Int == 2)
+    #expect(usage?["limit"] as? Int == limit)
+    #expect((usage?["bytes"] as? Int ?? .max) <= limit)
+    // The evicted one is downloaded again (200); the kept one is revalidated (304).
+    #expect(try Run.gallery(["drop", web.document, urls[1], urls[0]], environment: environment).status == 0)
+    #expect(try web.server.count("/files/e1.jpg", "200") == 2)
+    #expect(try web.server.count("/files/e0.jpg", "200") == 1)
+  }
+
+  @Test("SIGINT during downloads: committed items kept, pending placeholders removed, exit 130")
+  func interrupt() throws {
+    let web = try WebSetup()
+    let quick = try web.image("quick.jpg", seed: 1)
+    let held = try web.image("held.jpg", seed: 2, query: "hold=never")
+    let drop = try web.start(["drop", web.document, quick, held])
+    ImageServer.waitUntil("the quick image") { try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" } }
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/held.jpg", "held") == 1 }
+    let started = Date()
+    kill(drop.processIdentifier, SIGINT)
+    drop.waitUntilExit()
+    #expect(Date().timeIntervalSince(started) < 5, "the download in progress is aborted")
+    #expect(drop.terminationStatus == 130)
+    let items = try Listing.of(web.document).items
+    #expect(items.map(\.source) == [quick] && items[0].state == "ready")
+    #expect(try GalleryDocument.open(web.document).model.trash.isEmpty)
+  }
+
+  @Test("kill -9 during a download leaves a stale placeholder; retry loads it, check --fix would remove it")
+  func staleAfterKill() throws {
+    let web = try WebSetup()
+    let url = try web.image("slow.jpg", width: 300, height: 150, seed: 3)
+    let drop = try web.start(["drop", web.document, url + "?hold=forever"])
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/slow.jpg", "held") == 1 }
+    kill(drop.processIdentifier, SIGKILL)
+    drop.waitUntilExit()
+    let stale = try Listing.of(web.document).items
+    #expect(stale.count == 1 && stale[0].display == "stale")
+
+    let copy = web.work.path("copy.gallery")
+    try FileManager.default.copyItem(atPath: web.document, toPath: copy)
+    #expect(try Run.gallery(["check", "--fix", copy]).status == 0)
+    #expect(try Listing.of(copy).items.isEmpty)
+
+    // The stored URL still holds the query; serve it without holding by releasing the key.
+    try web.server.release("forever")
+    let retried = try web.gallery(["retry", web.document])
+    #expect(retried.status == 0, "\(retried.stderr)")
+    let items = try Listing.of(web.document).items
+    #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 2)
+  }
+
+  @Test("drop --embed of web images: the document travels; export works with no server and no cache")
+  func embedWeb() throws {
+    let web = try WebSetup()
+    let urls = [try web.image("one.jpg", seed: 1), try web.image("two.png", format: .png, seed: 2)]
+    let originals = try ["one.jpg", "two.png"].map { try web.work.bytes(web.server.folder + "/" + $0) }
+    #expect(try web.gallery(["drop", "--embed", web.document] + urls).status == 0)
+    #expect(try web.gallery(["cache", "--clear"]).status == 0)
+    #expect(try web.gallery(["cache", "--json"]).stdout.contains("\"entries\" : 0"))
+    for name in ["one.jpg", "two.png"] { try FileManager.default.removeItem(atPath: web.server.folder + "/" + name) }
+    let out = web.work.path("out")
+    let export = try web.gallery(["export", web.document, "--to", out])
+    #expect(export.status == 0, "\(export.stderr)")
+    let files = export.stdout.split(separator: "\n").map(String.init)
+    #expect(try files.map { try web.work.bytes($0) } == originals)
+  }
+}
