@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache help' -- "${cur}"))
         ;;
     esac
 }
@@ -339,9 +339,9 @@ _gallery_merge() {
 
 _gallery_drop() {
     repeating_flags=()
-    non_repeating_flags=(--recursive --keep-failed --embed --json --version -h --help)
+    non_repeating_flags=(--recursive --keep-failed --embed --no-cache --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--at --max-pixels --jobs)
+    non_repeating_options=(--at --max-pixels --jobs --downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1
 
     # Offer option value completions
@@ -353,6 +353,15 @@ _gallery_drop() {
         return
         ;;
     '--jobs')
+        return
+        ;;
+    '--downloads')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--max-download-size')
         return
         ;;
     esac
@@ -439,15 +448,24 @@ _gallery_restore() {
 
 _gallery_export() {
     repeating_flags=()
-    non_repeating_flags=(--thumbnails --version -h --help)
+    non_repeating_flags=(--thumbnails --no-cache --version -h --help)
     repeating_options=()
-    non_repeating_options=(--to)
+    non_repeating_options=(--to --downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--to')
         __gallery_add_completions -d
+        return
+        ;;
+    '--downloads')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--max-download-size')
         return
         ;;
     esac
@@ -547,10 +565,23 @@ _gallery_check() {
 
 _gallery_retry() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-cache --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--downloads')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--max-download-size')
+        return
+        ;;
+    esac
 
     # Offer positional completions
     case "${positional_number}" in
@@ -657,6 +688,81 @@ _gallery_sheet() {
     case "${positional_number}" in
     1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_copy() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--as)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--as')
+        __gallery_add_completions -W 'uri-list'$'\n''files'$'\n''gallery'$'\n''text'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion copy -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_paste() {
+    repeating_flags=()
+    non_repeating_flags=(--keep-failed --no-cache --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--at --downloads --timeout --max-download-size)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--at')
+        return
+        ;;
+    '--downloads')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--max-download-size')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_cache() {
+    repeating_flags=()
+    non_repeating_flags=(--info --clear --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--trim)
+    __gallery_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--trim')
         return
         ;;
     esac

@@ -21,6 +21,7 @@ public struct Gallery: ParsableCommand {
         64  usage error
         65  the document is damaged, not a gallery, or of a newer format
         66  the document, an item or an input was not found
+        69  no clipboard (copy, paste): no graphical session or no clipboard tool
         73  the target already exists
         74  input/output error
         130 interrupted
@@ -31,7 +32,7 @@ public struct Gallery: ParsableCommand {
       DuplicateCommand.self, DeleteCommand.self, MergeCommand.self, DropCommand.self, MoveCommand.self,
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
-      ThumbnailCommand.self, SheetCommand.self, CacheCommand.self,
+      ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
     ])
 
   public init() {}

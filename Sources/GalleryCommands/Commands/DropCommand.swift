@@ -75,17 +75,6 @@ struct DropCommand: ParsableCommand {
     defer { ImageProcessor.waitForPreparation() }
     try reportingErrors {
       let input = sources.contains("-") ? FileHandle.standardInput.readDataToEndOfFile() : Data()
-      if let payload = try DragPayload.decode(input) {
-        guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
-        let added = try payload.drop(into: target.document, at: position?.value)
-        let positions = try positionsNow(of: added)
-        Terminal.out(added.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
-        return
-      }
-      let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) { input }
-      // Open first: a missing or damaged document is the error, not its sources.
-      _ = try GalleryDocument.open(target.document)
-      RecentDocuments.note(target.document)
       var options = DropOptions()
       options.position = position?.value
       options.keepFailed = keepFailed ? true : nil
@@ -93,36 +82,54 @@ struct DropCommand: ParsableCommand {
       options.embed = embed ? true : nil
       if let jobs { options.parallelism = jobs }
       web.configure(&options)
-
-      let cancellation = DropCancellation()
-      let interrupt = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
-      let bar = ProgressBar(label: "dropping", total: parsed.count)
-      let report = try ImageDrop.drop(parsed, into: target.document, options: options, cancellation: cancellation) {
-        bar.update(done: $0, total: $1)
-      }
-      withExtendedLifetime(interrupt) {}
-
-      for failure in refused + report.failures {
-        Terminal.message("not dropped: \(failure)")
-      }
-      if json {
-        try JSONOutput.write(report.committed)
-      } else {
-        let positions = try positionsNow(of: report.committed)
-        Terminal.out(report.committed.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
-      }
-      if cancellation.isCancelled {
-        Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
-        throw ExitCode(ExitStatus.interrupted)
-      }
-      if !(refused + report.failures).isEmpty { throw ExitCode(ExitStatus.partial) }
+      try Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
     }
   }
 
-  private func positionsNow(of items: [Item]) throws -> [String: Int] {
-    guard !items.isEmpty else { return [:] }
-    let model = try GalleryDocument.open(target.document).model
-    return Dictionary(uniqueKeysWithValues: model.items.enumerated().map { ($1.id, $0 + 1) })
+  /// Drops `sources` (`-` meaning `input`, a uri-list or a gallery payload) and reports
+  /// what happened: the committed items on standard output, failures on standard error,
+  /// and the exit status. Shared with `paste`.
+  static func drop(
+    _ sources: [String], input: Data, into document: String, options: DropOptions, recursive: Bool = false,
+    json: Bool = false
+  ) throws {
+    if let payload = try DragPayload.decode(input) {
+      guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
+      let added = try payload.drop(into: document, at: options.position)
+      try list(added, in: document, json: json)
+      return
+    }
+    let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) { input }
+    // Open first: a missing or damaged document is the error, not its sources.
+    _ = try GalleryDocument.open(document)
+    RecentDocuments.note(document)
+
+    let cancellation = DropCancellation()
+    let interrupt = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
+    let bar = ProgressBar(label: "dropping", total: parsed.count)
+    let report = try ImageDrop.drop(parsed, into: document, options: options, cancellation: cancellation) {
+      bar.update(done: $0, total: $1)
+    }
+    withExtendedLifetime(interrupt) {}
+
+    for failure in refused + report.failures {
+      Terminal.message("not dropped: \(failure)")
+    }
+    try list(report.committed, in: document, json: json)
+    if cancellation.isCancelled {
+      Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
+      throw ExitCode(ExitStatus.interrupted)
+    }
+    if !(refused + report.failures).isEmpty { throw ExitCode(ExitStatus.partial) }
+  }
+
+  /// Lists committed items: position now, id and source a line, or JSON.
+  private static func list(_ items: [Item], in document: String, json: Bool) throws {
+    if json { return try JSONOutput.write(items) }
+    guard !items.isEmpty else { return }
+    let model = try GalleryDocument.open(document).model
+    let positions = Dictionary(uniqueKeysWithValues: model.items.enumerated().map { ($1.id, $0 + 1) })
+    Terminal.out(items.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
   }
 }
 

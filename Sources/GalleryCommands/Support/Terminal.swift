@@ -56,6 +56,7 @@ enum ExitStatus {
   static let partial: Int32 = 1
   static let dataError: Int32 = 65
   static let notFound: Int32 = 66
+  static let unavailable: Int32 = 69
   static let cannotCreate: Int32 = 73
   static let ioError: Int32 = 74
   static let interrupted: Int32 = 130
@@ -70,6 +71,7 @@ enum ExitStatus {
       case .io: ioError
       }
     case is ImageRetry.Refusal: partial
+    case is Clipboard.Unavailable: unavailable
     default: ioError
     }
   }

@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The desktop clipboard, through `wl-copy`/`wl-paste` (Wayland) or `xclip` (X11), whichever
+/// the session has. Each tool serves one type per copy.
+struct Clipboard {
+  enum Tool: String {
+    case wayland = "wl-clipboard"
+    case x11 = "xclip"
+  }
+
+  struct Unavailable: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  let tool: Tool
+  let executable: String
+
+  /// The clipboard of this session, or why there is none.
+  static func current(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Clipboard {
+    let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    let x11 = !(environment["DISPLAY"] ?? "").isEmpty
+    if wayland, let copy = which("wl-copy", in: environment) {
+      return Clipboard(tool: .wayland, executable: copy)
+    }
+    if x11, let xclip = which("xclip", in: environment) {
+      return Clipboard(tool: .x11, executable: xclip)
+    }
+    if !wayland && !x11 {
+      throw Unavailable(description: "no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
+    }
+    throw Unavailable(description: "no clipboard tool: install wl-clipboard (Wayland) or xclip (X11)")
+  }
+
+  /// Offers `data` as `type`. Returns once the tool has taken the selection; the tool stays
+  /// in the background serving it, with none of our descriptors (so a caller reading our
+  /// output sees its end).
+  func copy(_ data: Data, type: String) throws {
+    let arguments =
+      switch tool {
+      case .wayland: ["--type", type]
+      case .x11: ["-selection", "clipboard", "-t", type, "-i"]
+      }
+    let result = try run(executable, arguments, input: data)
+    guard result.status == 0 else { throw Unavailable(description: "\(tool.rawValue) failed: \(result.errors)") }
+  }
+
+  /// The types the clipboard offers now.
+  func types() throws -> [String] {
+    let result =
+      switch tool {
+      case .wayland: try run(sibling("wl-paste"), ["--list-types"])
+      case .x11: try run(executable, ["-selection", "clipboard", "-t", "TARGETS", "-o"])
+      }
+    guard result.status == 0 else { return [] }  // an empty clipboard
+    return String(decoding: result.output, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+  }
+
+  /// The clipboard's content as `type`.
+  func paste(type: String) throws -> Data {
+    let result =
+      switch tool {
+      case .wayland: try run(sibling("wl-paste"), ["--no-newline", "--type", type])
+      case .x11: try run(executable, ["-selection", "clipboard", "-t", type, "-o"])
+      }
+    guard result.status == 0 else { throw Unavailable(description: "the clipboard has no \(type): \(result.errors)") }
+    return result.output
+  }
+
+  private func sibling(_ name: String) -> String {
+    (executable as NSString).deletingLastPathComponent + "/" + name
+  }
+
+  private static func which(_ name: String, in environment: [String: String]) -> String? {
+    for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+      let path = "\(folder)/\(name)"
+      if access(path, X_OK) == 0 { return path }
+    }
+    return nil
+  }
+
+  /// Runs a tool with its output and errors in unlinked temporary files rather than pipes,
+  /// and waits for it with waitpid: xclip and wl-copy fork a server that keeps every
+  /// descriptor they were given, which would hold a pipe (and Foundation's `Process`, which
+  /// watches one) open for as long as the clipboard is theirs.
+  private func run(_ path: String, _ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data, errors: String) {
+    let output = try temporaryFile()
+    let errors = try temporaryFile()
+    var stdin: [Int32] = [-1, -1]
+    guard pipe(&stdin) == 0 else { throw Unavailable(description: "pipe: \(String(cString: strerror(errno)))") }
+    // Only the dup2'ed copies reach the tool.
+    for end in stdin { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.fileDescriptor, 2)
+    // Nothing else we hold, inherited or not, may stay open in the tool's server.
+    for descriptor in Self.openDescriptors() where descriptor > 2 {
+      posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    close(stdin[0])
+    guard spawned == 0 else {
+      close(stdin[1])
+      throw Unavailable(description: "cannot run \(path): \(String(cString: strerror(spawned)))")
+    }
+    // A tool that exits without reading must not kill us with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
+    input.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let written = write(stdin[1], raw.baseAddress! + offset, raw.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { break }
+        offset += written
+      }
+    }
+    close(stdin[1])
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    try output.seek(toOffset: 0)
+    try errors.seek(toOffset: 0)
+    let text = String(decoding: try errors.readToEnd() ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return (exitStatus, try output.readToEnd() ?? Data(), text)
+  }
+
+  private static func openDescriptors() -> [Int32] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+  }
+
+  /// An open, already unlinked temporary file.
+  private func temporaryFile() throws -> FileHandle {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-clipboard-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw Unavailable(description: "cannot create a temporary file in \(url.deletingLastPathComponent().path)")
+    }
+    defer { unlink(url.path) }
+    return try FileHandle(forUpdating: url)
+  }
+}
