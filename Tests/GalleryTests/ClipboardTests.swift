@@ -5,30 +5,12 @@ import Testing
 /// A real X server (Xvfb) of the test's own, so xclip has a clipboard to work with.
 final class VirtualDisplay {
   let display: String
-  private let process = Process()
+  private let xvfb: BackgroundProgram
 
   init() throws {
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     // -displayfd: Xvfb picks a free display and writes its number once it accepts clients.
-    process.arguments = ["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    var line = Data()
-    while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-      line.append(first)
-    }
-    guard let number = Int(String(decoding: line, as: UTF8.self)) else {
-      process.terminate()
-      throw ImageServer.ServerError(description: "Xvfb did not start")
-    }
-    display = ":\(number)"
-  }
-
-  deinit {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    xvfb = try BackgroundProgram(["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x240x24"])
+    display = ":\(xvfb.announced)"
   }
 
   var environment: [String: String] { ["DISPLAY": display, "WAYLAND_DISPLAY": ""] }

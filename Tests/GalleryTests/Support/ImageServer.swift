@@ -6,7 +6,7 @@ import Testing
 final class ImageServer {
   let folder: String
   let port: Int
-  private let process = Process()
+  private let server: BackgroundProgram
 
   static let script: String = {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -16,33 +16,12 @@ final class ImageServer {
   init(serving folder: String) throws {
     self.folder = folder
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Self.script, folder]
-    process.standardOutput = output
-    // Not the tests' own standard error: a server that outlived them would hold it open.
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // The first line is the port; read byte by byte so nothing after it is swallowed.
-    var line = Data()
-    while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-      line.append(first)
-    }
-    guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-      process.terminate()
-      throw ServerError(description: "image-server did not start (printed '\(String(decoding: line, as: UTF8.self))')")
-    }
-    self.port = port
+    server = try BackgroundProgram(["python3", Self.script, folder])
+    port = server.announced
   }
-
-  deinit { stop() }
 
   /// Stops the server: connections to its port are refused from now on.
-  func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
+  func stop() { server.stop() }
 
   struct ServerError: Error, CustomStringConvertible { var description: String }
 
