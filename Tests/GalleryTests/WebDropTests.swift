@@ -54,7 +54,7 @@ struct WebDropTests {
     let web = try WebSetup()
     let local = try web.work.image("local.jpg", width: 100, height: 100, seed: 9)
     let urls = [
-      try web.image("a.jpg", width: 400, height: 200, seed: 1, query: "delay=0.6"),
+      try web.image("a.jpg", width: 400, height: 200, seed: 1, query: "delay=0.6&type=application/octet-stream"),
       try web.image("b.png", width: 200, height: 400, format: .png, seed: 2, query: "chunked=1"),
       try web.image("c.webp", width: 300, height: 300, format: .webp, seed: 3, query: "type=application/octet-stream"),
       try web.image("d.gif", width: 120, height: 60, format: .gif, seed: 4, query: "type=text/plain&chunked=1"),
@@ -110,6 +110,19 @@ struct WebDropTests {
     let limited = try web.gallery(["drop", "--max-download-size", "10K", web.document, web.server.url("/files/big.jpg")])
     #expect(limited.status == 1)
     #expect(limited.stderr.contains("larger than the 10 KB limit"), "\(limited.stderr)")
+  }
+
+  @Test("A host that does not resolve fails with the reason, within the timeout")
+  func unresolvableHost() throws {
+    let web = try WebSetup()
+    // .invalid never resolves (RFC 6761). With no resolver reachable the lookup may instead
+    // run into the timeout; either way the placeholder goes and the URL is named.
+    let url = "http://gallery-test.invalid/photo.jpg"
+    let result = try web.gallery(["drop", "--timeout", "5", web.document, url])
+    #expect(result.status == 1)
+    let line = result.stderr.split(separator: "\n").first { $0.contains("not dropped: \(url):") } ?? ""
+    #expect(line.contains("cannot resolve host gallery-test.invalid") || line.contains("timed out after 5 s"), "\(result.stderr)")
+    #expect(try Listing.of(web.document).items.isEmpty)
   }
 
   @Test("When every URL fails, the document is left byte for byte as it was")
