@@ -112,6 +112,28 @@ struct WebDropTests {
     #expect(limited.stderr.contains("larger than the 10 KB limit"), "\(limited.stderr)")
   }
 
+  @Test("http_proxy is honoured (a CONNECT tunnel), no_proxy and loopback go direct")
+  func proxy() throws {
+    let web = try WebSetup()
+    try web.image("a.jpg", width: 200, height: 100, seed: 1)
+    try web.image("b.jpg", width: 100, height: 200, seed: 2)
+    // The test server is also the proxy, and tunnels every host to itself: a name that
+    // cannot resolve loads only through it.
+    let proxy = ["http_proxy": web.server.url(""), "https_proxy": "", "no_proxy": "direct.invalid"]
+    let through = try Run.gallery(["drop", web.document, "http://photos.invalid/files/a.jpg"], environment: web.environment.merging(proxy) { $1 })
+    #expect(through.status == 0, "\(through.stderr)")
+    #expect(try web.server.count("CONNECT photos.invalid:80") == 1)
+
+    let direct = try Run.gallery(["drop", web.document, "http://direct.invalid/files/b.jpg"], environment: web.environment.merging(proxy) { $1 })
+    #expect(direct.status == 1, "no_proxy: not through the proxy, so the name does not resolve")
+    #expect(try web.server.count("CONNECT direct.invalid:80") == 0)
+
+    let loopback = try Run.gallery(["drop", web.document, web.server.url("/files/b.jpg")], environment: web.environment.merging(proxy) { $1 })
+    #expect(loopback.status == 0)
+    #expect(try web.server.stats().paths.keys.filter { $0.hasPrefix("CONNECT 127.0.0.1") }.isEmpty)
+    #expect(try Listing.of(web.document).items.map(\.aspectRatio) == [2, 0.5])
+  }
+
   @Test("A host that does not resolve fails with the reason, within the timeout")
   func unresolvableHost() throws {
     let web = try WebSetup()
@@ -299,6 +321,11 @@ struct WebDropTests {
     #expect(try Run.gallery(["drop", web.document, urls[1], urls[0]], environment: environment).status == 0)
     #expect(try web.server.count("/files/e1.jpg", "200") == 2)
     #expect(try web.server.count("/files/e0.jpg", "200") == 1)
+
+    // --trim evicts down to a size now.
+    let trimmed = try Run.gallery(["cache", "--trim", "1", "--json"], environment: environment)
+    #expect(trimmed.status == 0)
+    #expect(trimmed.stdout.contains("\"entries\" : 0"), "\(trimmed.stdout)")
   }
 
   @Test("SIGINT during downloads: committed items kept, pending placeholders removed, exit 130")

@@ -16,7 +16,7 @@ public struct WebLimits: Sendable {
   /// Redirects followed at most.
   public var maxRedirects = 5
   /// Sent as `User-Agent`.
-  public var userAgent = "gallery/\(GalleryVersion.current) (image gallery documents; +https://github.com/gallery-tools/gallery)"
+  public var userAgent = "gallery/\(GalleryVersion.current) (image gallery documents)"
 
   public init() {}
 }
@@ -40,30 +40,45 @@ public struct WebDownload: Sendable {
 /// followed by hand (at most `maxRedirects`, http and https only, loops refused), a body limit
 /// checked while streaming, content recognised by its bytes, revalidation through the cache.
 ///
-/// Owns one `HTTPClient`; `shutdown()` before it goes away. `fetch` blocks its calling thread
-/// (never an event loop thread), so it fits the drop's worker threads.
+/// Owns its `HTTPClient`s (one to connect directly, one per proxy the environment names);
+/// `shutdown()` before it goes away. `fetch` blocks its calling thread (never an event loop
+/// thread), so it fits the drop's worker threads.
 public final class WebImageFetcher: Sendable {
-  private let client: HTTPClient
+  private let clients = Mutex<[ProxySettings.Server?: HTTPClient]>([:])
   public let limits: WebLimits
   public let cache: DownloadCache?
+  public let proxies: ProxySettings
 
-  public init(limits: WebLimits = .init(), cache: DownloadCache? = DownloadCache()) {
+  public init(limits: WebLimits = .init(), cache: DownloadCache? = DownloadCache(), proxies: ProxySettings = .init()) {
     self.limits = limits
     self.cache = cache
-    var configuration = HTTPClient.Configuration(
-      redirectConfiguration: .disallow,
-      timeout: .init(
-        connect: .milliseconds(Int64(limits.connectTimeout * 1000)),
-        read: .milliseconds(Int64(limits.timeout * 1000))),
-      decompression: .enabled(limit: .size(limits.maxBytes)))
-    configuration.httpVersion = .automatic
-    // A refused connection is an answer: report it now rather than retry until the timeout.
-    configuration.connectionPool.retryConnectionEstablishment = false
-    client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    self.proxies = proxies
   }
 
   public func shutdown() {
-    try? client.syncShutdown()
+    for client in clients.withLock({ $0.values }) { try? client.syncShutdown() }
+  }
+
+  private func client(for url: URL) -> HTTPClient {
+    let proxy = proxies.server(for: url)
+    return clients.withLock { clients in
+      if let client = clients[proxy] { return client }
+      var configuration = HTTPClient.Configuration(
+        redirectConfiguration: .disallow,
+        timeout: .init(
+          connect: .milliseconds(Int64(limits.connectTimeout * 1000)),
+          read: .milliseconds(Int64(limits.timeout * 1000))),
+        decompression: .enabled(limit: .size(limits.maxBytes)))
+      // A refused connection is an answer: report it now rather than retry until the timeout.
+      configuration.connectionPool.retryConnectionEstablishment = false
+      if let proxy {
+        let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
+        configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: authorization)
+      }
+      let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+      clients[proxy] = client
+      return client
+    }
   }
 
   /// Downloads the image at `url`, or takes it from the cache when the server says it has
@@ -89,7 +104,7 @@ public final class WebImageFetcher: Sendable {
       let response: BodyCollector.Response
       do {
         let request = try HTTPClient.Request(url: current.absoluteString, method: .GET, headers: headers)
-        let task = client.execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
+        let task = client(for: current).execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
         let registration = cancellation?.onCancel { task.cancel() }
         defer { registration.map { cancellation?.remove($0) } }
         if cancellation?.isCancelled == true { task.cancel() }
@@ -171,6 +186,9 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       case .deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout: self = .timedOut(timeout)
       case .cancelled: self = .cancelled
       case .remoteConnectionClosed: self = .transport("the server closed the connection before the end of the body")
+      case .invalidProxyResponse: self = .transport("the proxy would not connect to \(host)")
+      case .proxyAuthenticationRequired: self = .transport("the proxy asks for a user name and password (put them in the proxy URL)")
+      case .httpProxyHandshakeTimeout: self = .timedOut(timeout)
       default: self = .transport("\(error)")
       }
     } else if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
