@@ -134,6 +134,33 @@ struct WebDropTests {
     #expect(try Listing.of(web.document).items.map(\.aspectRatio) == [2, 0.5])
   }
 
+  @Test("https: an untrusted certificate is refused with the reason; trusted through SSL_CERT_FILE it loads")
+  func https() throws {
+    let work = try TestWorkspace()
+    // A self-signed certificate for 127.0.0.1 only, made now by openssl.
+    let certificate = work.path("cert.pem")
+    let key = work.path("key.pem")
+    let made = try Run.program(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+       "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let server = try ImageServer(serving: work.path("web"), tls: (certificate, key))
+    try FixtureImage.make(width: 300, height: 100, format: .jpeg, seed: 1).write(to: URL(fileURLWithPath: work.path("web/a.jpg")))
+    let document = try work.document()
+    let url = server.url("/files/a.jpg")
+    let cache = ["XDG_CACHE_HOME": work.path("cache")]
+
+    let untrusted = try Run.gallery(["drop", document, url], environment: cache)
+    #expect(untrusted.status == 1)
+    #expect(untrusted.stderr.contains("the TLS certificate of 127.0.0.1 is not trusted"), "\(untrusted.stderr)")
+
+    let trusted = cache.merging(["SSL_CERT_FILE": certificate]) { $1 }
+    let loaded = try Run.gallery(["drop", document, url], environment: trusted)
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    #expect(try Listing.of(document).items.map(\.aspectRatio) == [3])
+  }
+
   @Test("A host that does not resolve fails with the reason, within the timeout")
   func unresolvableHost() throws {
     let web = try WebSetup()

@@ -32,7 +32,8 @@ struct DropCommand: ParsableCommand {
       Downloads are cached under $XDG_CACHE_HOME/gallery (default ~/.cache/gallery), \
       revalidated with ETag and Last-Modified, and evicted least recently used first \
       beyond $GALLERY_CACHE_SIZE (default 500M); see `gallery cache`. Proxies are taken \
-      from http_proxy, https_proxy and no_proxy, as curl does.
+      from http_proxy, https_proxy and no_proxy, as curl does; https trusts the system's \
+      certificate authorities and those in $SSL_CERT_FILE.
 
       Standard output lists the committed items: position, id and source.
       """)

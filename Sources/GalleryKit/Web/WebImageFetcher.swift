@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// Limits of web downloads.
@@ -55,6 +56,16 @@ public final class WebImageFetcher: Sendable {
     self.proxies = proxies
   }
 
+  /// The system's trust roots, plus the certificates of `$SSL_CERT_FILE` (PEM), as OpenSSL
+  /// tools read it: a company's own certificate authority, a test server's certificate.
+  static var tlsConfiguration: TLSConfiguration {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    if let file = ProcessInfo.processInfo.environment["SSL_CERT_FILE"], !file.isEmpty {
+      configuration.additionalTrustRoots = [.file(file)]
+    }
+    return configuration
+  }
+
   public func shutdown() {
     for client in clients.withLock({ $0.values }) { try? client.syncShutdown() }
   }
@@ -71,6 +82,7 @@ public final class WebImageFetcher: Sendable {
         decompression: .enabled(limit: .size(limits.maxBytes)))
       // A refused connection is an answer: report it now rather than retry until the timeout.
       configuration.connectionPool.retryConnectionEstablishment = false
+      configuration.tlsConfiguration = Self.tlsConfiguration
       if let proxy {
         let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
         configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: authorization)
@@ -190,6 +202,13 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       case .proxyAuthenticationRequired: self = .transport("the proxy asks for a user name and password (put them in the proxy URL)")
       case .httpProxyHandshakeTimeout: self = .timedOut(timeout)
       default: self = .transport("\(error)")
+      }
+    } else if let error = error as? NIOSSLError {
+      let text = "\(error)"
+      if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+        self = .transport("the TLS certificate of \(host) is not trusted (a certificate authority of your own goes in $SSL_CERT_FILE)")
+      } else {
+        self = .transport("TLS handshake with \(host) failed: \(text)")
       }
     } else if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
       self = .connectionRefused(host)

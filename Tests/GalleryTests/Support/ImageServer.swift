@@ -13,11 +13,15 @@ final class ImageServer {
       .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/image-server").path
   }()
 
-  init(serving folder: String) throws {
+  let scheme: String
+
+  /// Serves `folder`; over HTTPS when given a certificate and its key (PEM files).
+  init(serving folder: String, tls: (certificate: String, key: String)? = nil) throws {
     self.folder = folder
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    server = try BackgroundProgram(["python3", Self.script, folder])
+    server = try BackgroundProgram(["python3", Self.script, folder] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? []))
     port = server.announced
+    scheme = tls == nil ? "http" : "https"
   }
 
   /// Stops the server: connections to its port are refused from now on.
@@ -25,12 +29,12 @@ final class ImageServer {
 
   struct ServerError: Error, CustomStringConvertible { var description: String }
 
-  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+  func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
   /// Sends a GET and returns the body (for /stats and /release).
   @discardableResult
   func get(_ path: String) throws -> Data {
-    let result = try Run.program("curl", ["-sS", "--max-time", "10", url(path)])
+    let result = try Run.program("curl", ["-sS", "--insecure", "--max-time", "10", url(path)])
     guard result.status == 0 else { throw ServerError(description: "curl \(path): \(result.stderr)") }
     return result.stdoutData
   }
