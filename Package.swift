@@ -27,6 +27,8 @@ let package = Package(
     .target(
       name: "CVips",
       dependencies: ["CGObject"]),
+    // The X11 clipboard owner; libX11 is loaded with dlopen, this needs only its headers.
+    .target(name: "CX11Selection"),
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
@@ -36,7 +38,7 @@ let package = Package(
     .target(
       name: "GalleryKit",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools",
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -30,22 +30,28 @@ final class VirtualDisplay {
   }
 }
 
-@Suite("The clipboard: copy and paste through xclip on a real X server")
+@Suite("The clipboard: copy and paste on a real X server (Xvfb)", .serialized)
 struct ClipboardTests {
+  /// A gallery of `images` new images, dropped.
+  static func sourceGallery(in work: TestWorkspace, images count: Int) throws -> (String, [String]) {
+    let source = try work.document("source.gallery")
+    let images = try work.images(count)
+    #expect(try Run.gallery(["drop", source] + images).status == 0)
+    return (source, images)
+  }
+
   @Test("copy offers a text/uri-list; paste drops it into another gallery")
   func uriList() throws {
-    let display = try VirtualDisplay()
-    let work = try TestWorkspace()
-    let source = try work.document("source.gallery")
-    let images = try work.images(3)
-    #expect(try Run.gallery(["drop", source] + images).status == 0)
-    let copied = try Run.gallery(["copy", source, "3", "1"], environment: display.environment)
+    let (display, work) = (try VirtualDisplay(), try TestWorkspace())
+    let (source, images) = try Self.sourceGallery(in: work, images: 3)
+    let copied = try Run.gallery(["copy", "--as", "uri-list", source, "3", "1"], environment: display.environment)
     #expect(copied.status == 0, "\(copied.stderr)")
-    #expect(copied.stderr.contains("copied 2 item(s) to the clipboard (xclip)"))
+    #expect(copied.stderr.contains("copied 2 item(s) to the clipboard (X11: text/uri-list)"), "\(copied.stderr)")
 
     let offered = try display.xclip(["-t", "text/uri-list", "-o"])
     let uris = images.map { URL(fileURLWithPath: $0).absoluteString }
     #expect(offered.stdout == uris[2] + "\r\n" + uris[0] + "\r\n")
+    #expect(try display.xclip(["-t", "TARGETS", "-o"]).stdout.split(separator: "\n") == ["TARGETS", "text/uri-list"])
 
     let target = try work.document("target.gallery")
     let pasted = try Run.gallery(["paste", target], environment: display.environment)
@@ -55,14 +61,47 @@ struct ClipboardTests {
     #expect(items.allSatisfy { $0.state == "ready" })
   }
 
-  @Test("copy --as gallery carries thumbnails: paste works with the original files gone")
+  @Test("copy offers every type at once, until something else is copied")
+  func everyType() throws {
+    let (display, work) = (try VirtualDisplay(), try TestWorkspace())
+    let (source, images) = try Self.sourceGallery(in: work, images: 2)
+    let copied = try Run.gallery(["copy", source, "2", "1"], environment: display.environment)
+    #expect(copied.status == 0, "\(copied.stderr)")
+    let uris = images.reversed().map { URL(fileURLWithPath: $0).absoluteString }
+
+    let targets = try display.xclip(["-t", "TARGETS", "-o"]).stdout.split(separator: "\n").map(String.init)
+    #expect(Set(targets) == ["TARGETS", "text/uri-list", "x-special/gnome-copied-files", "application/x-gallery-items", "text/plain;charset=utf-8", "UTF8_STRING"])
+    #expect(try display.xclip(["-t", "text/uri-list", "-o"]).stdout == uris.map { $0 + "\r\n" }.joined())
+    #expect(try display.xclip(["-t", "x-special/gnome-copied-files", "-o"]).stdout == "copy\n" + uris.joined(separator: "\n"))
+    #expect(try display.xclip(["-t", "UTF8_STRING", "-o"]).stdout == uris.joined(separator: "\n"))
+    let payload = try display.xclip(["-t", "application/x-gallery-items", "-o"]).stdoutData
+    #expect(try DragPayload.decode(payload)?.items.map(\.item.source) == uris)
+    #expect(owners(on: display).count == 1)
+
+    // Another program copies: ours lets go of the clipboard, and its process ends.
+    #expect(try display.xclip(["-t", "text/plain", "-i"], input: Data("other".utf8)).status == 0)
+    ImageServer.waitUntil("the owner to end") { owners(on: display).isEmpty }
+    #expect(try display.xclip(["-t", "TARGETS", "-o"]).stdout.contains("x-gallery-items") == false)
+  }
+
+  /// The `gallery clipboard-owner` processes serving this display.
+  private func owners(on display: VirtualDisplay) -> [String] {
+    let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return pids.filter { pid in
+      guard Int(pid) != nil,
+        let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+        String(decoding: command, as: UTF8.self).contains("clipboard-owner"),
+        let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+      else { return false }
+      return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == "DISPLAY=\(display.display)" }
+    }
+  }
+
+  @Test("A copy between galleries carries thumbnails: paste works with the original files gone")
   func galleryPayload() throws {
-    let display = try VirtualDisplay()
-    let work = try TestWorkspace()
-    let source = try work.document("source.gallery")
-    let images = try work.images(2)
-    #expect(try Run.gallery(["drop", source] + images).status == 0)
-    #expect(try Run.gallery(["copy", "--as", "gallery", source, "1", "2"], environment: display.environment).status == 0)
+    let (display, work) = (try VirtualDisplay(), try TestWorkspace())
+    let (source, images) = try Self.sourceGallery(in: work, images: 2)
+    #expect(try Run.gallery(["copy", source, "1", "2"], environment: display.environment).status == 0)
     for image in images { try FileManager.default.removeItem(atPath: image) }
 
     let target = try work.document("target.gallery")
@@ -104,7 +143,13 @@ struct ClipboardTests {
     #expect(none.stderr.contains("no graphical session"))
     let noTool = try Run.gallery(["paste", document], environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "", "PATH": "/nonexistent"])
     #expect(noTool.status == 69)
-    #expect(noTool.stderr.contains("install wl-clipboard (Wayland) or xclip (X11)"))
+    #expect(noTool.stderr.contains("install xclip to paste on X11"), "\(noTool.stderr)")
+    let noWaylandTool = try Run.gallery(["copy", document, "1"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": "wayland-9", "PATH": "/nonexistent"])
+    #expect(noWaylandTool.status == 69)
+    #expect(noWaylandTool.stderr.contains("install wl-clipboard (Wayland) or xclip (X11)"))
+    let noServer = try Run.gallery(["copy", document, "1"], environment: ["DISPLAY": ":4321", "WAYLAND_DISPLAY": ""])
+    #expect(noServer.status == 69)
+    #expect(noServer.stderr.contains("cannot open display ':4321'"), "\(noServer.stderr)")
 
     let display = try VirtualDisplay()
     let empty = try Run.gallery(["paste", document], environment: display.environment)

@@ -7,15 +7,16 @@ struct CopyCommand: ParsableCommand {
     commandName: "copy",
     abstract: "Copy items to the desktop clipboard.",
     discussion: """
-      Offers the items through wl-copy (Wayland) or xclip (X11), whichever the session \
-      has. These tools serve one type per copy, chosen with --as: \
-      uri-list (text/uri-list, the default: browsers, editors, `gallery paste`), \
-      files (x-special/gnome-copied-files: paste into GNOME Files, Nemo, Thunar; local \
-      files only), gallery (application/x-gallery-items: `gallery paste` into another \
-      gallery with nothing refetched), or text (the sources as plain text).
+      The items are offered in every type at once: text/uri-list (browsers, editors), \
+      x-special/gnome-copied-files (paste into GNOME Files, Nemo, Thunar; local files \
+      only), application/x-gallery-items (`gallery paste` into another gallery, with \
+      nothing refetched) and plain text (the sources, one a line). On X11 a background \
+      `gallery` process owns the clipboard and serves them until something else is \
+      copied; on Wayland wl-copy serves one type: text/uri-list, or the one --as chooses \
+      (uri-list, files, gallery, text), which also limits X11 to that type.
 
-      Exit status 69 when there is no clipboard (no graphical session, or neither tool \
-      installed).
+      Exit status 69 when there is no clipboard (no graphical session, or on Wayland no \
+      wl-clipboard).
       """)
 
   enum Flavour: String, ExpressibleByArgument, CaseIterable {
@@ -30,8 +31,8 @@ struct CopyCommand: ParsableCommand {
   @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
   var items: [ItemReference]
 
-  @Option(name: .customLong("as"), help: "uri-list, files, gallery or text.")
-  var flavour: Flavour = .uriList
+  @Option(name: .customLong("as"), help: "Offer only this type: uri-list, files, gallery or text.")
+  var flavour: Flavour?
 
   func validate() throws {
     guard !items.isEmpty else { throw ValidationError("name the ITEMs to copy") }
@@ -43,22 +44,29 @@ struct CopyCommand: ParsableCommand {
       let ids = try model.resolve(items)
       let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
       let clipboard = try Clipboard.current()
-      switch flavour {
-      case .uriList:
-        try clipboard.copy(Data(sources.map { $0 + "\r\n" }.joined().utf8), type: "text/uri-list")
-      case .text:
-        try clipboard.copy(Data(sources.joined(separator: "\n").utf8), type: "text/plain;charset=utf-8")
-      case .files:
-        let files = sources.filter { $0.hasPrefix("file:") }
-        for source in sources where !source.hasPrefix("file:") {
-          Terminal.message("not copied as a file: \(source) is not a local file")
-        }
-        guard !files.isEmpty else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
-        try clipboard.copy(Data((["copy"] + files).joined(separator: "\n").utf8), type: "x-special/gnome-copied-files")
-      case .gallery:
-        try clipboard.copy(try DragPayload.make(from: target.document, ids: ids, move: false).encoded(), type: DragPayload.mediaType)
+      let files = sources.filter { $0.hasPrefix("file:") }
+      var offers: [Flavour: X11Selection.Offer] = [
+        .uriList: .init(type: "text/uri-list", data: Data(sources.map { $0 + "\r\n" }.joined().utf8)),
+        .gallery: .init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()),
+        .text: .init(type: "text/plain;charset=utf-8", data: Data(sources.joined(separator: "\n").utf8)),
+      ]
+      if !files.isEmpty {
+        offers[.files] = .init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8))
       }
-      Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue))")
+      var chosen: [X11Selection.Offer]
+      if let flavour {
+        guard let offer = offers[flavour] else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
+        chosen = [offer]
+        if flavour == .text { chosen.append(.init(type: "UTF8_STRING", data: offer.data)) }
+        if flavour == .files && files.count < sources.count {
+          Terminal.message("not copied as files: \(sources.count - files.count) item(s) that are not local files")
+        }
+      } else {
+        chosen = [offers[.uriList]!] + (offers[.files].map { [$0] } ?? []) + [offers[.gallery]!, offers[.text]!]
+        chosen.append(.init(type: "UTF8_STRING", data: offers[.text]!.data))
+      }
+      let offered = try clipboard.copy(chosen)
+      Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
     }
   }
 }

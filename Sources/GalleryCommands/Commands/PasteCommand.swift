@@ -41,13 +41,21 @@ struct PasteCommand: ParsableCommand {
       _ = try GalleryDocument.open(target.document)
       let clipboard = try Clipboard.current()
       let offered = try clipboard.types()
-      guard let type = Self.preferred.first(where: offered.contains) else {
+      let usable = Self.preferred.filter(offered.contains)
+      guard !usable.isEmpty else {
         Terminal.message(
           offered.isEmpty
             ? "the clipboard is empty" : "the clipboard holds nothing to drop (it offers \(offered.joined(separator: ", ")))")
         throw ExitCode(ExitStatus.notFound)
       }
-      var data = try clipboard.paste(type: type)
+      // The best type that can actually be read (an owner may refuse one too large to send).
+      var pasted: (type: String, data: Data)?
+      var lastError: (any Error)?
+      for type in usable where pasted == nil {
+        do { pasted = (type, try clipboard.paste(type: type)) } catch { lastError = error }
+      }
+      guard let (type, content) = pasted else { throw lastError ?? Clipboard.Unavailable(description: "the clipboard cannot be read") }
+      var data = content
       if type == "x-special/gnome-copied-files" {
         // "copy" or "cut", then one URI a line.
         data = Data(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().joined(separator: "\n").utf8)

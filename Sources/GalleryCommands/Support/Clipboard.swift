@@ -1,15 +1,17 @@
 import Foundation
+import GalleryKit
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The desktop clipboard, through `wl-copy`/`wl-paste` (Wayland) or `xclip` (X11), whichever
-/// the session has. Each tool serves one type per copy.
+/// The desktop clipboard. On X11, `gallery` owns the selection itself (a background
+/// `gallery clipboard-owner` process) and serves every type at once; it reads it with `xclip`.
+/// On Wayland, `wl-copy`/`wl-paste`, which serve one type per copy.
 struct Clipboard {
   enum Tool: String {
     case wayland = "wl-clipboard"
-    case x11 = "xclip"
+    case x11 = "X11"
   }
 
   struct Unavailable: Error, CustomStringConvertible {
@@ -17,7 +19,8 @@ struct Clipboard {
   }
 
   let tool: Tool
-  let executable: String
+  /// wl-copy, or xclip (nil when not installed: copying works without it, pasting does not).
+  let executable: String?
 
   /// The clipboard of this session, or why there is none.
   static func current(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Clipboard {
@@ -26,26 +29,33 @@ struct Clipboard {
     if wayland, let copy = which("wl-copy", in: environment) {
       return Clipboard(tool: .wayland, executable: copy)
     }
-    if x11, let xclip = which("xclip", in: environment) {
-      return Clipboard(tool: .x11, executable: xclip)
+    if x11 {
+      return Clipboard(tool: .x11, executable: which("xclip", in: environment))
     }
-    if !wayland && !x11 {
+    if !wayland {
       throw Unavailable(description: "no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
     }
     throw Unavailable(description: "no clipboard tool: install wl-clipboard (Wayland) or xclip (X11)")
   }
 
-  /// Offers `data` as `type`. Returns once the tool has taken the selection; the tool stays
-  /// in the background serving it, with none of our descriptors (so a caller reading our
-  /// output sees its end).
-  func copy(_ data: Data, type: String) throws {
-    let arguments =
-      switch tool {
-      case .wayland: ["--type", type]
-      case .x11: ["-selection", "clipboard", "-t", type, "-i"]
+  /// Offers the data in each of its types (on Wayland, the first only). Returns once the
+  /// selection is taken; its server stays in the background with none of our descriptors
+  /// (so a caller reading our output sees its end). Returns the types offered.
+  @discardableResult
+  func copy(_ offers: [X11Selection.Offer]) throws -> [String] {
+    guard let first = offers.first else { return [] }
+    switch tool {
+    case .wayland:
+      let result = try run(try installedTool(), ["--type", first.type], input: first.data)
+      guard result.status == 0 else { throw Unavailable(description: "wl-copy failed: \(result.errors)") }
+      return [first.type]
+    case .x11:
+      let owner = try spawnOwner(input: X11Selection.encode(offers))
+      guard owner == "ok" else {
+        throw Unavailable(description: owner.hasPrefix("error: ") ? String(owner.dropFirst(7)) : "the clipboard owner did not start")
       }
-    let result = try run(executable, arguments, input: data)
-    guard result.status == 0 else { throw Unavailable(description: "\(tool.rawValue) failed: \(result.errors)") }
+      return offers.map(\.type)
+    }
   }
 
   /// The types the clipboard offers now.
@@ -53,7 +63,7 @@ struct Clipboard {
     let result =
       switch tool {
       case .wayland: try run(sibling("wl-paste"), ["--list-types"])
-      case .x11: try run(executable, ["-selection", "clipboard", "-t", "TARGETS", "-o"])
+      case .x11: try run(try installedTool(), ["-selection", "clipboard", "-t", "TARGETS", "-o"])
       }
     guard result.status == 0 else { return [] }  // an empty clipboard
     return String(decoding: result.output, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
@@ -64,14 +74,19 @@ struct Clipboard {
     let result =
       switch tool {
       case .wayland: try run(sibling("wl-paste"), ["--no-newline", "--type", type])
-      case .x11: try run(executable, ["-selection", "clipboard", "-t", type, "-o"])
+      case .x11: try run(try installedTool(), ["-selection", "clipboard", "-t", type, "-o"])
       }
     guard result.status == 0 else { throw Unavailable(description: "the clipboard has no \(type): \(result.errors)") }
     return result.output
   }
 
+  private func installedTool() throws -> String {
+    guard let executable else { throw Unavailable(description: "no clipboard tool: install xclip to paste on X11") }
+    return executable
+  }
+
   private func sibling(_ name: String) -> String {
-    (executable as NSString).deletingLastPathComponent + "/" + name
+    ((executable ?? "/usr/bin/wl-copy") as NSString).deletingLastPathComponent + "/" + name
   }
 
   private static func which(_ name: String, in environment: [String: String]) -> String? {
@@ -89,6 +104,47 @@ struct Clipboard {
   private func run(_ path: String, _ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data, errors: String) {
     let output = try temporaryFile()
     let errors = try temporaryFile()
+    let pid = try spawn(path, arguments, input: input, output: output.fileDescriptor, errors: errors.fileDescriptor)
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    try output.seek(toOffset: 0)
+    try errors.seek(toOffset: 0)
+    let text = String(decoding: try errors.readToEnd() ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return (exitStatus, try output.readToEnd() ?? Data(), text)
+  }
+
+  /// Starts `gallery clipboard-owner` in a session of its own and returns the line it
+  /// writes once it owns the selection ("ok") or cannot ("error: ...").
+  private func spawnOwner(input: Data) throws -> String {
+    var ready: [Int32] = [-1, -1]
+    guard pipe(&ready) == 0 else { throw Unavailable(description: "pipe: \(String(cString: strerror(errno)))") }
+    for end in ready { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    defer { close(ready[0]) }
+    let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+    defer { close(null) }
+    let pid: pid_t
+    do {
+      pid = try spawn("/proc/self/exe", ["clipboard-owner"], input: input, output: ready[1], errors: null, newSession: true)
+    } catch {
+      close(ready[1])
+      throw error
+    }
+    close(ready[1])
+    var line = Data()
+    var byte: UInt8 = 0
+    while read(ready[0], &byte, 1) == 1 { line.append(byte) }
+    // The owner lives on when it took the selection; reap it now if it did not.
+    var status: Int32 = 0
+    _ = waitpid(pid, &status, WNOHANG)
+    return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// posix_spawn with standard input fed from `input`, output and errors on the given
+  /// descriptors, and every other descriptor closed.
+  private func spawn(
+    _ path: String, _ arguments: [String], input: Data, output: Int32, errors: Int32, newSession: Bool = false
+  ) throws -> pid_t {
     var stdin: [Int32] = [-1, -1]
     guard pipe(&stdin) == 0 else { throw Unavailable(description: "pipe: \(String(cString: strerror(errno)))") }
     // Only the dup2'ed copies reach the tool.
@@ -97,16 +153,23 @@ struct Clipboard {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, output.fileDescriptor, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors.fileDescriptor, 2)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors, 2)
     // Nothing else we hold, inherited or not, may stay open in the tool's server.
     for descriptor in Self.openDescriptors() where descriptor > 2 {
       posix_spawn_file_actions_addclose(&actions, descriptor)
     }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    if newSession {
+      // POSIX_SPAWN_SETSID (glibc): the owner outlives our terminal and its hang-up.
+      posix_spawnattr_setflags(&attributes, 0x80)
+    }
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
     close(stdin[0])
     guard spawned == 0 else {
       close(stdin[1])
@@ -124,13 +187,7 @@ struct Clipboard {
       }
     }
     close(stdin[1])
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    try output.seek(toOffset: 0)
-    try errors.seek(toOffset: 0)
-    let text = String(decoding: try errors.readToEnd() ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    return (exitStatus, try output.readToEnd() ?? Data(), text)
+    return pid
   }
 
   private static func openDescriptors() -> [Int32] {
