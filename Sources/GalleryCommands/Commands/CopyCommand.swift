@@ -45,26 +45,24 @@ struct CopyCommand: ParsableCommand {
       let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
       let clipboard = try Clipboard.current()
       let files = sources.filter { $0.hasPrefix("file:") }
-      var offers: [Flavour: X11Selection.Offer] = [
-        .uriList: .init(type: "text/uri-list", data: Data(sources.map { $0 + "\r\n" }.joined().utf8)),
-        .gallery: .init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()),
-        .text: .init(type: "text/plain;charset=utf-8", data: Data(sources.joined(separator: "\n").utf8)),
-      ]
-      if !files.isEmpty {
-        offers[.files] = .init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8))
-      }
-      var chosen: [X11Selection.Offer]
-      if let flavour {
-        guard let offer = offers[flavour] else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
-        chosen = [offer]
-        if flavour == .text { chosen.append(.init(type: "UTF8_STRING", data: offer.data)) }
+      let wanted = { (kind: Flavour) in flavour == nil || flavour == kind }
+      let text = Data(sources.joined(separator: "\n").utf8)
+      var chosen: [X11Selection.Offer] = []
+      if wanted(.uriList) { chosen.append(.init(type: "text/uri-list", data: Data(DropSourceParser.uriListText(sources).utf8))) }
+      if wanted(.files), !files.isEmpty {
+        chosen.append(.init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8)))
         if flavour == .files && files.count < sources.count {
           Terminal.message("not copied as files: \(sources.count - files.count) item(s) that are not local files")
         }
-      } else {
-        chosen = [offers[.uriList]!] + (offers[.files].map { [$0] } ?? []) + [offers[.gallery]!, offers[.text]!]
-        chosen.append(.init(type: "UTF8_STRING", data: offers[.text]!.data))
       }
+      // The payload reads every thumbnail: only when it is offered.
+      if wanted(.gallery) {
+        chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
+      }
+      if wanted(.text) {
+        chosen += [.init(type: "text/plain;charset=utf-8", data: text), .init(type: "UTF8_STRING", data: text)]
+      }
+      guard !chosen.isEmpty else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
       let offered = try clipboard.copy(chosen)
       Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
     }

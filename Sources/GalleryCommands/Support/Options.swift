@@ -85,18 +85,22 @@ struct WebOptions: ParsableArguments {
     if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
   }
 
+  var limits: WebLimits {
+    var limits = WebLimits()
+    limits.timeout = timeout
+    limits.connectTimeout = min(limits.connectTimeout, timeout)
+    limits.maxBytes = maxDownloadSize
+    return limits
+  }
+
+  var cache: DownloadCache? { noCache ? nil : DownloadCache() }
+
   /// Applies the options to a drop's options.
   func configure(_ options: inout DropOptions) {
     options.downloads = downloads
-    options.web.timeout = timeout
-    options.web.connectTimeout = min(options.web.connectTimeout, timeout)
-    options.web.maxBytes = maxDownloadSize
-    if noCache { options.cache = nil }
+    options.web = limits
+    options.cache = cache
   }
 
-  func fetcher() -> WebImageFetcher {
-    var options = DropOptions()
-    configure(&options)
-    return WebImageFetcher(limits: options.web, cache: options.cache)
-  }
+  func fetcher() -> WebImageFetcher { WebImageFetcher(limits: limits, cache: cache) }
 }

@@ -83,6 +83,11 @@ public enum DropSourceParser {
     return (sources, failures)
   }
 
+  /// Writes a `text/uri-list` (RFC 2483): one URI a line, each ended by CRLF.
+  public static func uriListText(_ uris: [String]) -> String {
+    uris.map { $0 + "\r\n" }.joined()
+  }
+
   /// Parses a `text/uri-list` (RFC 2483): one URI a line, `#` comments, CRLF or LF.
   public static func uriList(_ text: String) -> [String] {
     text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })

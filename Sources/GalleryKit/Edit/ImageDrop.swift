@@ -90,18 +90,14 @@ public enum ImageDrop {
 
     // Refuse what can be refused without decoding, before the document is touched; web
     // sources are only known once downloaded.
-    var accepted: [DropSource] = []
-    for source in sources {
-      if case .file(let path) = source.location,
+    let accepted = sources.filter { source in
+      guard case .file(let path) = source.location,
         let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels)
-      {
-        report.failures.append(DropFailure(source: source.given, reason: reason))
-      } else {
-        accepted.append(source)
-      }
+      else { return true }
+      report.failures.append(DropFailure(source: source.given, reason: reason))
+      return false
     }
     guard !accepted.isEmpty else { return report }
-    let toLoad = accepted
     let hasWeb = accepted.contains(where: \.isWeb)
 
     // 1. Loads, with no lock held: local files at once, downloads once the placeholders
@@ -115,9 +111,9 @@ public enum ImageDrop {
     finished.enter()
     let loading = SourceLoading(imageOptions: imageOptions, options: options, needsWeb: hasWeb)
     Thread.detachNewThread {
-      loading.run(toLoad, cancellation: cancellation, beforeDownloads: placeholdersSaved) { index, outcome in
+      loading.run(accepted, cancellation: cancellation, beforeDownloads: placeholdersSaved) { index, outcome in
         outcomes.withLock { $0[index] = outcome }
-        progress(done.add(1, ordering: .relaxed).newValue, toLoad.count)
+        progress(done.add(1, ordering: .relaxed).newValue, accepted.count)
         arrived.signal()
       }
       finished.leave()
@@ -133,11 +129,7 @@ public enum ImageDrop {
         let ids = edit.newItemIDs(accepted.count)
         let now = Date.nowInWholeSeconds
         edit.model.insert(
-          zip(ids, accepted).map { id, source in
-            var item = Item.placeholder(id: id, source: source.url, now: now)
-            item.page = source.page
-            return item
-          }, at: options.position)
+          zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
         return ids
       }
     } catch {
@@ -156,9 +148,8 @@ public enum ImageDrop {
     var lastCommit = DispatchTime.now()
     while true {
       arrived.wait()
-      // Outcomes that arrive meanwhile join this save.
-      _ = finished.wait(timeout: lastCommit + spacing)
-      let isFinished = finished.wait(timeout: .now()) == .success
+      // Outcomes that arrive until the next save is due join it.
+      let isFinished = finished.wait(timeout: lastCommit + spacing) == .success
       let ready = outcomes.withLock { results in
         defer { results.removeAll() }
         return results

@@ -29,9 +29,8 @@ public enum ImageRetry {
         case "pending": throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
         default: break
         }
-        var placeholder = Item.placeholder(id: id, source: item.source)
+        var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
         placeholder.added = item.added
-        placeholder.page = item.page
         edit.model.items[index] = placeholder
         targets.append((id, item.source))
       }

@@ -100,9 +100,9 @@ public struct Item: Codable, Sendable, Equatable {
       pid: getpid(), host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
   }
 
-  public static func placeholder(id: String, source: String, now: Date = .nowInWholeSeconds) -> Item {
+  public static func placeholder(id: String, source: String, page: String? = nil, now: Date = .nowInWholeSeconds) -> Item {
     Item(
-      id: id, source: source, page: nil, state: .placeholder, aspectRatio: 1, width: nil,
+      id: id, source: source, page: page, state: .placeholder, aspectRatio: 1, width: nil,
       height: nil, orientation: nil, format: nil, bytes: nil, hash: nil, thumbnail: nil, original: nil,
       added: now, placeholder: Placeholder(from: source, owner: .current, since: now),
       failure: nil)

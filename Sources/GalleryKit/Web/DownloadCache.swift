@@ -46,27 +46,50 @@ public struct DownloadCache: Sendable {
     folder + "/" + contentHash(of: Data(url.utf8)).dropFirst("sha256:".count)
   }
 
-  /// The cached entry and body for a URL, if any (an unreadable or foreign file is a miss).
-  public func lookup(_ url: String) -> (entry: Entry, body: Data)? {
-    guard let data = FileManager.default.contents(atPath: path(for: url)),
-      let newline = data.firstIndex(of: UInt8(ascii: "\n")),
-      String(decoding: data[..<newline], as: UTF8.self) == Self.magic
+  /// A cached copy: its entry, read at once, and its body, read only when wanted (a changed
+  /// image needs only the entry's validators). The open file keeps reading the copy that was
+  /// looked up even if another process replaces it meanwhile.
+  public struct CachedCopy {
+    public var entry: Entry
+    let file: FileHandle
+    let bodyOffset: UInt64
+    let length: Int
+
+    /// The body, or nil when the file is shorter than its header says.
+    public func body() -> Data? {
+      guard (try? file.seek(toOffset: bodyOffset)) != nil, let data = try? file.readToEnd() ?? Data(),
+        data.count == length
+      else { return nil }
+      return data
+    }
+  }
+
+  /// Room for the two header lines: the JSON holds a URL, two validators and a type.
+  private static let headerLimit = 64 * 1024
+
+  /// The cached copy for a URL, if any (an unreadable or foreign file is a miss).
+  public func lookup(_ url: String) -> CachedCopy? {
+    guard let file = FileHandle(forReadingAtPath: path(for: url)),
+      let prefix = try? file.read(upToCount: Self.headerLimit),
+      let newline = prefix.firstIndex(of: UInt8(ascii: "\n")),
+      String(decoding: prefix[..<newline], as: UTF8.self) == Self.magic
     else { return nil }
-    let rest = data[(newline + 1)...]
+    let rest = prefix[(newline + 1)...]
     guard let end = rest.firstIndex(of: UInt8(ascii: "\n")),
       let header = try? JSONSerialization.jsonObject(with: Data(rest[..<end])) as? [String: Any],
       let storedURL = header["url"] as? String, storedURL == url,
-      let length = header["length"] as? Int, length == rest.count - (end - rest.startIndex) - 1
+      let length = header["length"] as? Int
     else { return nil }
     let entry = Entry(
       url: storedURL, finalURL: header["finalURL"] as? String ?? storedURL,
       etag: header["etag"] as? String, lastModified: header["lastModified"] as? String,
       contentType: header["contentType"] as? String,
       stored: Date(timeIntervalSince1970: header["stored"] as? Double ?? 0))
-    return (entry, Data(rest[(end + 1)...]))
+    return CachedCopy(entry: entry, file: file, bodyOffset: UInt64(end - prefix.startIndex + 1), length: length)
   }
 
-  /// Stores a body (unless it alone is over the limit), then evicts down to the limit.
+  /// Stores a body (unless it alone is over the limit). The caller evicts (`evict()`) once
+  /// it has stored what it downloads, rather than listing the folder for every body.
   public func store(_ entry: Entry, body: Data) {
     guard body.count <= limit else { return }
     var header: [String: Any] = [
@@ -88,7 +111,6 @@ public struct DownloadCache: Sendable {
     let temporary = folder + "/.tmp-\(getpid())-\(UUID().uuidString)"
     guard FileManager.default.createFile(atPath: temporary, contents: file) else { return }
     if rename(temporary, target) != 0 { unlink(temporary) }
-    evict()
   }
 
   /// Marks an entry as just used.

@@ -46,6 +46,8 @@ public struct WebDownload: Sendable {
 /// thread), so it fits the drop's worker threads.
 public final class WebImageFetcher: Sendable {
   private let clients = Mutex<[ProxySettings.Server?: HTTPClient]>([:])
+  /// Whether a body was stored, so the cache is trimmed once, at `shutdown()`.
+  private let stored = Atomic<Bool>(false)
   public let limits: WebLimits
   public let cache: DownloadCache?
   public let proxies: ProxySettings
@@ -68,6 +70,7 @@ public final class WebImageFetcher: Sendable {
 
   public func shutdown() {
     for client in clients.withLock({ $0.values }) { try? client.syncShutdown() }
+    if stored.load(ordering: .relaxed) { cache?.evict() }
   }
 
   private func client(for url: URL) -> HTTPClient {
@@ -98,6 +101,12 @@ public final class WebImageFetcher: Sendable {
   public func fetch(_ url: URL, cancellation: DropCancellation? = nil) -> Result<WebDownload, WebFailure> {
     let key = url.absoluteString
     let cached = cache?.lookup(key)
+    // The cached copy stands in when the server says it has not changed, or cannot be reached.
+    func cachedDownload(_ cached: DownloadCache.CachedCopy) -> Result<WebDownload, WebFailure> {
+      guard let body = cached.body() else { return .failure(.transport("the cached copy could not be read")) }
+      cache?.touch(key)
+      return .success(WebDownload(body: body, finalURL: cached.entry.finalURL, fromCache: true))
+    }
     let deadline = NIODeadline.now() + .milliseconds(Int64(limits.timeout * 1000))
     var current = url
     var visited: Set<String> = [key]
@@ -126,13 +135,11 @@ public final class WebImageFetcher: Sendable {
       } catch {
         let failure = WebFailure(error, host: current.host ?? "", timeout: limits.timeout)
         // Offline, or the server is down: a copy in the cache is still the image dropped.
-        if let cached, failure.isTransport {
-          cache?.touch(key)
-          return .success(WebDownload(body: cached.body, finalURL: cached.entry.finalURL, fromCache: true))
-        }
+        if let cached, failure.isTransport { return cachedDownload(cached) }
         return .failure(failure)
       }
 
+      if let cached, response.head.status.code == 304 { return cachedDownload(cached) }
       switch response.head.status.code {
       case 200..<300:
         guard VipsBuffer.loaderName(for: response.body.prefix(LocalImageLoader.precheckPrefix)) != nil else {
@@ -145,17 +152,13 @@ public final class WebImageFetcher: Sendable {
             lastModified: response.head.headers.first(name: "Last-Modified"),
             contentType: response.head.headers.first(name: "Content-Type"), stored: Date()),
           body: response.body)
+        stored.store(true, ordering: .relaxed)
         return .success(WebDownload(body: response.body, finalURL: current.absoluteString, fromCache: false))
-      case 304 where cached != nil:
-        cache?.touch(key)
-        return .success(WebDownload(body: cached!.body, finalURL: cached!.entry.finalURL, fromCache: true))
       case 301, 302, 303, 307, 308:
         guard let location = response.head.headers.first(name: "Location"),
           let next = URL(string: location, relativeTo: current)?.absoluteURL
         else { return .failure(.badRedirect) }
-        guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-          return .failure(.refusedScheme(next.absoluteString))
-        }
+        // A redirect to another scheme is refused at the top of the loop.
         guard visited.insert(next.absoluteString).inserted else { return .failure(.redirectLoop(next.absoluteString)) }
         redirects += 1
         guard redirects <= limits.maxRedirects else { return .failure(.tooManyRedirects(limits.maxRedirects)) }
