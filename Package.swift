@@ -32,13 +32,15 @@ let package = Package(
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
+    // libc calls Swift cannot make directly (variadic, or _GNU_SOURCE only).
+    .systemLibrary(name: "CGallerySystem"),
     .systemLibrary(
       name: "CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]),
     .target(
       name: "GalleryKit",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection",
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),

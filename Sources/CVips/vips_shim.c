@@ -10,7 +10,7 @@
 #define VIPS_FUNCTIONS(X) \
   X(vips_init) X(vips_error_buffer) X(vips_error_clear) X(vips_cache_set_max) \
   X(vips_block_untrusted_set) X(vips_concurrency_set) X(vips_image_get_width) \
-  X(vips_image_get_height) X(vips_image_hasalpha) X(vips_image_get_typeof) X(vips_image_get_int) \
+  X(vips_image_get_height) X(vips_image_get_bands) X(vips_image_get_format) X(vips_image_hasalpha) X(vips_image_get_typeof) X(vips_image_get_int) \
   X(vips_foreign_find_load_buffer) X(vips_image_new_from_buffer) X(vips_thumbnail_buffer) \
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
@@ -74,6 +74,25 @@ int CVips_orientation(VipsImage *image) {
       orientation >= 1 && orientation <= 8)
     return orientation;
   return 1;
+}
+
+long long CVips_full_decode_bytes(VipsImage *image) {
+  int interlaced = 0;
+  if (!vips.vips_image_get_typeof(image, "interlaced") ||
+      vips.vips_image_get_int(image, "interlaced", &interlaced) != 0 || !interlaced)
+    return 0;
+  long long element;
+  switch (vips.vips_image_get_format(image)) {
+  case VIPS_FORMAT_UCHAR: case VIPS_FORMAT_CHAR: element = 1; break;
+  case VIPS_FORMAT_USHORT: case VIPS_FORMAT_SHORT: element = 2; break;
+  case VIPS_FORMAT_DOUBLE: case VIPS_FORMAT_COMPLEX: element = 8; break;
+  case VIPS_FORMAT_DPCOMPLEX: element = 16; break;
+  default: element = 4; break;
+  }
+  // A progressive JPEG keeps its coefficients (2 bytes each) for the whole image.
+  if (element < 2) element = 2;
+  return (long long)vips.vips_image_get_width(image) * vips.vips_image_get_height(image) *
+         vips.vips_image_get_bands(image) * element;
 }
 
 void CVips_unref(VipsImage *image) { if (image) g_object_unref(image); }

@@ -23,6 +23,9 @@ int CVips_height(VipsImage *image);
 int CVips_has_alpha(VipsImage *image);
 /// The EXIF orientation (1 to 8), or 1.
 int CVips_orientation(VipsImage *image);
+/// Bytes a decode needs when the image cannot be streamed (an interlaced PNG or GIF, a
+/// progressive JPEG: decoded whole before it can be shrunk); 0 when it streams.
+long long CVips_full_decode_bytes(VipsImage *image);
 void CVips_unref(VipsImage *image);
 void CVips_free(void *buffer);
 

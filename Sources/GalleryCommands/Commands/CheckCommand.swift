@@ -24,15 +24,27 @@ struct CheckCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       if fix {
+        if let backup = try DocumentCheck.rescue(target.document) {
+          Terminal.message("rescued what could be read into a new revision; the damaged file is kept as \(backup)")
+        }
         let removed = try DocumentCheck.fix(target.document)
         if removed > 0 { Terminal.message("removed \(removed) stale placeholder\(removed == 1 ? "" : "s")") }
       }
-      let document = try GalleryDocument.open(target.document)
+      let document: GalleryDocument
+      do { document = try GalleryDocument.open(target.document) } catch DocumentError.invalid(let path, let problems) {
+        // Nothing readable to open: list every rule the model breaks.
+        if output.json {
+          try JSONOutput.write(CheckReport(problems: problems, note: "\(path) cannot be opened"))
+        } else {
+          Terminal.out(problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
+        }
+        throw ExitCode(ExitStatus.dataError)
+      }
       let report = DocumentCheck.run(document)
       if output.json {
         try JSONOutput.write(report)
       } else {
-        Terminal.out(report.problems.map { "problem: \($0)\n" }.joined())
+        Terminal.out(report.problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
         if let note = report.note { Terminal.message(note) }
       }
       if !report.problems.isEmpty { throw ExitCode(ExitStatus.partial) }

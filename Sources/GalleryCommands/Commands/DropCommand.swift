@@ -76,7 +76,7 @@ struct DropCommand: ParsableCommand {
     ImageProcessor.prepareInBackground()
     defer { ImageProcessor.waitForPreparation() }
     try reportingErrors {
-      let input = sources.contains("-") ? FileHandle.standardInput.readDataToEndOfFile() : Data()
+      let input = sources.contains("-") ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
       var options = DropOptions()
       options.position = position?.value
       options.keepFailed = keepFailed ? true : nil
@@ -97,8 +97,15 @@ struct DropCommand: ParsableCommand {
   ) throws {
     if let payload = try DragPayload.decode(input) {
       guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
-      let added = try payload.drop(into: document, at: options.position)
-      try list(added, in: document, json: json)
+      let outcome = try payload.drop(into: document, at: options.position)
+      try list(outcome.items, in: document, json: json)
+      if outcome.movedOut > 0 {
+        Terminal.message("moved \(outcome.movedOut) item\(outcome.movedOut == 1 ? "" : "s") out of \(payload.source) (into its trash)")
+      }
+      if let notMoved = outcome.notMoved {
+        Terminal.message("not moved: \(notMoved)")
+        throw ExitCode(ExitStatus.partial)
+      }
       return
     }
     let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) { input }

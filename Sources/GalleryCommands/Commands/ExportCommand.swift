@@ -65,10 +65,13 @@ struct ExportCommand: ParsableCommand {
 
   private func original(of item: Item, fetcher: WebImageFetcher?) throws -> Data {
     guard let url = URL(string: item.source) else { throw ExportFailure("its source is not a URL") }
+    // Without a hash nothing says the file is the image that was dropped: a document from
+    // someone else could name any file (file:///etc/shadow) and have it copied out.
+    guard let hash = item.hash else { throw ExportFailure("it has no content hash to check its original against") }
     let data: Data
     if url.isFileURL {
-      do { data = try Data(contentsOf: url) } catch {
-        throw ExportFailure("the original \(url.path) cannot be read: \((error as NSError).localizedDescription)")
+      do { data = try LocalImageLoader.readSource(url.path, limit: web.maxDownloadSize) } catch {
+        throw ExportFailure("the original \(url.path) cannot be read: \(error)")
       }
     } else if let fetcher {
       switch fetcher.fetch(url) {
@@ -78,7 +81,7 @@ struct ExportCommand: ParsableCommand {
     } else {
       throw ExportFailure("its source is not a file")
     }
-    if let hash = item.hash, GalleryKit.contentHash(of: data) != hash {
+    if GalleryKit.contentHash(of: data) != hash {
       throw ExportFailure("the original \(url.isFileURL ? url.path : url.absoluteString) has changed since it was dropped")
     }
     return data
@@ -100,7 +103,21 @@ struct SafeFileNames {
     while name.hasPrefix(".") { name.removeFirst() }
     if name.isEmpty || name == "." || name == ".." { name = item.id }
     if (name as NSString).pathExtension.isEmpty, let format = item.format { name += "." + format }
-    return String(name.prefix(200))
+    return prefix(name, bytes: 200)
+  }
+
+  /// At most `bytes` bytes of UTF-8, cut between characters, the extension kept: file
+  /// names are limited in bytes (255), not in characters.
+  static func prefix(_ name: String, bytes: Int) -> String {
+    guard name.utf8.count > bytes else { return name }
+    let ext = (name as NSString).pathExtension
+    let suffix = ext.isEmpty || ext.utf8.count > 16 ? "" : "." + ext
+    var stem = ""
+    for character in suffix.isEmpty ? name : (name as NSString).deletingPathExtension {
+      guard stem.utf8.count + character.utf8.count + suffix.utf8.count <= bytes else { break }
+      stem.append(character)
+    }
+    return stem + suffix
   }
 
   mutating func write(_ data: Data, preferredName: String) throws -> String {

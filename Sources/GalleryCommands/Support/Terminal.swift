@@ -67,10 +67,11 @@ enum ExitStatus {
       switch error {
       case .notFound, .itemNotFound: notFound
       case .exists: cannotCreate
-      case .notAGallery, .corrupt, .unsupportedFormat: dataError
+      case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: dataError
       case .io: ioError
       }
     case is ImageRetry.Refusal: partial
+    case is DragPayload.Refusal, is StandardInput.TooLarge: dataError
     case is Clipboard.Unavailable: unavailable
     default: ioError
     }

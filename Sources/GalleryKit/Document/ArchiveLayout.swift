@@ -25,6 +25,11 @@ struct ArchiveLayout: Sendable {
   var tornBytes: Int64
   /// Why the scan stopped early, when it did.
   var tornReason: String?
+  /// The first damage the scan read past, when there was any: the document then opens
+  /// read-only (as the last revision that could be read) and edits refuse it.
+  var damage: String? = nil
+  /// Every rule a damaged `gallery.json` broke, for `gallery check`.
+  var damageProblems: [String] = []
 
   /// Names a revision needs: the model, the cover, and every item's thumbnail and original.
   var liveNames: Set<String> {

@@ -16,15 +16,34 @@ enum DocumentArchive {
   static let thumbnailFolder = "thumbnails/"
   static let originalsFolder = "originals/"
 
-  /// Limits that keep a hostile archive from making us allocate without bound.
-  static let modelSizeLimit: Int64 = 512 << 20
-  static let entrySizeLimit: Int64 = 1 << 30
+  /// Limits that keep a hostile archive from making us allocate without bound. A
+  /// document we write never comes near them: the model of 100,000 items is about 40 MB.
+  static let modelSizeLimit: Int64 = 128 << 20
+  static let thumbnailSizeLimit: Int64 = 16 << 20
+  /// Originals are embedded only up to the download limit's ceiling (see `WebLimits`).
+  static let originalSizeLimit: Int64 = 256 << 20
 
   static let endOfArchiveMarkerSize: Int64 = 1024
+
+  /// The largest data an entry of this name may hold, or nil for names the model never
+  /// refers to (skipped, never read).
+  static func sizeLimit(of name: String) -> Int64? {
+    if name == modelEntry { return modelSizeLimit }
+    if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
+    if name.hasPrefix(originalsFolder) { return originalSizeLimit }
+    return nil
+  }
 
   // MARK: - Reading
 
   /// Scans the whole file from its start and returns its last complete revision.
+  ///
+  /// A save that was interrupted leaves a *torn tail*: the file ends inside an entry, or
+  /// with entries and no `gallery.json` after them. That is ignored here and cut off by the
+  /// next save. Anything else that is wrong (a block that is not a header, a link or sparse
+  /// entry, an entry over its size limit, a `gallery.json` that does not decode or breaks a
+  /// rule) is *damage*: reading goes on past it, as bsdtar does, and the layout says so, so
+  /// that the document opens read-only and no save ever truncates what could not be read.
   static func scan(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
     let fileSize: Int64
     do {
@@ -46,7 +65,7 @@ enum DocumentArchive {
 
     // The first entry must be the mimetype, so content sniffing and our checks agree.
     do {
-      guard let first = try reader.next(), first.name == mimetypeEntry,
+      guard let first = try reader.next(), first.name == mimetypeEntry, first.isRegularFile,
         try reader.readData(size: first.size, limit: 256) == Data(GalleryModel.mediaType.utf8)
       else { throw DocumentError.notAGallery(file.path, "its first entry is not the mimetype \(GalleryModel.mediaType)") }
     } catch let error as DocumentError {
@@ -61,14 +80,16 @@ enum DocumentArchive {
     var previous: (name: String, offset: Int64, size: Int64)? = (mimetypeEntry, 0, Int64(GalleryModel.mediaType.utf8.count))
     var candidate: GalleryModel?
     var tornReason: String?
-    var modelProblem: String?
+    var damage: String?
+    var damageProblems: [String] = []
+    var endMarker = false
 
-    while true {
-      var entry: ArchiveReader.Entry?
-      do { entry = try reader.next() } catch {
-        tornReason = "\(error)"
-        entry = nil
-      }
+    func damaged(_ reason: String, at offset: Int64) {
+      if damage == nil { damage = "at byte \(offset): \(reason)" }
+    }
+
+    scanning: while true {
+      let header = reader.nextHeader()
       let position = reader.headerPosition
       if let previous {
         pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
@@ -87,7 +108,31 @@ enum DocumentArchive {
         revisions += 1
         candidate = nil
       }
-      guard let entry else { break }
+      let entry: ArchiveReader.Entry
+      switch header {
+      case .entry(let found): entry = found
+      case .end:
+        endMarker = true
+        break scanning
+      case .damaged(let reason):
+        damaged(reason, at: position)
+        continue scanning
+      case .fatal(let reason):
+        tornReason = reason
+        break scanning
+      }
+      guard entry.isRegularFile else {
+        damaged("entry \(ModelValidation.quoted(entry.name)) is not a regular file (a link, device, folder or sparse file)", at: position)
+        continue
+      }
+      if let limit = sizeLimit(of: entry.name), entry.size > limit {
+        damaged("entry \(ModelValidation.quoted(entry.name)) of \(entry.size) bytes is over its limit of \(limit)", at: position)
+        do { try reader.skipData() } catch {
+          tornReason = "\(error)"
+          break scanning
+        }
+        continue scanning
+      }
       previous = (entry.name, position, entry.size)
       do {
         if entry.name == modelEntry {
@@ -96,8 +141,11 @@ enum DocumentArchive {
             candidate = try ModelCoding.decode(data)
           } catch DocumentError.unsupportedFormat(let version) {
             throw DocumentError.unsupportedFormat(version)
+          } catch let failure as ModelValidation.Failure {
+            damaged("a gallery.json revision breaks a rule: \(failure)", at: position)
+            damageProblems = failure.problems.map(\.description)
           } catch {
-            modelProblem = "a gallery.json revision does not decode: \(error)"
+            damaged("a gallery.json revision does not decode: \(error)", at: position)
           }
         } else {
           try reader.skipData()
@@ -106,28 +154,47 @@ enum DocumentArchive {
         throw error
       } catch {
         tornReason = "\(error)"
-        break
+        break scanning
       }
     }
     guard let committed else {
-      throw .corrupt(file.path, modelProblem ?? tornReason ?? "it holds no complete gallery.json")
+      if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
+      throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
     }
     let tail = fileSize - committed.end
-    let cleanTail = tornReason == nil && (tail == 0 || tail == endOfArchiveMarkerSize)
+    // After the end marker, plain tar tools may pad with zeros up to their block size.
+    let cleanTail = tornReason == nil && endMarker && (tail == 0 || zeros(in: file, from: committed.end, to: fileSize))
     return ArchiveLayout(
       model: committed.model, entries: committed.entries, revisionEnd: committed.end,
-      fileSize: fileSize, revisions: revisions, tornBytes: cleanTail ? 0 : tail,
-      tornReason: cleanTail ? nil : (tornReason ?? modelProblem ?? "trailing bytes after the last revision"))
+      fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
+      tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
+      damage: damage, damageProblems: damageProblems)
+  }
+
+  /// Whether the bytes from `start` to `end` are all zero (read in bounded chunks).
+  private static func zeros(in file: FileHandleFD, from start: Int64, to end: Int64) -> Bool {
+    do {
+      try file.seek(to: start)
+      var left = end - start
+      while left > 0 {
+        let chunk = try file.read(upTo: Int(min(left, 64 * 1024)))
+        guard !chunk.isEmpty, chunk.allSatisfy({ $0 == 0 }) else { return false }
+        left -= Int64(chunk.count)
+      }
+      return true
+    } catch {
+      return false
+    }
   }
 
   /// Reads one entry's data where the layout says it is.
   static func read(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
     try file.seek(to: location.offset)
     let reader = try ArchiveReader(fileDescriptor: file.rawValue)
-    guard let entry = try reader.next() else {
+    guard let entry = try reader.next(), entry.isRegularFile, let limit = sizeLimit(of: entry.name) else {
       throw ArchiveError(status: -30, message: "no entry at offset \(location.offset)", operation: "reading an entry")
     }
-    return try reader.readData(size: entry.size, limit: entrySizeLimit)
+    return try reader.readData(size: entry.size, limit: limit)
   }
 
   // MARK: - Writing
@@ -163,15 +230,18 @@ enum DocumentArchive {
 
   /// Writes a new, complete document to `path` through a temporary file: the whole
   /// file appears at once or not at all. With `replacing` false, an existing file is never
-  /// overwritten (link(2) fails instead).
+  /// overwritten (link(2) fails instead). With `replacing` true, a symlink is followed (the
+  /// document it names is replaced, the link stays) and the new file keeps the old one's
+  /// mode and, where permitted, its owner.
   static func writeComplete(
     to path: String, model: GalleryModel, entries: (ArchiveWriter) throws -> Void, replacing: Bool
   ) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    let base = (path as NSString).lastPathComponent
-    let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let target = replacing ? FileSystem.resolvingLinks(path) : path
+    let existing = replacing ? FileSystem.status(of: target) : nil
+    let temporary = FileSystem.temporaryName(beside: target)
     do {
       let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+      if let existing { file.takeMetadata(of: existing) }
       let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
@@ -179,15 +249,13 @@ enum DocumentArchive {
       try writer.close()
       try file.sync()
       if replacing {
-        guard rename(temporary, path) == 0 else { throw FileSystemError(errno: errno, operation: "rename", path: path) }
+        try FileSystem.rename(temporary, to: target)
       } else {
-        guard link(temporary, path) == 0 else {
-          let code = errno
-          throw code == EEXIST ? DocumentError.exists(path) : FileSystemError(errno: code, operation: "link", path: path)
+        do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch let error as FileSystemError where error.errno == EEXIST {
+          throw DocumentError.exists(path)
         }
-        unlink(temporary)
       }
-      syncDirectory(containing: path)
+      syncDirectory(containing: target)
     } catch {
       unlink(temporary)
       throw error
@@ -196,16 +264,7 @@ enum DocumentArchive {
 
   /// Removes temporary files left by a save that was killed (the caller holds the lock).
   static func removeStaleTemporaries(for path: String) {
-    let directory = (path as NSString).deletingLastPathComponent
-    let prefix = ".\((path as NSString).lastPathComponent).tmp-"
-    let folder = directory.isEmpty ? "." : directory
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-    for name in names where name.hasPrefix(prefix) {
-      // The pid in the name tells whether its writer may still be running.
-      let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap { Int32($0) }
-      if let pid, pid != getpid(), kill(pid, 0) == 0 { continue }
-      unlink(folder + "/" + name)
-    }
+    FileSystem.removeStaleTemporaries(beside: FileSystem.resolvingLinks(path))
   }
 }
 
@@ -225,6 +284,8 @@ public enum ModelCoding {
     guard model.format <= GalleryModel.formatVersion else {
       throw DocumentError.unsupportedFormat(model.format)
     }
+    let problems = ModelValidation.problems(of: model)
+    guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
     return model
   }
 }

@@ -5,21 +5,26 @@ public struct CheckReport: Codable, Sendable {
   public var problems: [String]
   /// A remark that is not a problem (an interrupted save the next write cleans up).
   public var note: String?
+
+  public init(problems: [String], note: String?) {
+    self.problems = problems
+    self.note = note
+  }
 }
 
 /// Verifies a document's model against its entries.
 public enum DocumentCheck {
   public static func run(_ document: GalleryDocument) -> CheckReport {
     var problems: [String] = []
+    if let damage = document.damage {
+      problems.append("the archive is damaged \(damage): the document is read-only; `gallery check --fix` rescues it")
+      problems += document.damageProblems.map { "the damaged revision: \($0)" }
+    }
     let model = document.model
     let all = model.items + model.trash.map(\.item)
 
-    var seen = Set<String>()
-    for item in all where !seen.insert(item.id).inserted {
-      problems.append("item id \(item.id) is used more than once")
-    }
+    problems += ModelValidation.problems(of: model).map(\.description)
     for item in all {
-      if item.id.isEmpty || Int(item.id) != nil { problems.append("item id \"\(item.id)\" is not a valid id") }
       switch item.state {
       case .ready:
         guard let width = item.width, let height = item.height, width > 0, height > 0 else {
@@ -39,7 +44,9 @@ public enum DocumentCheck {
         }
         do {
           let data = try document.thumbnail(of: item)
-          if VipsBuffer.loaderName(for: data) == nil { problems.append("thumbnail \(name) of item \(item.id) is not an image") }
+          if let problem = StoredImage.problem(data) ?? StoredImage.decodeProblem(data) {
+            problems.append("thumbnail \(name) of item \(item.id): \(problem)")
+          }
         } catch {
           problems.append("item \(item.id): thumbnail \(name) is missing or unreadable (\(error))")
         }
@@ -62,6 +69,9 @@ public enum DocumentCheck {
     if let reason = layout.tornReason {
       notes.append("an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \(reason)")
     }
+    if let cover = try? document.cover(), let problem = StoredImage.problem(cover) ?? StoredImage.decodeProblem(cover) {
+      problems.append("the cover: \(problem) (the next edit that changes the first items makes a new one)")
+    }
     let stale = model.items.filter { $0.displayState == "stale" }.count
     if stale > 0 {
       notes.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
@@ -76,6 +86,7 @@ extension DocumentCheck {
   /// Returns how many placeholders it removed.
   @discardableResult
   public static func fix(_ path: String) throws -> Int {
+    _ = try rescue(path)
     let removed = try GalleryDocument.edit(path) { edit in
       let stale = Set(edit.model.items.filter { $0.displayState == "stale" }.map(\.id))
       edit.model.items.removeAll { stale.contains($0.id) }
@@ -88,5 +99,67 @@ extension DocumentCheck {
       try GalleryDocument.compact(path)
     }
     return removed
+  }
+}
+
+extension DocumentCheck {
+  /// Rescues a damaged document: what could be read (the last revision that decodes, as
+  /// bsdtar reads past the damage) becomes a new, clean document at the same path; items
+  /// whose thumbnail was lost become failed items that `gallery retry` loads again. The
+  /// damaged file stays beside it as `NAME.gallery.damaged` (or `-2`, ...), for the user to
+  /// remove. Returns that name, or nil when the document was not damaged.
+  public static func rescue(_ path: String) throws -> String? {
+    let lock = try DocumentLock(path: path)
+    let layout = try DocumentArchive.scan(lock.file)
+    guard layout.damage != nil else { return nil }
+    var model = layout.model
+    var entries: [String: Data] = [:]
+    func readable(_ name: String?) -> Bool {
+      guard let name else { return false }
+      if entries[name] != nil { return true }
+      guard let location = layout.entries[name], let data = try? DocumentArchive.read(location, from: lock.file) else { return false }
+      if name.hasPrefix(DocumentArchive.thumbnailFolder), StoredImage.problem(data) ?? StoredImage.decodeProblem(data) != nil {
+        return false
+      }
+      entries[name] = data
+      return true
+    }
+    func salvage(_ item: inout Item) {
+      if item.original != nil, !readable(item.original) { item.original = nil }
+      if item.thumbnail != nil, !readable(item.thumbnail) {
+        item.thumbnail = nil
+        if item.state == .ready {
+          item = item.failed(because: "its thumbnail was lost to damage in the document: `gallery retry` loads it again")
+        }
+      }
+    }
+    for index in model.items.indices { salvage(&model.items[index]) }
+    for index in model.trash.indices { salvage(&model.trash[index].item) }
+    model.revision = min(model.revision + 1, ModelValidation.Limits.counter.upperBound)
+    model.modified = .nowInWholeSeconds
+    let thumbnails = GalleryDocument.coverThumbnailNames(model).compactMap { entries[$0] }
+    let cover = try CoverMaker.cover(from: thumbnails)
+
+    let target = FileSystem.resolvingLinks(path)
+    var backup = target + ".damaged"
+    var number = 1
+    while link(target, backup) != 0 {
+      guard errno == EEXIST, number < 1000 else {
+        throw DocumentError.io(FileSystemError(errno: errno, operation: "link", path: backup))
+      }
+      number += 1
+      backup = target + ".damaged-\(number)"
+    }
+    LayoutCache.forget(path)
+    do {
+      try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
+        for name in model.referencedEntries { if let data = entries[name] { try writer.write(name: name, data: data, modified: model.modified) } }
+        try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
+      }, replacing: true)
+    } catch {
+      unlink(backup)
+      throw error
+    }
+    return backup
   }
 }

@@ -78,6 +78,7 @@ extension GalleryDocument {
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file)
+    if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     var edit = DocumentEdit(model: layout.model, existingEntries: Set(layout.entries.keys))
     let result = try body(&edit)
     guard edit.model != layout.model || !edit.newEntries.isEmpty else { return (result, nil) }
@@ -96,7 +97,8 @@ extension GalleryDocument {
     // Cutting back to the previous revision's end is itself a valid state at every instant.
     try lock.file.truncate(to: mark.previousEnd)
     try lock.file.seek(to: mark.previousEnd)
-    try lock.file.writeAll(Data(count: Int(DocumentArchive.endOfArchiveMarkerSize)))
+    // The end marker, and the zero padding a plain tar tool may have written after it.
+    try lock.file.writeAll(Data(count: Int(max(DocumentArchive.endOfArchiveMarkerSize, mark.previousTail))))
     try lock.file.sync()
     LayoutCache.forget(path)
     return true
@@ -128,7 +130,9 @@ extension GalleryDocument {
       return nil
     }
     LayoutCache.remember(saved, of: lock.file)
-    return SaveMark(previousEnd: layout.revisionEnd, end: saved.revisionEnd, revision: model.revision)
+    return SaveMark(
+      previousEnd: layout.revisionEnd, end: saved.revisionEnd, revision: model.revision,
+      previousTail: layout.tornBytes == 0 ? min(layout.fileSize - layout.revisionEnd, 1 << 20) : 0)
   }
 
   static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
@@ -140,6 +144,7 @@ extension GalleryDocument {
   public static func compact(_ path: String) throws -> (before: Int64, after: Int64) {
     let lock = try DocumentLock(path: path)
     let layout = try DocumentArchive.scan(lock.file)
+    if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     try DocumentCompaction.compact(lock: lock, layout: layout)
     let after = try GalleryDocument.open(path).layout.fileSize
     return (layout.fileSize, after)
@@ -151,6 +156,9 @@ struct SaveMark {
   var previousEnd: Int64
   var end: Int64
   var revision: Int
+  /// The zeros after the previous revision (its end marker and any padding), restored by
+  /// a roll-back so that the file is byte for byte what it was.
+  var previousTail: Int64 = 0
 }
 
 /// Rewriting a document without its dead bytes: to a temporary file, fsync, rename.

@@ -13,13 +13,8 @@ struct DocumentLock {
 
   init(path: String) throws(DocumentError) {
     while true {
-      let candidate: FileHandleFD
-      do {
-        candidate = try FileHandleFD(path: path, flags: O_RDWR)
-        try candidate.lockExclusive()
-      } catch {
-        throw error.code == .ENOENT ? .notFound(path) : .io(error)
-      }
+      let candidate = try GalleryDocument.openRegularFile(path, flags: O_RDWR)
+      do { try candidate.lockExclusive() } catch { throw .io(error) }
       var current = stat()
       guard stat(path, &current) == 0 else {
         if errno == ENOENT { throw .notFound(path) }

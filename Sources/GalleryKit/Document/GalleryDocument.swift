@@ -23,15 +23,33 @@ public final class GalleryDocument {
 
   /// Opens the document read-only.
   public static func open(_ path: String) throws(DocumentError) -> GalleryDocument {
+    let file = try openRegularFile(path, flags: O_RDONLY)
+    return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
+  }
+
+  /// Opens a document file without blocking on a FIFO or a device, and refuses anything
+  /// that is not a regular file before reading a byte of it.
+  static func openRegularFile(_ path: String, flags: Int32) throws(DocumentError) -> FileHandleFD {
     let file: FileHandleFD
-    do { file = try FileHandleFD(path: path, flags: O_RDONLY) } catch {
+    do { file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK) } catch {
       switch error.code {
       case .ENOENT: throw .notFound(path)
       case .EISDIR: throw .notAGallery(path, "it is a directory")
+      case .ENXIO: throw .notAGallery(path, "not a regular file")
       default: throw .io(error)
       }
     }
-    return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
+    do {
+      let info = try file.status()
+      guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw DocumentError.notAGallery(path, (info.st_mode & S_IFMT) == S_IFDIR ? "it is a directory" : "not a regular file")
+      }
+    } catch let error as DocumentError {
+      throw error
+    } catch {
+      throw .io(error)
+    }
+    return file
   }
 
   /// Creates an empty document; never overwrites an existing file.
@@ -92,6 +110,13 @@ public final class GalleryDocument {
 
   /// Why the last save looks interrupted, if it does (the document still opens).
   public var interruptedSave: String? { layout.tornReason }
+
+  /// The damage the document shows before its last revision, if any: it is then shown as
+  /// far as it could be read, and edits refuse it until `gallery check --fix` rescues it.
+  public var damage: String? { layout.damage }
+
+  /// Every rule a damaged revision's model broke (for `gallery check`).
+  public var damageProblems: [String] { layout.damageProblems }
 }
 
 /// Sizes and counts that `gallery info` reports.

@@ -29,16 +29,26 @@ public enum DocumentMerge {
   /// Adds carried items at a position (nil: the end), skipping content the document has
   /// (or that came earlier in `carried`). Returns the items added, with their new ids.
   public static func add(_ carried: [Carried], to edit: inout DocumentEdit, at position: Int?) -> [Item] {
+    addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: true).map(\.item)
+  }
+
+  /// `add`, telling for each item added the id it had in its source; with
+  /// `skippingDuplicates` false every carried item is added (what a user dragged is kept).
+  static func addKeepingTrack(
+    _ carried: [Carried], to edit: inout DocumentEdit, at position: Int?, skippingDuplicates: Bool
+  ) -> [(sourceID: String, item: Item)] {
     var hashes = Set(edit.model.items.compactMap(\.hash) + edit.model.trash.compactMap(\.item.hash))
     var sources = Set(edit.model.items.filter { $0.state == .failed }.map(\.source))
     var added: [Item] = []
+    var sourceIDs: [String] = []
     for entry in carried {
       var item = entry.item
       if let hash = item.hash {
-        guard hashes.insert(hash).inserted else { continue }
+        guard hashes.insert(hash).inserted || !skippingDuplicates else { continue }
       } else {
-        guard sources.insert(item.source).inserted else { continue }
+        guard sources.insert(item.source).inserted || !skippingDuplicates else { continue }
       }
+      sourceIDs.append(item.id)
       let taken = Set(edit.model.items.map(\.id) + edit.model.trash.map(\.item.id) + added.map(\.id))
       if taken.contains(item.id) { item.id = ItemID.make(avoiding: taken) }
       item.thumbnail = entry.thumbnail.map { edit.addThumbnail($0, for: item.id) }
@@ -50,7 +60,7 @@ public enum DocumentMerge {
       added.append(item)
     }
     edit.model.insert(added, at: position)
-    return added
+    return Array(zip(sourceIDs, added))
   }
 
   /// Merges `sources` into `target`: a new document (`create`) or an existing one.

@@ -17,17 +17,38 @@ public struct DragPayload: Codable, Sendable {
   public var version: Int = 1
   /// The document the items come from (absolute).
   public var source: String
-  /// Remove the items from `source` once the destination has saved them.
+  /// Whether the drag asked for a move. It authorises nothing by itself: see `moveToken`.
   public var move: Bool
+  /// The one-time token `drag --move` recorded in the source document. Only a payload that
+  /// presents it, once, takes the items out of the source, and then into its trash.
+  public var moveToken: String?
   public var items: [Entry]
+
+  /// The largest payload read from standard input or a clipboard.
+  public static let sizeLimit = 256 << 20
 
   public static func make(from path: String, ids: [String], move: Bool) throws -> DragPayload {
     let carried = try DocumentMerge.carried(from: path, ids: ids)
+    var token: String?
+    if move {
+      let offer = MoveOffer(token: randomToken(), ids: carried.map(\.item.id), created: .nowInWholeSeconds)
+      try GalleryDocument.edit(path) { edit in
+        var offers = (edit.model.moveOffers ?? []).filter { offer.created.timeIntervalSince($0.created) < MoveOffer.lifetime }
+        offers = Array(offers.suffix(MoveOffer.maxOffers - 1)) + [offer]
+        edit.model.moveOffers = offers
+      }
+      token = offer.token
+    }
     return DragPayload(
       source: URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path, move: move,
+      moveToken: token,
       items: carried.map {
         Entry(item: $0.item, thumbnailExtension: $0.thumbnail?.fileExtension, thumbnail: $0.thumbnail?.data, original: $0.original)
       })
+  }
+
+  static func randomToken() -> String {
+    (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
   }
 
   public func encoded() throws -> Data {
@@ -37,29 +58,90 @@ public struct DragPayload: Codable, Sendable {
     return try encoder.encode(self) + Data("\n".utf8)
   }
 
-  /// The payload in `data`, or nil when `data` is something else (a uri-list).
-  public static func decode(_ data: Data) throws -> DragPayload? {
+  /// A payload that is not one: bad JSON, a wrong type, or an item that breaks the
+  /// document rules.
+  public struct Refusal: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// The payload in `data`, or nil when `data` is something else (a uri-list). Every item
+  /// is checked as a document's would be, its thumbnail must be a thumbnail-sized image and
+  /// its original must have the hash it claims.
+  public static func decode(_ data: Data) throws(Refusal) -> DragPayload? {
     guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return nil }
+    guard data.count <= sizeLimit else { throw Refusal(description: "a gallery payload larger than \(sizeLimit >> 20) MiB") }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    let payload = try decoder.decode(DragPayload.self, from: data)
+    let payload: DragPayload
+    do { payload = try decoder.decode(DragPayload.self, from: data) } catch {
+      throw Refusal(description: "not a valid \(mediaType) payload: \(Self.describe(error))")
+    }
     guard payload.type == mediaType, payload.version == 1 else {
-      throw DocumentError.corrupt("standard input", "not a \(mediaType) payload of version 1")
+      throw Refusal(description: "not a \(mediaType) payload of version 1")
+    }
+    var ids = Set<String>()
+    for entry in payload.items {
+      if let problem = ModelValidation.problems(of: entry.item).first {
+        throw Refusal(description: "the payload's \(problem)")
+      }
+      guard ids.insert(entry.item.id).inserted else {
+        throw Refusal(description: "the payload names item \(entry.item.id) twice")
+      }
+      if let thumbnail = entry.thumbnail {
+        guard ["jpg", "webp", "png"].contains(entry.thumbnailExtension ?? "jpg") else {
+          throw Refusal(description: "the payload's thumbnail of item \(entry.item.id) has an unknown extension")
+        }
+        if let problem = StoredImage.problem(thumbnail) {
+          throw Refusal(description: "the payload's thumbnail of item \(entry.item.id): \(problem)")
+        }
+      } else if entry.item.state == .ready {
+        throw Refusal(description: "the payload's item \(entry.item.id) is ready but carries no thumbnail")
+      }
+      if let original = entry.original, entry.item.hash != contentHash(of: original) {
+        throw Refusal(description: "the payload's original of item \(entry.item.id) does not have the hash it claims")
+      }
     }
     return payload
   }
 
+  /// A decoding error in a line, without Foundation's debug dump.
+  private static func describe(_ error: Error) -> String {
+    switch error {
+    case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
+      DecodingError.valueNotFound(_, let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return (path.isEmpty ? "" : path + ": ") + context.debugDescription
+    case DecodingError.keyNotFound(let key, let context):
+      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+      return "\(path) is missing"
+    default:
+      return "\(error)"
+    }
+  }
+
+  /// What dropping a payload did.
+  public struct Outcome: Sendable {
+    /// The items added (with their ids in the destination) or moved within it.
+    public var items: [Item]
+    /// For a move: how many items left the source (into its trash).
+    public var movedOut = 0
+    /// Why the items stayed in the source, when a move was asked for and not done.
+    public var notMoved: String?
+  }
+
   /// Drops the payload into `path`: into its own document it reorders (moves the items to
-  /// `position`); elsewhere it adds them (the same content only once) and, for a move,
-  /// removes them from the source only after the destination is saved.
-  public func drop(into path: String, at position: Int?) throws -> [Item] {
+  /// `position`); elsewhere it adds them all and, for a move the source authorised, moves
+  /// them to the source's trash only after the destination is saved, and only those the
+  /// destination kept.
+  public func drop(into path: String, at position: Int?) throws -> Outcome {
     let ids = items.map(\.item.id)
     if Self.sameFile(path, source) {
-      return try GalleryDocument.edit(path) { edit in
+      let moved = try GalleryDocument.edit(path) { edit in
         let present = ids.filter { id in edit.model.items.contains { $0.id == id } }
         edit.model.move(present, to: position ?? Int.max)
         return edit.model.items.filter { present.contains($0.id) }
       }
+      return Outcome(items: moved)
     }
     let carried = items.map { entry in
       DocumentMerge.Carried(
@@ -67,13 +149,36 @@ public struct DragPayload: Codable, Sendable {
         thumbnail: entry.thumbnail.map { Thumbnail(data: $0, fileExtension: entry.thumbnailExtension ?? "jpg") },
         original: entry.original)
     }
-    let added = try GalleryDocument.edit(path) { edit in DocumentMerge.add(carried, to: &edit, at: position) }
-    if move {
-      try GalleryDocument.edit(source) { edit in
-        edit.model.items.removeAll { ids.contains($0.id) }
-      }
+    let added = try GalleryDocument.edit(path) { edit in
+      DocumentMerge.addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: false)
     }
-    return added
+    var outcome = Outcome(items: added.map(\.item))
+    guard move else { return outcome }
+    guard let token = moveToken else {
+      outcome.notMoved = "the payload carries no move token from its source: the items were copied"
+      return outcome
+    }
+    let kept = Set(added.map(\.sourceID))
+    do {
+      outcome.movedOut = try GalleryDocument.edit(source) { edit in
+        guard let index = (edit.model.moveOffers ?? []).firstIndex(where: { $0.token == token }) else { return -1 }
+        let offer = edit.model.moveOffers![index]
+        edit.model.moveOffers!.remove(at: index)
+        if edit.model.moveOffers!.isEmpty { edit.model.moveOffers = nil }
+        let present = Set(edit.model.items.map(\.id))
+        let leaving = offer.ids.filter { kept.contains($0) && present.contains($0) }
+        edit.model.trash(leaving)
+        return leaving.count
+      }
+    } catch {
+      outcome.notMoved = "the items were copied but could not be taken out of \(source): \(error)"
+      return outcome
+    }
+    if outcome.movedOut < 0 {
+      outcome.movedOut = 0
+      outcome.notMoved = "\(source) did not offer this move (already dropped, or never dragged with --move): the items were copied"
+    }
+    return outcome
   }
 
   static func sameFile(_ a: String, _ b: String) -> Bool {

@@ -85,14 +85,14 @@ public enum ImageDrop {
     let keepFailed = options.keepFailed ?? settings.keepFailed
     let imageOptions = ImageOptions(
       thumbnailSize: settings.thumbnailSize, maxPixels: maxPixels,
-      keepOriginal: options.embed ?? settings.embedOriginals)
+      keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
     var report = DropReport()
 
     // Refuse what can be refused without decoding, before the document is touched; web
     // sources are only known once downloaded.
     let accepted = sources.filter { source in
       guard case .file(let path) = source.location,
-        let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels)
+        let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels, maxBytes: options.web.maxBytes)
       else { return true }
       report.failures.append(DropFailure(source: source.given, reason: reason))
       return false

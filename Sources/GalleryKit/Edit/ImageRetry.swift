@@ -16,7 +16,7 @@ public enum ImageRetry {
     let settings = try GalleryDocument.open(path).model.settings
     let imageOptions = ImageOptions(
       thumbnailSize: settings.thumbnailSize, maxPixels: options.maxPixels ?? settings.maxPixels,
-      keepOriginal: options.embed ?? settings.embedOriginals)
+      keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
 
     let targets: [(id: String, source: String)] = try GalleryDocument.edit(path) { edit in
       let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == "stale" }.map(\.id)

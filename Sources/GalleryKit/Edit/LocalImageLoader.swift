@@ -15,17 +15,15 @@ public enum LocalImageLoader {
   /// special or empty files, content no image loader recognises, and too many pixels.
   /// Reads one prefix of the file once, in memory: libvips' own file sniffing opens the file
   /// once per loader.
-  public static func precheck(path: String, maxPixels: Int) -> String? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return String(cString: strerror(errno)).lowercased() }
-    guard (info.st_mode & S_IFMT) == S_IFREG else { return "not a regular file" }
-    guard info.st_size > 0 else { return ImageRefusal.empty.description }
+  public static func precheck(path: String, maxPixels: Int, maxBytes: Int = WebLimits().maxBytes, followLinks: Bool = true) -> String? {
     let prefix: Data
     do {
-      let file = try FileHandleFD(path: path, flags: O_RDONLY)
-      prefix = try file.read(upTo: precheckPrefix)
+      let read = try FileSystem.readPrefix(path, count: precheckPrefix, followLinks: followLinks)
+      guard read.size > 0 else { return ImageRefusal.empty.description }
+      guard read.size <= maxBytes else { return FileSystem.ReadFailure.tooLarge(limit: maxBytes).description }
+      prefix = read.prefix
     } catch {
-      return String(cString: strerror(error.errno)).lowercased()
+      return error.description
     }
     guard VipsBuffer.loaderName(for: prefix) != nil else { return ImageRefusal.notAnImage.description }
     // A header past the prefix is checked by the full load instead, before any decoding.
@@ -40,18 +38,23 @@ public enum LocalImageLoader {
     return nil
   }
 
-  /// Reads the whole file and processes it.
+  /// Reads the whole file (bounded by `options.maxFileBytes`) and processes it.
   public static func load(path: String, options: ImageOptions) -> Result<ProcessedImage, DropFailure> {
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      data = try FileSystem.read(path, limit: options.maxFileBytes, followLinks: options.followLinks)
     } catch {
-      return .failure(DropFailure(source: path, reason: "cannot read it: \((error as NSError).localizedDescription)"))
+      return .failure(DropFailure(source: path, reason: "cannot read it: \(error)"))
     }
     do {
       return .success(try ImageProcessor.process(data, options: options))
     } catch {
       return .failure(DropFailure(source: path, reason: error.description))
     }
+  }
+
+  /// The bytes of a document item's local source, for `export`: bounded, a regular file.
+  public static func readSource(_ path: String, limit: Int) throws -> Data {
+    try FileSystem.read(path, limit: limit)
   }
 }

@@ -17,7 +17,13 @@ public enum CoverMaker {
     let count = tilesAcross * tilesAcross
     var tiles: [VipsImageHandle] = []
     for data in thumbnails.prefix(count) {
-      let tile = try data.withUnsafeBytes { raw in
+      // A thumbnail that is not one (a damaged or hostile document) gets a grey tile: it
+      // must not stop every later edit that changes the cover.
+      guard StoredImage.problem(data) == nil else {
+        tiles.append(try VipsImageHandle.make("vips_black") { CVips_grey_tile(CInt(tileSize), $0) })
+        continue
+      }
+      let decoded = try? data.withUnsafeBytes { raw in
         let square = try VipsImageHandle.make("vips_thumbnail_buffer") {
           CVips_square_thumbnail_buffer(raw.baseAddress, raw.count, CInt(tileSize), $0)
         }
@@ -25,7 +31,12 @@ public enum CoverMaker {
         let srgb = try VipsImageHandle.make("vips_colourspace") { CVips_srgb(square.pointer, $0) }
         return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(srgb.pointer, $0) }
       }
-      tiles.append(tile)
+      if let decoded {
+        tiles.append(decoded)
+      } else {
+        _ = VipsError.take("cover tile")
+        tiles.append(try VipsImageHandle.make("vips_black") { CVips_grey_tile(CInt(tileSize), $0) })
+      }
     }
     while tiles.count < count {
       tiles.append(try VipsImageHandle.make("vips_black") { CVips_grey_tile(CInt(tileSize), $0) })

@@ -1,6 +1,7 @@
 import CVips
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What Gallery learns about an image when it is dropped: its displayed size, its content hash
 /// and its thumbnail.
@@ -30,12 +31,21 @@ public struct ImageOptions: Sendable {
   public var quality: Int
   /// Keep the original bytes in the result (for embedding).
   public var keepOriginal: Bool
+  /// Largest local file read (the download limit applies to local sources too).
+  public var maxFileBytes: Int
+  /// Whether a local path that is a symbolic link is followed (not in drop folders).
+  public var followLinks: Bool
 
-  public init(thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80, keepOriginal: Bool = false) {
+  public init(
+    thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80, keepOriginal: Bool = false,
+    maxFileBytes: Int = WebLimits().maxBytes, followLinks: Bool = true
+  ) {
     self.thumbnailSize = thumbnailSize
     self.maxPixels = maxPixels
     self.quality = quality
     self.keepOriginal = keepOriginal
+    self.maxFileBytes = maxFileBytes
+    self.followLinks = followLinks
   }
 }
 
@@ -79,10 +89,14 @@ public enum ImageProcessor {
         let rotated = orientation >= 5
         let thumbnail: Thumbnail
         do {
-          let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
-            CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(options.thumbnailSize), $0)
+          thumbnail = try DecodeMemory.reserving(header.fullDecodeBytes) {
+            let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
+              CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(options.thumbnailSize), $0)
+            }
+            return try encodeThumbnail(image, quality: options.quality)
           }
-          thumbnail = try encodeThumbnail(image, quality: options.quality)
+        } catch let refusal as ImageRefusal {
+          throw refusal
         } catch {
           throw ImageRefusal.undecodable("\(error)")
         }
@@ -130,11 +144,29 @@ public enum ImageProcessor {
   }
 }
 
+/// The memory that decoding may take. Most images stream through shrink-on-load in a few
+/// megabytes; an interlaced PNG or GIF, or a progressive JPEG, is decoded whole first (a
+/// 778 KB 16-bit interlaced PNG can need a gigabyte). Such a decode is refused over
+/// `perDecode`, and the large ones run one at a time, so that parallel jobs add up to at
+/// most one large decode plus the small ones.
+enum DecodeMemory {
+  static let perDecode = 384 << 20
+  static let large = 48 << 20
+  private static let largeDecode = Mutex<Void>(())
+
+  static func reserving<T>(_ bytes: Int, _ body: () throws -> T) throws -> T {
+    guard bytes <= perDecode else { throw ImageRefusal.tooMuchMemory(bytes: bytes, limit: perDecode) }
+    guard bytes > large else { return try body() }
+    return try largeDecode.withLock { _ in try body() }
+  }
+}
+
 /// Why an input was not accepted as an image.
 public enum ImageRefusal: Error, Equatable, CustomStringConvertible {
   case empty
   case notAnImage
   case tooManyPixels(width: Int, height: Int, limit: Int)
+  case tooMuchMemory(bytes: Int, limit: Int)
   case undecodable(String)
 
   public var description: String {
@@ -143,6 +175,8 @@ public enum ImageRefusal: Error, Equatable, CustomStringConvertible {
     case .notAnImage: "not an image (no image format recognises its content)"
     case .tooManyPixels(let width, let height, let limit):
       "\(width)x\(height) is \(width * height) pixels, over the limit of \(limit) (see --max-pixels)"
+    case .tooMuchMemory(let bytes, let limit):
+      "decoding it would take \(bytes >> 20) MiB (an interlaced or progressive image is decoded whole), over the limit of \(limit >> 20) MiB"
     case .undecodable(let reason): "the image cannot be decoded: \(reason)"
     }
   }

@@ -29,6 +29,7 @@ final class ArchiveReader {
   struct Entry {
     var name: String
     var size: Int64
+    /// A plain file: not a link, a device, a folder or a sparse file.
     var isRegularFile: Bool
   }
 
@@ -47,18 +48,49 @@ final class ArchiveReader {
 
   deinit { archive_read_free(handle) }
 
-  /// The next entry, or nil at the end of the archive. Throws on a torn or corrupt header.
-  /// The corresponding C function is `archive_read_next_header`.
-  func next() throws -> Entry? {
+  /// What reading the next header found.
+  enum Header {
+    case entry(Entry)
+    /// A clean end-of-archive marker.
+    case end
+    /// A block that is not a valid header (libarchive's retry status) or a header libarchive
+    /// warned about: damage, after which reading can go on (as bsdtar does).
+    case damaged(String)
+    /// Reading cannot go on: the file ends inside an entry, or worse.
+    case fatal(String)
+  }
+
+  /// The next header. The corresponding C function is `archive_read_next_header`.
+  func nextHeader() -> Header {
     var entry: OpaquePointer?
     let status = archive_read_next_header(handle, &entry)
-    if status == ARCHIVE_EOF { return nil }
-    guard status >= ARCHIVE_WARN, let entry else {
-      throw ArchiveError(handle, status: status, operation: "reading an entry header")
+    switch status {
+    case ARCHIVE_OK:
+      guard let entry else { return .fatal("no entry") }
+      let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+      let type = UInt32(archive_entry_filetype(entry))
+      let sparse = archive_entry_sparse_count(entry) > 0
+      let linked = archive_entry_hardlink(entry) != nil || archive_entry_symlink(entry) != nil
+      return .entry(Entry(
+        name: name, size: archive_entry_size(entry),
+        isRegularFile: type == CArchive_AE_IFREG && !sparse && !linked))
+    case ARCHIVE_EOF:
+      return .end
+    case ARCHIVE_RETRY, ARCHIVE_WARN:
+      return .damaged(ArchiveError(handle, status: status, operation: "reading an entry header").message)
+    default:
+      return .fatal(ArchiveError(handle, status: status, operation: "reading an entry header").message)
     }
-    let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-    let type = UInt32(archive_entry_filetype(entry))
-    return Entry(name: name, size: archive_entry_size(entry), isRegularFile: type == CArchive_AE_IFREG)
+  }
+
+  /// The next entry, or nil at the end of the archive. Throws on anything but a clean header.
+  func next() throws -> Entry? {
+    switch nextHeader() {
+    case .entry(let entry): return entry
+    case .end: return nil
+    case .damaged(let message), .fatal(let message):
+      throw ArchiveError(status: ARCHIVE_FATAL, message: message, operation: "reading an entry header")
+    }
   }
 
   /// Offset in the file where the header last asked for starts (or the end-of-archive marker,
@@ -66,23 +98,23 @@ final class ArchiveReader {
   /// The corresponding C function is `archive_read_header_position`.
   var headerPosition: Int64 { archive_read_header_position(handle) }
 
-  /// Reads the current entry's data, refusing sizes above `limit`.
+  /// Reads the current entry's data, refusing sizes above `limit`. Memory grows with the
+  /// bytes actually read, never with the size a (hostile) header claims.
   func readData(size: Int64, limit: Int64) throws -> Data {
     guard size >= 0, size <= limit else {
       throw ArchiveError.limit(size: size, limit: limit)
     }
-    var data = Data(count: Int(size))
-    var filled = 0
-    try data.withUnsafeMutableBytes { raw in
-      while filled < raw.count {
-        let n = archive_read_data(handle, raw.baseAddress! + filled, raw.count - filled)
-        if n == 0 { break }
-        guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "reading entry data") }
-        filled += n
-      }
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: Int(min(size, 256 * 1024)))
+    while data.count < size {
+      let wanted = min(chunk.count, Int(size) - data.count)
+      let n = chunk.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress!, wanted) }
+      if n == 0 { break }
+      guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "reading entry data") }
+      data.append(contentsOf: chunk[0..<n])
     }
-    guard filled == data.count else {
-      throw ArchiveError(handle, status: ARCHIVE_FATAL, operation: "reading entry data (truncated)")
+    guard data.count == size else {
+      throw ArchiveError(status: ARCHIVE_FATAL, message: "truncated entry data", operation: "reading entry data")
     }
     return data
   }

@@ -57,6 +57,8 @@ final class VipsImageHandle {
   var height: Int { Int(CVips_height(pointer)) }
   var hasAlpha: Bool { CVips_has_alpha(pointer) != 0 }
   var orientation: Int { Int(CVips_orientation(pointer)) }
+  /// Bytes a decode takes when the image cannot stream (0 when it can).
+  var fullDecodeBytes: Int { Int(CVips_full_decode_bytes(pointer)) }
 
   /// Encodes through a libvips saver that returns a g_malloc'ed buffer.
   func encode(
@@ -75,6 +77,42 @@ final class VipsImageHandle {
 }
 
 // MARK: - Calls on raw bytes
+
+/// Images stored in a document (thumbnails, the cover) are untrusted too: they are decoded
+/// only when libvips recognises them and their size is that of a thumbnail.
+enum StoredImage {
+  static let maxPixels = 4096 * 4096
+
+  /// Why stored image bytes may not be decoded, or nil when they may.
+  static func problem(_ data: Data) -> String? {
+    guard VipsBuffer.loaderName(for: data) != nil else { return "not an image" }
+    guard let header = try? VipsBuffer.header(of: data) else {
+      _ = VipsError.take("header")
+      return "its header cannot be read"
+    }
+    let pixels = header.width.multipliedReportingOverflow(by: header.height)
+    guard header.width > 0, header.height > 0, !pixels.overflow, pixels.partialValue <= maxPixels else {
+      return "\(header.width)x\(header.height) is larger than a thumbnail may be"
+    }
+    guard header.fullDecodeBytes <= DecodeMemory.perDecode else { return "it would take too much memory to decode" }
+    return nil
+  }
+
+  /// Why the pixels do not decode (a truncated or corrupt body), or nil: decodes them, at a
+  /// small size. Call after `problem` said nil.
+  static func decodeProblem(_ data: Data) -> String? {
+    let failed: VipsError? = data.withUnsafeBytes { raw in
+      do {
+        let image = try VipsImageHandle.make("vips_thumbnail_buffer") { CVips_thumbnail_buffer(raw.baseAddress, raw.count, 16, $0) }
+        _ = try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(image.pointer, $0) }
+        return nil
+      } catch {
+        return error as? VipsError ?? VipsError(operation: "decode", message: "\(error)")
+      }
+    }
+    return failed.map { "its pixels do not decode (\($0))" }
+  }
+}
 
 enum VipsBuffer {
   /// The name of the libvips loader that recognises these bytes, or nil when none does.

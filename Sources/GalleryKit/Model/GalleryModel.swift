@@ -16,6 +16,9 @@ public struct GalleryModel: Codable, Sendable, Equatable {
   public var settings: Settings
   public var items: [Item]
   public var trash: [TrashedItem]
+  /// Moves that `gallery drag --move` offered and no drop has taken yet: the source's own
+  /// consent, without which a drag payload can only copy. Nil when there are none.
+  public var moveOffers: [MoveOffer]?
 
   public init(title: String, now: Date = .nowInWholeSeconds) {
     format = Self.formatVersion
@@ -50,6 +53,24 @@ public struct GalleryModel: Codable, Sendable, Equatable {
       embedOriginals = try container.decodeIfPresent(Bool.self, forKey: .embedOriginals) ?? false
     }
   }
+}
+
+/// Items that a `gallery drag --move` payload may take out of this document, once: the
+/// payload carries the token; the drop that saved the items presents it.
+public struct MoveOffer: Codable, Sendable, Equatable {
+  public var token: String
+  public var ids: [String]
+  public var created: Date
+
+  public init(token: String, ids: [String], created: Date) {
+    self.token = token
+    self.ids = ids
+    self.created = created
+  }
+
+  /// Offers older than this are forgotten: a drag not dropped within a day was abandoned.
+  public static let lifetime: TimeInterval = 24 * 3600
+  public static let maxOffers = 100
 }
 
 /// One image of a gallery, referenced by URL.

@@ -172,6 +172,17 @@ extension JSONWriter {
       o.int("format", model.format)
       o.value("items") { $0.array(model.items) { $0.item($1) } }
       o.date("modified", model.modified)
+      if let offers = model.moveOffers, !offers.isEmpty {
+        o.value("moveOffers") {
+          $0.array(offers) { w, offer in
+            w.object { m in
+              m.date("created", offer.created)
+              m.value("ids") { $0.array(offer.ids) { $0.string($1) } }
+              m.string("token", offer.token)
+            }
+          }
+        }
+      }
       o.int("revision", model.revision)
       o.value("settings") { w in
         w.object { s in
@@ -246,6 +257,10 @@ struct JSONReadError: Error, CustomStringConvertible {
 struct JSONReader {
   let bytes: UnsafeRawBufferPointer
   var index = 0
+  /// How deep `skipValue` may go into members this version does not know: a hostile
+  /// document nested 300,000 arrays deep must not overflow the stack.
+  static let maxDepth = 64
+  private var depth = 0
 
   init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -457,6 +472,9 @@ struct JSONReader {
 
   /// Skips any value (members this version does not know).
   mutating func skipValue() throws {
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= Self.maxDepth else { throw fail("nested more than \(Self.maxDepth) levels deep") }
     switch try peek() {
     case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue() }
     case UInt8(ascii: "["): try array { try $0.skipValue() }
@@ -500,7 +518,8 @@ enum ISO8601 {
       b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
       let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
       let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+      (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+      second < 60
     else { return nil }
     var i = 19
     var fraction = 0.0
@@ -518,7 +537,9 @@ enum ISO8601 {
     if b[i] == UInt8(ascii: "Z") {
       i += 1
     } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-      guard let h = number(i + 1..<i + 3), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"), let m = number(i + 4..<i + 6) else { return nil }
+      guard let h = number(i + 1..<i + 3), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"), let m = number(i + 4..<i + 6),
+        h < 24, m < 60
+      else { return nil }
       offset = (h * 3600 + m * 60) * (b[i] == UInt8(ascii: "-") ? -1 : 1)
       i += 6
     } else {
@@ -533,7 +554,12 @@ enum ISO8601 {
     parts.tm_min = Int32(minute)
     parts.tm_sec = Int32(second)
     let seconds = timegm(&parts)
-    return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
+    // The day must exist (timegm would turn February 31 into March 3), and the instant
+    // must be one the writer can write back: years 1 to 9999 in UTC.
+    guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+    let date = Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
+    guard ModelValidation.Limits.dates.contains(date) else { return nil }
+    return date
   }
 }
 
@@ -543,8 +569,23 @@ extension JSONReader {
     var settings = GalleryModel.Settings()
     var items: [Item] = []
     var trash: [TrashedItem] = []
+    var offers: [MoveOffer] = []
     try object { r, key in
       switch key {
+      case "moveOffers":
+        try r.array { r in
+          var token: String?, ids: [String] = [], created: Date?
+          try r.object { r, key in
+            switch key {
+            case "token": token = try r.string()
+            case "ids": try r.array { ids.append(try $0.string()) }
+            case "created": created = try r.date()
+            default: try r.skipValue()
+            }
+          }
+          guard let token, let created else { throw r.fail("a move offer lacks token or created") }
+          offers.append(MoveOffer(token: token, ids: ids, created: created))
+        }
       case "format":
         format = try r.int()
         // A newer format may have changed anything below: stop before misreading it.
@@ -594,6 +635,7 @@ extension JSONReader {
     model.settings = settings
     model.items = items
     model.trash = trash
+    model.moveOffers = offers.isEmpty ? nil : offers
     return model
   }
 

@@ -176,6 +176,13 @@ public final class DropFolderWatcher {
   @discardableResult
   private func appear(_ path: String, pair: Int) -> Tracked? {
     if let file = tracked[path] { return file.loading ? nil : file }
+    // Only regular files become drops: a symbolic link could point anywhere (/proc, a
+    // device), and a FIFO would never complete.
+    guard fileStamp(path) != nil else {
+      var info = stat()
+      if lstat(path, &info) == 0 { logger.info("ignored (not a regular file): \(path)") }
+      return nil
+    }
     let file = Tracked(path: path, pair: pair)
     tracked[path] = file
     if firstUnsavedPlaceholder == nil { firstUnsavedPlaceholder = Date() }
@@ -265,7 +272,7 @@ public final class DropFolderWatcher {
       let path = file.path
       let imageOptions = ImageOptions(
         thumbnailSize: settings[file.pair].thumbnailSize, maxPixels: settings[file.pair].maxPixels,
-        keepOriginal: options.embed ?? settings[file.pair].embedOriginals)
+        keepOriginal: options.embed ?? settings[file.pair].embedOriginals, followLinks: false)
       DispatchQueue.global().async { [finished, loadSlots] in
         let outcome = LocalImageLoader.load(path: path, options: imageOptions)
         finished.results.withLock { $0.append(LoadResult(path: path, outcome: outcome)) }

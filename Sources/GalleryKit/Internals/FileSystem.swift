@@ -1,0 +1,164 @@
+import CGallerySystem
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// File operations on paths that may come from someone else (a document's sources, a drop
+/// folder's entries): every read is bounded, nothing blocks on a FIFO, and links are
+/// followed only when the caller says so.
+enum FileSystem {
+  /// Why a local file could not be read.
+  enum ReadFailure: Error, CustomStringConvertible, Equatable {
+    case system(String)
+    case notRegular
+    case symbolicLink
+    case tooLarge(limit: Int)
+
+    var description: String {
+      switch self {
+      case .system(let text): text
+      case .notRegular: "not a regular file"
+      case .symbolicLink: "a symbolic link (not followed here)"
+      case .tooLarge(let limit):
+        "larger than the limit of \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .binary)) (see --max-download-size)"
+      }
+    }
+  }
+
+  /// Opens a file for reading without blocking (a FIFO would block `open` itself) and
+  /// checks that it is a regular file before reading anything.
+  static func openRegular(_ path: String, followLinks: Bool) throws(ReadFailure) -> FileHandleFD {
+    let file: FileHandleFD
+    do {
+      file = try FileHandleFD(path: path, flags: O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
+    } catch {
+      if error.errno == ELOOP && !followLinks { throw .symbolicLink }
+      throw .system(String(cString: strerror(error.errno)).lowercased())
+    }
+    guard let info = try? file.status(), (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular }
+    _ = CGallerySystem_clear_nonblock(file.rawValue)
+    return file
+  }
+
+  /// Reads a whole regular file of at most `limit` bytes. Reads at most `limit + 1` bytes
+  /// whatever the file says its size is (files in /proc say 0 and never end).
+  static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(ReadFailure) -> Data {
+    let file = try openRegular(path, followLinks: followLinks)
+    if let info = try? file.status(), info.st_size > limit { throw .tooLarge(limit: limit) }
+    let data: Data
+    do { data = try file.read(upTo: limit + 1) } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
+    guard data.count <= limit else { throw .tooLarge(limit: limit) }
+    return data
+  }
+
+  /// Reads at most `count` bytes from the start of a regular file (for content sniffing).
+  static func readPrefix(_ path: String, count: Int, followLinks: Bool = true) throws(ReadFailure) -> (prefix: Data, size: Int64) {
+    let file = try openRegular(path, followLinks: followLinks)
+    let size = (try? file.status()).map { Int64($0.st_size) } ?? 0
+    do { return (try file.read(upTo: count), size) } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
+  }
+
+  /// The path with every symbolic link resolved, or the path itself when it cannot be.
+  /// The corresponding C function is `realpath`.
+  static func resolvingLinks(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// `stat` of a path (following links), or nil.
+  static func status(of path: String) -> stat? {
+    var info = stat()
+    return stat(path, &info) == 0 ? info : nil
+  }
+
+  /// A fresh temporary name in the folder of `path`: `.NAME.tmp-PID-RANDOM`. The pid lets
+  /// `removeStaleTemporaries` tell a killed writer's leftovers from a running one's.
+  static func temporaryName(beside path: String) -> String {
+    let directory = (path as NSString).deletingLastPathComponent
+    let base = (path as NSString).lastPathComponent
+    return (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  }
+
+  /// Removes the temporaries of `path` whose writing process is gone.
+  static func removeStaleTemporaries(beside path: String) {
+    let directory = (path as NSString).deletingLastPathComponent
+    let prefix = ".\((path as NSString).lastPathComponent).tmp-"
+    let folder = directory.isEmpty ? "." : directory
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    for name in names where name.hasPrefix(prefix) {
+      let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap { Int32($0) }
+      if let pid, pid > 0, pid != getpid(), kill(pid, 0) == 0 || errno == EPERM { continue }
+      unlink(folder + "/" + name)
+    }
+  }
+
+  /// Replaces `to` by `from` atomically. The corresponding C function is `rename`.
+  static func rename(_ from: String, to: String) throws(FileSystemError) {
+    guard Glibc.rename(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "rename", path: to) }
+  }
+
+  /// Renames `from` to `to` unless `to` exists (EEXIST then). The corresponding C function
+  /// is `renameat2` with `RENAME_NOREPLACE`; where the file system lacks it, link + unlink.
+  static func renameWithoutReplacing(_ from: String, to: String) throws(FileSystemError) {
+    if CGallerySystem_rename_noreplace(from, to) == 0 { return }
+    let code = errno
+    guard code == EINVAL || code == ENOSYS else { throw FileSystemError(errno: code, operation: "rename", path: to) }
+    guard link(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: to) }
+    unlink(from)
+  }
+
+  /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
+  /// writers of the same file left. For state files: the recent list, the cache index.
+  static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+    removeStaleTemporaries(beside: path)
+    let temporary = temporaryName(beside: path)
+    do {
+      let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+      try file.writeAll(data)
+      try file.sync()
+      try rename(temporary, to: path)
+    } catch {
+      unlink(temporary)
+      throw error
+    }
+  }
+}
+
+extension FileHandleFD {
+  /// Gives this (new) file the mode and, where permitted, the owner of another, so that a
+  /// rewrite of a private 0600 document stays private. The corresponding C functions are
+  /// `fchmod` and `fchown`.
+  func takeMetadata(of original: stat) {
+    if original.st_uid != getuid() || original.st_gid != getgid() {
+      _ = fchown(rawValue, original.st_uid, original.st_gid)
+    }
+    _ = fchmod(rawValue, original.st_mode & 0o7777)
+  }
+}
+
+/// Standard input, read whole but bounded: a pipe may carry anything.
+public enum StandardInput {
+  public struct TooLarge: Error, CustomStringConvertible {
+    public var limit: Int
+    public var description: String { "standard input is larger than \(limit >> 20) MiB" }
+  }
+
+  /// The corresponding C function is `read` on descriptor 0.
+  public static func read(limit: Int) throws -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while data.count <= limit {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR || errno == EAGAIN { continue }
+        throw FileSystemError(errno: errno, operation: "read", path: "standard input")
+      }
+      if n == 0 { return data }
+      data.append(contentsOf: buffer[0..<n])
+    }
+    throw TooLarge(limit: limit)
+  }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The one check of a model read from outside (a document, a drag payload): every rule that
+/// the rest of the program relies on, so that no command ever sees an id that is a path, a
+/// number that overflows, or a date that cannot be written back.
+///
+/// `ModelCoding.decode` refuses a model that breaks any rule (exit status 65, naming the
+/// first problem); `gallery check` lists them all.
+public enum ModelValidation {
+  /// Bounds on numbers and strings. Generous for real documents, small enough that no
+  /// arithmetic on them overflows and no allocation from them is large.
+  public enum Limits {
+    /// libvips refuses images wider or taller than this (VIPS_MAX_COORD).
+    public static let maxDimension = 10_000_000
+    /// An aspect ratio is width / height of real dimensions, so it lies in this range.
+    public static let aspectRatio: ClosedRange<Double> = (1.0 / Double(maxDimension))...Double(maxDimension)
+    public static let thumbnailSize: ClosedRange<Int> = 16...2048
+    public static let maxPixels: ClosedRange<Int> = 1...1_000_000_000_000
+    /// Revisions and byte counts stay far from Int.max so that `+ 1` never traps.
+    public static let counter: ClosedRange<Int> = 0...(1 << 53)
+    /// A trash entry remembers its position among at most this many items.
+    public static let position: ClosedRange<Int> = 1...Int(Int32.max)
+    public static let titleBytes = 4096
+    public static let urlBytes = 16 * 1024
+    public static let textBytes = 4096
+    public static let idBytes = 32
+    /// Years that ISO 8601 with four digits can write.
+    public static let dates: ClosedRange<Date> =
+      Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+  }
+
+  /// A rule that a model breaks, naming the item (or the field) at fault.
+  public struct Problem: Error, Equatable, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  /// A model that breaks rules: all of them, the first one named in the description.
+  public struct Failure: Error, CustomStringConvertible, Sendable {
+    public var problems: [Problem]
+    public var description: String {
+      (problems.first?.description ?? "invalid") + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
+    }
+  }
+
+  /// Every problem of the model, in document order; empty when it is valid.
+  public static func problems(of model: GalleryModel) -> [Problem] {
+    var problems: [Problem] = []
+    func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+      if !condition { problems.append(Problem(message())) }
+    }
+    require(model.format >= 1 && model.format <= GalleryModel.formatVersion, "format \(model.format) is not a known version")
+    require(model.title.utf8.count <= Limits.titleBytes, "the title is longer than \(Limits.titleBytes) bytes")
+    require(!model.title.unicodeScalars.contains { $0.value == 0 }, "the title contains a NUL character")
+    require(Limits.counter.contains(model.revision), "revision \(model.revision) is out of range")
+    require(Limits.dates.contains(model.created), "the creation date is out of range")
+    require(Limits.dates.contains(model.modified), "the modification date is out of range")
+    let settings = model.settings
+    require(
+      Limits.thumbnailSize.contains(settings.thumbnailSize),
+      "thumbnail size \(settings.thumbnailSize) is outside \(Limits.thumbnailSize.lowerBound)...\(Limits.thumbnailSize.upperBound)")
+    require(Limits.maxPixels.contains(settings.maxPixels), "the pixel limit \(settings.maxPixels) is out of range")
+
+    var ids = Set<String>()
+    for item in model.items {
+      problems += self.problems(of: item)
+      require(ids.insert(item.id).inserted, "item id \(quoted(item.id)) is used more than once")
+    }
+    for trashed in model.trash {
+      problems += self.problems(of: trashed.item).map { Problem("in the trash: \($0)") }
+      require(ids.insert(trashed.item.id).inserted, "item id \(quoted(trashed.item.id)) is used more than once")
+      require(Limits.position.contains(trashed.position), "trashed item \(quoted(trashed.item.id)) has position \(trashed.position)")
+      require(Limits.dates.contains(trashed.trashed), "trashed item \(quoted(trashed.item.id)) has a date out of range")
+    }
+    let offers = model.moveOffers ?? []
+    require(offers.count <= MoveOffer.maxOffers, "more than \(MoveOffer.maxOffers) move offers")
+    for offer in offers {
+      require(offer.token.utf8.count == 32 && isHex(offer.token.utf8, count: 32), "a move offer's token is not 32 hex digits")
+      require(offer.ids.count <= 100_000 && offer.ids.allSatisfy(isValidID), "a move offer names an invalid id")
+      require(Limits.dates.contains(offer.created), "a move offer's date is out of range")
+    }
+    return problems
+  }
+
+  /// The problems of one item: its id, names, numbers, strings and dates.
+  public static func problems(of item: Item) -> [Problem] {
+    var problems: [Problem] = []
+    let name = quoted(item.id)
+    func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+      if !condition { problems.append(Problem("item \(name): \(message())")) }
+    }
+    guard isValidID(item.id) else {
+      return [Problem("item id \(name) is not a valid id (1 to \(Limits.idBytes) letters, digits, - or _, not all digits)")]
+    }
+    require(isURLText(item.source), "its source is not a URL of at most \(Limits.urlBytes) bytes without control characters")
+    if let page = item.page { require(isURLText(page), "its page is not a URL without control characters") }
+    require(Limits.aspectRatio.contains(item.aspectRatio), "aspect ratio \(item.aspectRatio) is out of range")
+    for (label, value) in [("width", item.width), ("height", item.height)] {
+      if let value { require((1...Limits.maxDimension).contains(value), "\(label) \(value) is out of range") }
+    }
+    if let orientation = item.orientation { require((1...8).contains(orientation), "orientation \(orientation) is not 1 to 8") }
+    if let bytes = item.bytes { require(Limits.counter.contains(bytes), "byte count \(bytes) is out of range") }
+    if let format = item.format { require(isFormatName(format), "format \(quoted(format)) is not a format name") }
+    if let hash = item.hash { require(isContentHash(hash), "hash \(quoted(hash)) is not sha256:<64 hex digits>") }
+    if let thumbnail = item.thumbnail {
+      require(isThumbnailEntry(thumbnail), "thumbnail entry \(quoted(thumbnail)) is not thumbnails/ID.jpg, .webp or .png")
+    }
+    if let original = item.original {
+      require(isOriginalEntry(original), "original entry \(quoted(original)) is not originals/SHA256.EXT")
+    }
+    if let failure = item.failure { require(isText(failure, limit: Limits.textBytes), "its failure reason is too long or has NUL") }
+    require(Limits.dates.contains(item.added), "its date added is out of range")
+    if let placeholder = item.placeholder {
+      require(isURLText(placeholder.from), "its placeholder's origin is not a URL")
+      require(isText(placeholder.owner.host, limit: 255), "its placeholder's host name is too long")
+      require(Limits.dates.contains(placeholder.since), "its placeholder's date is out of range")
+      require(Limits.dates.contains(placeholder.owner.started), "its placeholder's owner date is out of range")
+    }
+    switch item.state {
+    case .ready:
+      require(item.width != nil && item.height != nil, "it is ready but has no pixel size")
+      require(item.hash != nil, "it is ready but has no content hash")
+      require(item.thumbnail != nil, "it is ready but has no thumbnail")
+    case .placeholder:
+      require(item.placeholder != nil, "it is a placeholder that does not say where it loads from")
+    case .failed:
+      break
+    }
+    return problems
+  }
+
+  // MARK: - Grammars
+
+  /// 1 to 32 of `[A-Za-z0-9_-]`, not all digits (a number is a position), not starting with
+  /// `-` (an option). Ids become file names: they can hold no separator and no dot.
+  public static func isValidID(_ id: String) -> Bool {
+    let bytes = id.utf8
+    guard (1...Limits.idBytes).contains(bytes.count), bytes.first != UInt8(ascii: "-") else { return false }
+    var letter = false
+    for byte in bytes {
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): continue
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+        letter = true
+      default: return false
+      }
+    }
+    return letter
+  }
+
+  /// `sha256:` and 64 lower-case hex digits.
+  public static func isContentHash(_ text: String) -> Bool {
+    text.hasPrefix("sha256:") && isHex(text.utf8.dropFirst(7), count: 64)
+  }
+
+  /// `thumbnails/ID.jpg|webp|png` with a valid id.
+  public static func isThumbnailEntry(_ name: String) -> Bool {
+    guard name.hasPrefix(DocumentArchive.thumbnailFolder) else { return false }
+    let file = name.dropFirst(DocumentArchive.thumbnailFolder.count)
+    guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else { return false }
+    return isValidID(String(file[..<dot]))
+  }
+
+  /// `originals/SHA256HEX.EXT`, EXT a format name.
+  public static func isOriginalEntry(_ name: String) -> Bool {
+    guard name.hasPrefix(DocumentArchive.originalsFolder) else { return false }
+    let file = name.dropFirst(DocumentArchive.originalsFolder.count)
+    guard let dot = file.firstIndex(of: ".") else { return false }
+    return isHex(file[..<dot].utf8, count: 64) && isFormatName(String(file[file.index(after: dot)...]))
+  }
+
+  /// 1 to 16 lower-case letters and digits ("jpeg", "webp", "bin").
+  public static func isFormatName(_ text: String) -> Bool {
+    (1...16).contains(text.utf8.count)
+      && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
+  }
+
+  /// A URL as stored: bounded, and no control characters (they would forge lines in a
+  /// uri-list or escape sequences on a terminal).
+  static func isURLText(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= Limits.urlBytes && !text.unicodeScalars.contains(where: isControl)
+  }
+
+  static func isText(_ text: String, limit: Int) -> Bool {
+    text.utf8.count <= limit && !text.unicodeScalars.contains { $0.value == 0 }
+  }
+
+  /// C0, DEL and C1 controls.
+  public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+  }
+
+  private static func isHex<C: Collection>(_ bytes: C, count: Int) -> Bool where C.Element == UInt8 {
+    bytes.count == count && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
+
+  /// An untrusted string shown in a message: quoted, cut, control characters escaped.
+  static func quoted(_ text: String) -> String {
+    let cut = text.utf8.count > 64 ? String(decoding: Array(text.utf8.prefix(64)), as: UTF8.self) + "…" : text
+    return "\"" + TerminalText.escaped(cut) + "\""
+  }
+}
+
+/// Text from a document or another program, made safe to print on a terminal: control
+/// characters (escape sequences, CR, backspace, NUL...) are written as `\xHH` or `\u{HHHH}`
+/// so that a title cannot clear the screen or forge lines. JSON output is exact instead.
+public enum TerminalText {
+  public static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
+    guard text.unicodeScalars.contains(where: ModelValidation.isControl) else { return text }
+    var result = ""
+    result.reserveCapacity(text.utf8.count + 8)
+    for scalar in text.unicodeScalars {
+      if keepingNewlines && scalar == "\n" {
+        result.unicodeScalars.append(scalar)
+      } else if scalar.value < 0x80 && ModelValidation.isControl(scalar) {
+        result += scalar == "\t" ? "\\t" : scalar == "\n" ? "\\n" : scalar == "\r" ? "\\r" : "\\x" + hex(scalar.value, digits: 2)
+      } else if ModelValidation.isControl(scalar) {
+        result += "\\u{" + hex(scalar.value, digits: 4) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
+  private static func hex(_ value: UInt32, digits: Int) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - text.count)) + text
+  }
+}
