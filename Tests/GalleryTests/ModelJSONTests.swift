@@ -16,7 +16,8 @@ struct ModelJSONTests {
     ready.thumbnail = "thumbnails/abcdef.jpg"
     ready.page = "https://example.invalid/page?q=1&r=/x"
     let pending = Item.placeholder(id: "ghjkmn", source: "https://example.invalid/i.png", now: Date(timeIntervalSince1970: 1_700_000_200))
-    let failed = pending.failed(because: "HTTP 404 \"Not Found\"\n")
+    var failed = pending.failed(because: "HTTP 404 \"Not Found\"\n")
+    failed.id = "pqrstu"  // ids are unique across items and trash
     model.items = [ready, pending]
     model.trash = [TrashedItem(item: failed, trashed: Date(timeIntervalSince1970: 1_700_000_300), position: 2)]
     model.revision = 7

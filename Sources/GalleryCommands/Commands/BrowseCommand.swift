@@ -56,7 +56,7 @@ struct BrowseCommand: ParsableCommand {
       Terminal.out(entries.map { entry in
         let counts = entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") } ?? "-"
         return [
-          (entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
+          TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
           ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
           formatter.string(from: entry.modified), entry.path,
         ].joined(separator: "  ") + "\n"

@@ -42,7 +42,7 @@ struct DragCommand: ParsableCommand {
       let ids = try model.resolve(items)
       switch type {
       case .uriList:
-        Terminal.out(DropSourceParser.uriListText(ids.compactMap { id in model.items.first { $0.id == id }?.source }))
+        Terminal.exact(DropSourceParser.uriListText(ids.compactMap { id in model.items.first { $0.id == id }?.source }))
       case .gallery:
         Terminal.out(Array(try DragPayload.make(from: target.document, ids: ids, move: move).encoded()))
       }

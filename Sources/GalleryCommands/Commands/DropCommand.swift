@@ -68,8 +68,10 @@ struct DropCommand: ParsableCommand {
 
   func validate() throws {
     guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE (a file, a file:// URI, an http(s) URL, or -)") }
-    if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
-    if let jobs, jobs <= 0 { throw ValidationError("--jobs must be positive") }
+    if let maxPixels, !ModelValidation.Limits.maxPixels.contains(maxPixels) {
+      throw ValidationError("--max-pixels must be from 1 to 10^12")
+    }
+    if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
   func run() throws {

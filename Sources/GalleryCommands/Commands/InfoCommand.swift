@@ -46,7 +46,7 @@ struct InfoCommand: ParsableCommand {
       }
       let storage = report.storage
       var text = """
-        title:          \(report.title)
+        title:          \(TerminalText.escaped(report.title))
         path:           \(report.path)
         format:         \(report.format)
         revision:       \(report.revision) (\(storage.revisions) in the file)

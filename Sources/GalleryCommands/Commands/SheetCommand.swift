@@ -29,7 +29,7 @@ struct SheetCommand: ParsableCommand {
 
   func validate() throws {
     if columns != nil && rowHeight != nil { throw ValidationError("give --columns or --row-height, not both") }
-    if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
+    if let columns, !(1...1000).contains(columns) { throw ValidationError("--columns must be between 1 and 1000") }
     if let rowHeight, !(8...2048).contains(rowHeight) { throw ValidationError("--row-height must be between 8 and 2048") }
     guard (64...16384).contains(width) else { throw ValidationError("--width must be between 64 and 16384") }
   }

@@ -24,7 +24,7 @@ struct ShowCommand: ParsableCommand {
         Terminal.out(DocumentListingJSON.make(path: document.path, model: model))
         return
       }
-      Terminal.out("\(model.title)\n")
+      Terminal.out("\(TerminalText.escaped(model.title))\n")
       var lines = ""
       for (index, item) in model.items.enumerated() {
         lines += ItemLine.format(position: index + 1, item: item) + "\n"
@@ -41,8 +41,8 @@ enum ItemLine {
     let state = item.displayState
     return [
       String(position).leftPadded(to: 4), item.id, state.padded(to: 7),
-      String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), item.source,
-    ].joined(separator: "  ")
+      String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), TerminalText.escaped(item.source),
+    ].joined(separator: "  ") + (item.failure.map { "  (\(TerminalText.escaped($0)))" } ?? "")
   }
 }
 

@@ -25,7 +25,7 @@ struct URIsCommand: ParsableCommand {
         let ids = try model.resolve(items)
         chosen = ids.compactMap { id in model.items.first { $0.id == id } }
       }
-      Terminal.out(DropSourceParser.uriListText(chosen.map(\.source)))
+      Terminal.exact(DropSourceParser.uriListText(chosen.map(\.source)))
     }
   }
 }

@@ -77,7 +77,7 @@ struct WatchCommand: ParsableCommand {
 
   func validate() throws {
     if let events, events != "json" { throw ValidationError("--events takes json") }
-    guard settle >= 0 else { throw ValidationError("--settle must not be negative") }
+    guard (0...3_600_000).contains(settle) else { throw ValidationError("--settle must be from 0 to 3600000 milliseconds") }
     guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     _ = try afterCommit()
     if document != nil && folders.count != 1 { throw ValidationError("--into goes with exactly one DIR") }

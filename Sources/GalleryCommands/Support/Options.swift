@@ -81,8 +81,13 @@ struct WebOptions: ParsableArguments {
   var noCache = false
 
   func validate() throws {
-    if downloads <= 0 { throw ValidationError("--downloads must be positive") }
-    if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+    guard (1...256).contains(downloads) else { throw ValidationError("--downloads must be from 1 to 256") }
+    guard timeout > 0, timeout <= 86_400 else {
+      throw ValidationError("--timeout must be a number of seconds from 0 to 86400 (a day)")
+    }
+    guard maxDownloadSize <= WebLimits.maxBytesCeiling else {
+      throw ValidationError("--max-download-size can be at most \(WebLimits.maxBytesCeiling >> 20)M (the largest original a document holds)")
+    }
   }
 
   var limits: WebLimits {

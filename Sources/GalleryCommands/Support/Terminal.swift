@@ -8,23 +8,40 @@ import GalleryKit
 
 /// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6
 /// concurrency checking rightly distrusts.
+///
+/// Text may hold what a document or another program said (titles, sources, reasons): its
+/// control characters are escaped, so nothing printed can move the cursor, clear the screen,
+/// retitle the terminal or forge a line. Lines and columns are ours: `\n` and `\t` stay.
+/// Data formats (JSON, a uri-list with its CRLF) go out exactly, through `exact`.
 enum Terminal {
-  static func out(_ text: String) { write(1, Array(text.utf8)) }
+  static func out(_ text: String) { write(1, Array(TerminalText.escaped(text, keepingLayout: true).utf8)) }
   static func out(_ bytes: [UInt8]) { write(1, bytes) }
+  /// Bytes of a data format, unchanged (a uri-list's CRLF, JSON).
+  static func exact(_ text: String) { write(1, Array(text.utf8)) }
   static func err(_ text: String) { write(2, Array(text.utf8)) }
 
   /// A line on standard error, prefixed with the program name.
-  static func message(_ text: String) { err("gallery: \(text)\n") }
+  static func message(_ text: String) {
+    err("gallery: \(TerminalText.escaped(text, keepingLayout: true))\n")
+  }
 
   static var errorIsTerminal: Bool { isatty(2) == 1 }
 
+  /// Writes everything, or ends the program: output that cannot be written (a full disk,
+  /// `> /dev/full`, a closed pipe) must not look like success. Standard error failing is
+  /// ignored: there is nowhere left to say so.
   private static func write(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
       if n < 0 {
-        if errno == EINTR { continue }
-        return
+        if errno == EINTR || errno == EAGAIN { continue }
+        guard fd == 1 else { return }
+        let code = errno
+        if code != EPIPE {
+          err("gallery: cannot write to standard output: \(String(cString: strerror(code)))\n")
+        }
+        exit(ExitStatus.ioError)
       }
       offset += n
     }

@@ -18,6 +18,20 @@ public enum ContactSheet {
     var height: Int
   }
 
+  static let maxRowHeight = 4096
+  /// The largest sheet rendered: it is held in memory while encoded (3 bytes a pixel).
+  public static let maxPixels = 64_000_000
+
+  /// A sheet that would be too large to render.
+  public struct TooLarge: Error, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public var description: String {
+      "the sheet would be \(width)x\(height) pixels, over the limit of \(ContactSheet.maxPixels / 1_000_000) megapixels: "
+        + "use a smaller --width or --row-height, or more --columns"
+    }
+  }
+
   /// Rows of tiles for items of these aspect ratios across `width` pixels (spacing between).
   static func rows(aspectRatios: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
     var rows: [[Tile]] = []
@@ -31,8 +45,12 @@ public enum ContactSheet {
       case .rowHeight(let target): height = justify ? (Double(width) - gaps) / total : min(Double(target), (Double(width) - gaps) / total)
       case .columns: height = (Double(width) - gaps) / total
       }
-      height = max(1, height)
-      rows.append(current.map { Tile(index: $0, width: max(1, Int((aspectRatios[$0] * height).rounded())), height: Int(height.rounded())) })
+      // A 3,000,000x1 image must not make a 3,000,000-pixel tile, nor a 1x3,000,000 one a
+      // row that tall: a tile is at most the sheet's width and a row at most `maxRowHeight`.
+      height = min(max(1, height), Double(maxRowHeight))
+      rows.append(current.map {
+        Tile(index: $0, width: min(width, max(1, Int((aspectRatios[$0] * height).rounded()))), height: Int(height.rounded()))
+      })
       current = []
     }
     for index in aspectRatios.indices {
@@ -57,18 +75,23 @@ public enum ContactSheet {
     try VipsRuntime.start()
     let items = document.model.items
     let inner = width - 2 * spacing
+    let laidOut = rows(aspectRatios: items.map(\.aspectRatio), width: inner, spacing: spacing, layout: layout)
+    let height = laidOut.reduce(spacing) { $0 + ($1.first?.height ?? 0) + spacing }
+    guard width * height <= maxPixels else { throw TooLarge(width: width, height: height) }
     var rowImages: [VipsImageHandle] = []
-    for row in rows(aspectRatios: items.map(\.aspectRatio), width: inner, spacing: spacing, layout: layout) {
+    for row in laidOut {
       var tiles: [VipsImageHandle] = []
       for tile in row {
         let item = items[tile.index]
-        if item.state == .ready, let data = try? document.thumbnail(of: item) {
-          tiles.append(try data.withUnsafeBytes { raw in
+        if item.state == .ready, let data = try? document.thumbnail(of: item), StoredImage.problem(data) == nil,
+          let tile = try? data.withUnsafeBytes({ raw in
             let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
               CVips_thumbnail_exact(raw.baseAddress, raw.count, CInt(tile.width), CInt(tile.height), $0)
             }
             return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(image.pointer, $0) }
           })
+        {
+          tiles.append(tile)
         } else {
           let (r, g, b) = item.state == .failed ? (240.0, 200.0, 200.0) : (215.0, 215.0, 215.0)
           tiles.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(tile.width), CInt(tile.height), r, g, b, $0) })

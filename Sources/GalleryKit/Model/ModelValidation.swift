@@ -205,12 +205,14 @@ public enum ModelValidation {
 /// characters (escape sequences, CR, backspace, NUL...) are written as `\xHH` or `\u{HHHH}`
 /// so that a title cannot clear the screen or forge lines. JSON output is exact instead.
 public enum TerminalText {
-  public static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
-    guard text.unicodeScalars.contains(where: ModelValidation.isControl) else { return text }
+  /// With `keepingLayout`, newlines and tabs stay (for text the program itself laid out).
+  public static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
+    func kept(_ scalar: Unicode.Scalar) -> Bool { keepingLayout && (scalar == "\n" || scalar == "\t") }
+    guard text.unicodeScalars.contains(where: { ModelValidation.isControl($0) && !kept($0) }) else { return text }
     var result = ""
     result.reserveCapacity(text.utf8.count + 8)
     for scalar in text.unicodeScalars {
-      if keepingNewlines && scalar == "\n" {
+      if kept(scalar) {
         result.unicodeScalars.append(scalar)
       } else if scalar.value < 0x80 && ModelValidation.isControl(scalar) {
         result += scalar == "\t" ? "\\t" : scalar == "\n" ? "\\n" : scalar == "\r" ? "\\r" : "\\x" + hex(scalar.value, digits: 2)

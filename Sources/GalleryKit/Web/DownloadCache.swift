@@ -166,14 +166,28 @@ public struct DownloadCache: Sendable {
 
 /// Byte counts as people write them: `500M`, `2G`, `1048576`.
 public enum ByteCount {
+  /// The largest size accepted anywhere (a cache, a download limit): 1 TiB.
+  public static let ceiling = 1 << 40
+
+  /// "50M", "1.5G", "2048", "200 MiB" -> bytes; nil for anything else, negative, not
+  /// finite, or over `ceiling` (so `1e300G` and `infG` are refused, not trapped on).
   public static func parse(_ text: String) -> Int? {
     let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
       .replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
-    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-    if let last = trimmed.last, let unit = units[last] {
-      return Double(trimmed.dropLast()).flatMap { $0 >= 0 ? Int($0 * Double(unit)) : nil }
+      .trimmingCharacters(in: .whitespaces)
+    let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024, "T": 1024 * 1024 * 1024 * 1024]
+    var number = Substring(trimmed)
+    var unit = 1.0
+    if let last = number.last, let scale = units[last] {
+      unit = scale
+      number = number.dropLast()
     }
-    return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+    // Digits and one dot only: no "inf", "nan", exponents or signs.
+    guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+      number.filter({ $0 == "." }).count <= 1, let value = Double(number), value.isFinite
+    else { return nil }
+    let bytes = value * unit
+    guard bytes.isFinite, bytes >= 0, bytes <= Double(ceiling) else { return nil }
+    return Int(bytes)
   }
-
 }

@@ -12,8 +12,10 @@ public struct WebLimits: Sendable {
   public var timeout: TimeInterval = 60
   /// Seconds to establish a connection.
   public var connectTimeout: TimeInterval = 10
-  /// Bytes of body accepted at most, enforced while the body streams in.
+  /// Bytes of body accepted at most, enforced while the body streams in; local files too.
   public var maxBytes = 50 * 1024 * 1024
+  /// The largest `maxBytes` may be: an embedded original must fit in a document entry.
+  public static let maxBytesCeiling = Int(DocumentArchive.originalSizeLimit)
   /// Redirects followed at most.
   public var maxRedirects = 5
   /// Sent as `User-Agent`.
