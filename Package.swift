@@ -60,8 +60,13 @@ let package = Package(
     .executableTarget(
       name: "gallery",
       dependencies: ["GalleryCommands"]),
+    // Fuzz targets of the readers of untrusted input (`make fuzz`); a plain build makes a
+    // replayer of the same targets, which the tests run over the committed corpus.
+    .executableTarget(
+      name: "gallery-fuzz",
+      dependencies: ["GalleryKit"]),
     .testTarget(
       name: "GalleryTests",
-      dependencies: ["GalleryKit", "GalleryCommands", "gallery"]),
+      dependencies: ["GalleryKit", "GalleryCommands", "gallery", "gallery-fuzz"]),
   ]
 )

@@ -40,7 +40,7 @@ struct CopyCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let model = try GalleryDocument.open(target.document).model
+      let model = try target.open().model
       let ids = try model.resolve(items)
       let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
       let clipboard = try Clipboard.current()

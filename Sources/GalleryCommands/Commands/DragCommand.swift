@@ -38,7 +38,7 @@ struct DragCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let model = try GalleryDocument.open(target.document).model
+      let model = try target.open().model
       let ids = try model.resolve(items)
       switch type {
       case .uriList:

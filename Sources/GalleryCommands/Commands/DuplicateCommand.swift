@@ -18,7 +18,7 @@ struct DuplicateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let path = new.map { DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
+      let path = try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
       try DocumentFiles.duplicate(target.document, to: path)
       RecentDocuments.note(path)
       Terminal.out(path + "\n")

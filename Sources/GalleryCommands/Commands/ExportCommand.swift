@@ -29,7 +29,7 @@ struct ExportCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let document = try GalleryDocument.open(target.document)
+      let document = try target.open()
       let model = document.model
       let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
       let chosen = ids.compactMap { id in model.items.first { $0.id == id } }

@@ -30,7 +30,7 @@ struct InfoCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let document = try GalleryDocument.open(target.document)
+      let document = try target.open()
       let model = document.model
       let states = model.items.map(\.displayState)
       let report = Report(

@@ -14,7 +14,7 @@ struct RenameCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let path = DocumentFiles.target(new, beside: target.document)
+      let path = try DocumentFiles.target(new, beside: target.document)
       try DocumentFiles.rename(target.document, to: path)
       RecentDocuments.forget(target.document)
       RecentDocuments.note(path)

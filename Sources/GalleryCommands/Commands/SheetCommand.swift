@@ -36,7 +36,7 @@ struct SheetCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let document = try GalleryDocument.open(target.document)
+      let document = try target.open()
       let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
       let ext = (output as NSString).pathExtension.lowercased()
       let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"

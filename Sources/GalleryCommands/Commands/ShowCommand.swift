@@ -17,7 +17,7 @@ struct ShowCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let document = try GalleryDocument.open(target.document)
+      let document = try target.open()
       RecentDocuments.note(document.path)
       let model = document.model
       if output.json {

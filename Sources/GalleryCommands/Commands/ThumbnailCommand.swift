@@ -22,7 +22,7 @@ struct ThumbnailCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let document = try GalleryDocument.open(target.document)
+      let document = try target.open()
       let ext = (output as NSString).pathExtension.lowercased()
       let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
       try document.cover(size: size, suffix: suffix).write(to: URL(fileURLWithPath: output), options: .atomic)

@@ -34,7 +34,7 @@ struct TrashCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       if list {
-        let trash = try GalleryDocument.open(target.document).model.trash
+        let trash = try target.open().model.trash
         if json {
           try JSONOutput.write(trash)
         } else {

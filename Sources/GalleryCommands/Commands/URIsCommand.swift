@@ -17,7 +17,7 @@ struct URIsCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let model = try GalleryDocument.open(target.document).model
+      let model = try target.open().model
       let chosen: [Item]
       if items.isEmpty {
         chosen = model.items.filter { $0.state == .ready }

@@ -6,6 +6,17 @@ import GalleryKit
 struct DocumentArgument: ParsableArguments {
   @Argument(help: "The gallery document (NAME.gallery).", completion: .file(extensions: ["gallery"]))
   var document: String
+
+  /// Opens the document to read it, warning on standard error when it is damaged: what is
+  /// shown is then the last revision that could be read, and edits refuse the document.
+  func open() throws -> GalleryDocument {
+    let opened = try GalleryDocument.open(document)
+    if let damage = opened.damage {
+      Terminal.message(
+        "warning: \(document) is damaged (\(damage)): showing what could be read; it is read-only until `gallery check --fix` rescues it")
+    }
+    return opened
+  }
 }
 
 /// `--json` for read commands.

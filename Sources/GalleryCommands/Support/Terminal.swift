@@ -71,6 +71,7 @@ final class ProgressBar: Sendable {
 /// The exit statuses listed in `gallery --help`.
 enum ExitStatus {
   static let partial: Int32 = 1
+  static let usage: Int32 = 64
   static let dataError: Int32 = 65
   static let notFound: Int32 = 66
   static let unavailable: Int32 = 69
@@ -84,6 +85,7 @@ enum ExitStatus {
       switch error {
       case .notFound, .itemNotFound: notFound
       case .exists: cannotCreate
+      case .badName: usage
       case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: dataError
       case .io: ioError
       }

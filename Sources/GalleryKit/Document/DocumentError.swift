@@ -12,6 +12,8 @@ public enum DocumentError: Error, CustomStringConvertible {
   case damaged(String, String)
   case unsupportedFormat(Int)
   case itemNotFound(String)
+  /// A document name that names no file ("", ".", "..", "/").
+  case badName(String)
   case io(Error)
 
   public var description: String {
@@ -29,6 +31,7 @@ public enum DocumentError: Error, CustomStringConvertible {
     case .unsupportedFormat(let version):
       "format version \(version) is newer than this gallery understands (\(GalleryModel.formatVersion)); upgrade gallery"
     case .itemNotFound(let reference): "no item \(reference) in the document"
+    case .badName(let name): "\(ModelValidation.quoted(name)) is not a document name"
     case .io(let error): "\(error)"
     }
   }

@@ -28,7 +28,15 @@ public enum DocumentFiles {
 
   /// `NEW` as given, with `.gallery` added when it has no extension, beside `path` when it
   /// names no folder.
-  public static func target(_ new: String, beside path: String) -> String {
+  public static func target(_ new: String, beside path: String) throws -> String {
+    // The name must name a file: not empty, not "." or "..", not a folder.
+    let base = (new as NSString).lastPathComponent
+    let stem = base.hasSuffix("." + DocumentName.fileExtension) ? String(base.dropLast(DocumentName.fileExtension.count + 1)) : base
+    guard !new.isEmpty, !new.hasSuffix("/"), !stem.isEmpty, stem != ".", stem != "..",
+      !new.unicodeScalars.contains(where: ModelValidation.isControl)
+    else {
+      throw DocumentError.badName(new)
+    }
     var target = new.hasSuffix("." + DocumentName.fileExtension) ? new : new + "." + DocumentName.fileExtension
     if !target.contains("/") {
       let folder = (path as NSString).deletingLastPathComponent
@@ -51,14 +59,12 @@ public enum DocumentFiles {
 
   /// Renames the file (never over another) and retitles the document after it.
   public static func rename(_ path: String, to target: String) throws {
-    _ = try GalleryDocument.open(path)
-    // link(2) fails if the target exists, where rename(2) would replace it.
-    guard link(path, target) == 0 else {
-      let code = errno
-      if code == EEXIST { throw DocumentError.exists(target) }
-      throw DocumentError.io(FileSystemError(errno: code, operation: "link", path: target))
+    let document = try GalleryDocument.open(path)
+    if let damage = document.damage { throw DocumentError.damaged(path, damage) }
+    do { try FileSystem.renameWithoutReplacing(path, to: target) } catch {
+      if error.errno == EEXIST { throw DocumentError.exists(target) }
+      throw DocumentError.io(error)
     }
-    unlink(path)
     syncDirectory(containing: target)
     try GalleryDocument.edit(target) { $0.model.title = DocumentName.title(forPath: target) }
   }

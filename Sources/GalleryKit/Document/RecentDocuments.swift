@@ -17,16 +17,30 @@ public enum RecentDocuments {
   /// Puts a document first. Best effort: a read-only home never makes a command fail.
   public static func note(_ path: String) {
     let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
-    var paths = list().filter { $0 != absolute }
-    paths.insert(absolute, at: 0)
-    let text = paths.prefix(limit).joined(separator: "\n") + "\n"
-    try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    try? text.write(toFile: file, atomically: true, encoding: .utf8)
+    guard !absolute.contains("\n") else { return }
+    update { paths in
+      paths.removeAll { $0 == absolute }
+      paths.insert(absolute, at: 0)
+    }
   }
 
   public static func forget(_ path: String) {
     let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
-    let paths = list().filter { $0 != absolute }
-    try? (paths.joined(separator: "\n") + (paths.isEmpty ? "" : "\n")).write(toFile: file, atomically: true, encoding: .utf8)
+    update { $0.removeAll { $0 == absolute } }
+  }
+
+  /// Read, change and write the list under a lock, so that commands running at once do not
+  /// lose each other's entries; written through a temporary file that a killed command
+  /// leaves behind only until the next update removes it.
+  private static func update(_ change: (inout [String]) -> Void) {
+    try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    guard let lock = try? FileHandleFD(path: file + ".lock", flags: O_RDWR | O_CREAT, mode: 0o600),
+      (try? lock.lockExclusive()) != nil
+    else { return }
+    var paths = list()
+    change(&paths)
+    let text = paths.prefix(limit).map { $0 + "\n" }.joined()
+    try? FileSystem.writeAtomically(Data(text.utf8), to: file, mode: 0o600)
+    withExtendedLifetime(lock) {}
   }
 }

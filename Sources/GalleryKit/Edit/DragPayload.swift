@@ -70,6 +70,7 @@ public struct DragPayload: Codable, Sendable {
   public static func decode(_ data: Data) throws(Refusal) -> DragPayload? {
     guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return nil }
     guard data.count <= sizeLimit else { throw Refusal(description: "a gallery payload larger than \(sizeLimit >> 20) MiB") }
+    guard !nestingExceeds(data, limit: 16) else { throw Refusal(description: "a gallery payload nested deeper than it can be") }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     let payload: DragPayload
@@ -102,6 +103,29 @@ public struct DragPayload: Codable, Sendable {
       }
     }
     return payload
+  }
+
+  /// Whether JSON text nests arrays and objects deeper than `limit` (a payload nests 5
+  /// deep): checked before a recursive decoder could overflow the stack on it.
+  static func nestingExceeds(_ data: Data, limit: Int) -> Bool {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    for byte in data {
+      if inString {
+        if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        depth += 1
+        if depth > limit { return true }
+      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+      default: break
+      }
+    }
+    return false
   }
 
   /// A decoding error in a line, without Foundation's debug dump.

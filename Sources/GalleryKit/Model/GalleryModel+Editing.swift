@@ -3,7 +3,7 @@ import Foundation
 extension GalleryModel {
   /// Inserts items at a 1-based position, in order; past the end means the end.
   public mutating func insert(_ newItems: [Item], at position: Int?) {
-    let index = min(max((position ?? Int.max) - 1, 0), items.count)
+    let index = min(max(position ?? Int.max, 1), items.count + 1) - 1
     items.insert(contentsOf: newItems, at: index)
   }
 
@@ -13,7 +13,7 @@ extension GalleryModel {
     let moving = Set(ids)
     let moved = items.filter { moving.contains($0.id) }
     items.removeAll { moving.contains($0.id) }
-    let index = min(max(position - 1, 0), items.count)
+    let index = min(max(position, 1), items.count + 1) - 1
     items.insert(contentsOf: moved, at: index)
   }
 

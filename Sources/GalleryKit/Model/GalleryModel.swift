@@ -186,7 +186,8 @@ extension Item.Owner {
   /// Whether the loading process still runs. On another host we cannot tell: assume it does.
   public var isAlive: Bool {
     guard host == ProcessInfo.processInfo.hostName else { return true }
-    guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+    // kill(0) and kill(-1) signal groups, not a process: no loader has such a pid.
+    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
     guard let start = ProcessStart.startTime(of: pid) else { return true }
     return abs(start.timeIntervalSince(started)) < 2
   }

@@ -60,6 +60,8 @@ enum Run {
     var stdout: String
     var stderr: String
     var stdoutData: Data
+    /// Ended by a signal (a crash, or a kill), not by an exit status.
+    var signaled = false
   }
 
   /// The `gallery` binary `swift build` made next to the tests.
@@ -117,7 +119,8 @@ enum Run {
     process.waitUntilExit()
     return Result(
       status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-      stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData)
+      stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData,
+      signaled: process.terminationReason == .uncaughtSignal)
   }
 
   /// Starts `gallery` and returns the running process (for kill tests).

@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What the fuzz targets (`Sources/gallery-fuzz`) run on each input: the readers of
+/// everything that comes from outside, from bytes, with the properties that must hold for
+/// any input checked by `precondition` (a violation is a crash libFuzzer reports).
+package enum FuzzEntryPoints {
+  /// A `.gallery` file's bytes: scan, decode, validate; every entry of the last revision
+  /// read; and whatever opens must write back to a model that reads again the same.
+  package static func document(_ data: Data, scratch: String) {
+    guard let file = try? FileHandleFD(path: scratch, flags: O_RDWR | O_CREAT | O_TRUNC, mode: 0o600) else { return }
+    guard (try? file.writeAll(data)) != nil else { return }
+    guard let layout = try? DocumentArchive.scan(file) else { return }
+    for location in layout.entries.values { _ = try? DocumentArchive.read(location, from: file) }
+    checkRoundTrip(layout.model)
+    precondition(layout.revisionEnd <= layout.fileSize, "a revision ends past the end of the file")
+    precondition(layout.damage == nil || layout.tornBytes == 0, "a damaged document must never be cut")
+  }
+
+  /// `gallery.json` bytes: decode and validate; a model that is accepted must round-trip.
+  package static func model(_ data: Data) {
+    guard let model = try? ModelCoding.decode(data) else { return }
+    checkRoundTrip(model)
+  }
+
+  /// Standard input of `gallery drop DOC -` (or a pasted clipboard): a gallery payload or a
+  /// uri-list. A payload that is accepted holds only valid items.
+  package static func dropInput(_ data: Data) {
+    do {
+      if let payload = try DragPayload.decode(data) {
+        for entry in payload.items {
+          precondition(ModelValidation.problems(of: entry.item).isEmpty, "an accepted payload holds an invalid item")
+        }
+        return
+      }
+    } catch {
+      return
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    for line in DropSourceParser.uriList(text) {
+      precondition(!line.contains("\n") && !line.contains("\r"), "a uri-list entry spans lines")
+      if case .success(let source) = DropSourceParser.source(for: line, checkingFiles: false), source.isWeb {
+        precondition(source.url.hasPrefix("http://") || source.url.hasPrefix("https://"), "a web source that is not http(s)")
+      }
+    }
+  }
+
+  private static func checkRoundTrip(_ model: GalleryModel) {
+    precondition(ModelValidation.problems(of: model).isEmpty, "an opened model breaks a rule")
+    let bytes = ModelCoding.encode(model)
+    guard let again = try? ModelCoding.decode(bytes) else {
+      preconditionFailure("a model that was read cannot be read back after writing it")
+    }
+    precondition(ModelCoding.encode(again) == bytes, "writing a model that was read back changes it")
+  }
+}

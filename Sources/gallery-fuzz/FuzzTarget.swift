@@ -1,0 +1,60 @@
+import Foundation
+import GalleryKit
+
+// The fuzz targets of the readers of untrusted input. Built two ways:
+// - by `make fuzz` with `-sanitize=fuzzer -parse-as-library -DFUZZING`: libFuzzer's main
+//   calls `LLVMFuzzerTestOneInput`; GALLERY_FUZZ_TARGET names the target (document, model,
+//   drop-input);
+// - by a plain `swift build`: a replayer, `gallery-fuzz TARGET FILE...`, that runs each
+//   file through the same target (the tests replay the committed corpus and crashes so).
+
+/// Runs one input through a target; false for an unknown target name.
+func runTarget(_ name: String, _ data: Data) -> Bool {
+  switch name {
+  case "document": FuzzEntryPoints.document(data, scratch: scratchFile)
+  case "model": FuzzEntryPoints.model(data)
+  case "drop-input": FuzzEntryPoints.dropInput(data)
+  default: return false
+  }
+  return true
+}
+
+/// One scratch file per process, in memory when /dev/shm exists.
+let scratchFile: String = {
+  let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+  return folder + "/gallery-fuzz-\(getpid()).gallery"
+}()
+
+#if FUZZING
+  let targetName = ProcessInfo.processInfo.environment["GALLERY_FUZZ_TARGET"] ?? "document"
+
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    let data = start.map { Data(bytes: $0, count: count) } ?? Data()
+    guard runTarget(targetName, data) else { fatalError("GALLERY_FUZZ_TARGET: no target \(targetName)") }
+    return 0
+  }
+#else
+  @main
+  enum Replay {
+    static func main() {
+      let arguments = CommandLine.arguments.dropFirst()
+      guard let name = arguments.first, arguments.count >= 2 else {
+        FileHandle.standardError.write(Data("usage: gallery-fuzz document|model|drop-input FILE...\n".utf8))
+        exit(64)
+      }
+      for path in arguments.dropFirst() {
+        guard let data = FileManager.default.contents(atPath: path) else {
+          FileHandle.standardError.write(Data("gallery-fuzz: cannot read \(path)\n".utf8))
+          exit(66)
+        }
+        guard runTarget(name, data) else {
+          FileHandle.standardError.write(Data("gallery-fuzz: no target \(name)\n".utf8))
+          exit(64)
+        }
+      }
+      unlink(scratchFile)
+      print("replayed \(arguments.count - 1) input(s) through \(name)")
+    }
+  }
+#endif
