@@ -29,10 +29,26 @@ let scratchFile: String = {
   let targetName = ProcessInfo.processInfo.environment["GALLERY_FUZZ_TARGET"] ?? "document"
 
   @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+  public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = start.map { Data(bytes: $0, count: count) } ?? Data()
     guard runTarget(targetName, data) else { fatalError("GALLERY_FUZZ_TARGET: no target \(targetName)") }
     return 0
+  }
+
+  /// libFuzzer's driver, called from our own entry point: SwiftPM names an executable's
+  /// entry `<target>_main`, so libFuzzer's `main` is not the one that runs.
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+  ) -> CInt
+
+  @_cdecl("gallery_fuzz_main")
+  public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzOneInput($0, $1) }
   }
 #else
   @main

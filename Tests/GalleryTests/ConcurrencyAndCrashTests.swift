@@ -92,8 +92,9 @@ struct ConcurrencyAndCrashTests {
         Issue.record("round \(round): the document does not open after kill -9: \(error)")
         return
       }
-      // Either the old state or a later whole one: never a mix.
+      // Either the old state or a later whole one: never a mix, and never taken for damage.
       #expect(after.revision >= before.revision)
+      #expect(try GalleryDocument.open(document).damage == nil, "round \(round): a kill looks like damage")
       #expect(after.items.filter { $0.state == .ready }.allSatisfy { $0.thumbnail != nil })
       let check = try Run.gallery(["check", document])
       #expect(check.status == 0, "round \(round): \(check.stdout)")
