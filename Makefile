@@ -11,12 +11,12 @@ SWIFT ?= swift
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc curl ca-certificates \
-	xvfb xclip openssl libx11-dev
+	xvfb xclip openssl libx11-dev time
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench build release demo test bench docs clean install install-files uninstall
+.PHONY: setup setup-bench build release demo test fuzz fuzz-smoke bench docs clean install install-files uninstall
 
 setup:
 	@./scripts/install-debian-packages $(DEBIAN_PACKAGES)
@@ -43,6 +43,15 @@ test: setup
 	$(SWIFT) build
 	$(SWIFT) build --product generate-manual
 	$(SWIFT) test
+	$(MAKE) fuzz-smoke
+
+# The fuzz targets for FUZZ_SECONDS (default 1800) each; findings land in Tests/Fuzz/crashes.
+fuzz: setup
+	scripts/fuzz
+
+# A fixed number of fuzz inputs per target, so a CI run always has the same length.
+fuzz-smoke: setup
+	FUZZ_RUNS=$${FUZZ_RUNS:-20000} scripts/fuzz
 
 bench: setup-bench
 	bench/run

@@ -10,9 +10,16 @@ struct CheckCommand: ParsableCommand {
       decodes, that ids are unique and states consistent, and that there are no orphan \
       entries. Prints the problems found (exit status 1), or nothing (exit status 0).
 
-      With --fix, first removes stale placeholders (left by a drop whose process was \
-      killed) and rewrites the document without orphan entries or an interrupted save's \
-      tail; then checks.
+      Every rule of the model is checked (ids, entry names, numbers, dates, strings); a \
+      document whose only model breaks rules cannot be opened: check lists every problem and \
+      exits 65. Damage in the archive (a header that is not one, a link or sparse entry, a \
+      revision that does not decode) makes a document read-only: it is reported here.
+
+      With --fix, first rescues a damaged document (what could be read becomes a new, clean \
+      document at the same path; items whose thumbnail was lost become failed items that \
+      `gallery retry` loads again; the damaged file is kept as NAME.gallery.damaged), removes \
+      stale placeholders (left by a drop whose process was killed) and rewrites the document \
+      without orphan entries or an interrupted save's tail; then checks.
       """)
 
   @OptionGroup var target: DocumentArgument

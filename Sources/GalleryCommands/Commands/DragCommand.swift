@@ -9,7 +9,9 @@ struct DragCommand: ParsableCommand {
       The default payload is a text/uri-list of the items' sources. --type gallery writes \
       application/x-gallery-items: the items with their metadata, thumbnails and embedded \
       originals, so the drop refetches and re-thumbnails nothing. With --move (gallery \
-      payloads), the drop removes the items from SRC once DST has saved them. A payload \
+      payloads), SRC records a one-time move offer and the payload carries its token: the \
+      drop that presents it, once, moves the items DST saved into SRC's trash. A payload \
+      without a valid token (crafted, or dropped a second time) only copies. A payload \
       dropped back into its own document reorders it (use drop --at).
 
         gallery drag --type gallery --move A.gallery 2 5 | gallery drop B.gallery -

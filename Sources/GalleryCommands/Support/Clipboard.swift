@@ -108,9 +108,11 @@ struct Clipboard {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    // What another program put on the clipboard is bounded like standard input.
+    guard try output.seekToEnd() <= UInt64(DragPayload.sizeLimit) else { throw StandardInput.TooLarge(limit: DragPayload.sizeLimit, what: "what the clipboard holds") }
     try output.seek(toOffset: 0)
     try errors.seek(toOffset: 0)
-    let text = String(decoding: try errors.readToEnd() ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let text = String(decoding: try errors.read(upToCount: 64 * 1024) ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     return (exitStatus, try output.readToEnd() ?? Data(), text)
   }
 

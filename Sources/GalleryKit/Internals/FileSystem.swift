@@ -143,7 +143,12 @@ extension FileHandleFD {
 public enum StandardInput {
   public struct TooLarge: Error, CustomStringConvertible {
     public var limit: Int
-    public var description: String { "standard input is larger than \(limit >> 20) MiB" }
+    public var what: String
+    public init(limit: Int, what: String = "standard input") {
+      self.limit = limit
+      self.what = what
+    }
+    public var description: String { "\(what) is larger than \(limit >> 20) MiB" }
   }
 
   /// The corresponding C function is `read` on descriptor 0.
