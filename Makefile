@@ -11,12 +11,13 @@ SWIFT ?= swift
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc curl ca-certificates \
-	xvfb xclip openssl libx11-dev time
+	xvfb xclip openssl libx11-dev time systemd
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench build release demo test fuzz fuzz-smoke bench docs clean install install-files uninstall
+.PHONY: setup setup-bench build release demo test fuzz fuzz-smoke bench docs clean install install-binary install-files \
+	uninstall refresh-databases
 
 setup:
 	@./scripts/install-debian-packages $(DEBIAN_PACKAGES)
@@ -61,10 +62,19 @@ bench: setup-bench
 docs: release
 	scripts/generate-docs .build/release/gallery
 
-install: release install-files
+# Installs the binary, man pages, completions, desktop files and the user unit. Installs no
+# system package: `make setup` (or `make test`, `make demo`) does that.
+install: install-binary install-files
+
+# The installed binary links the Swift standard library statically, so that it runs where no
+# Swift toolchain is (a thumbnailer in GNOME's bubblewrap sandbox sees only /usr).
+STATIC_BUILD = .build/static
+install-binary:
+	$(SWIFT) build -c release --static-swift-stdlib --build-path $(STATIC_BUILD) --product gallery
 
 # Installs an already built binary (BINARY) and the data files; `make install` builds first.
-BINARY ?= .build/release/gallery
+BINARY ?= $(STATIC_BUILD)/release/gallery
+MAN_PAGES = $(notdir $(wildcard man/*.1))
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/gallery
@@ -75,17 +85,30 @@ install-files:
 	install -D -m 644 share/mime/packages/gallery.xml $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
 	install -D -m 644 share/applications/gallery.desktop $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop
 	install -D -m 644 share/thumbnailers/gallery.thumbnailer $(DESTDIR)$(PREFIX)/share/thumbnailers/gallery.thumbnailer
-	-[ -z "$(DESTDIR)" ] && command -v update-mime-database >/dev/null && update-mime-database $(PREFIX)/share/mime
+	install -D -m 644 Samples/systemd/gallery-watch@.service $(DESTDIR)$(PREFIX)/lib/systemd/user/gallery-watch@.service
+	install -D -m 644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/gallery/LICENSE
+	@$(MAKE) --no-print-directory refresh-databases
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/gallery $(DESTDIR)$(PREFIX)/share/man/man1/gallery*.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/gallery $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(MAN_PAGES))
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
 	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
 	rm -f $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
 	rm -f $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop
 	rm -f $(DESTDIR)$(PREFIX)/share/thumbnailers/gallery.thumbnailer
-	-[ -z "$(DESTDIR)" ] && command -v update-mime-database >/dev/null && update-mime-database $(PREFIX)/share/mime
+	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/user/gallery-watch@.service
+	rm -f $(DESTDIR)$(PREFIX)/share/doc/gallery/LICENSE
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/gallery 2>/dev/null || true
+	@$(MAKE) --no-print-directory refresh-databases
+
+# The MIME and desktop databases, for a real install only (a DESTDIR is staged for a package,
+# whose own scripts refresh them).
+refresh-databases:
+	@if [ -z "$(DESTDIR)" ]; then \
+	  if command -v update-mime-database >/dev/null; then update-mime-database $(PREFIX)/share/mime; fi; \
+	  if command -v update-desktop-database >/dev/null; then update-desktop-database -q $(PREFIX)/share/applications; fi; \
+	fi
 
 clean:
 	rm -rf .build $(DEMO)

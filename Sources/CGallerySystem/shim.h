@@ -1,11 +1,13 @@
 #ifndef GALLERY_CGALLERYSYSTEM_SHIM_H
 #define GALLERY_CGALLERYSYSTEM_SHIM_H
-// libc calls that Swift cannot make directly: variadic (syscall) or behind _GNU_SOURCE.
+// libc calls that Swift cannot make directly: variadic (syscall, fcntl, ioctl) or behind
+// _GNU_SOURCE.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,6 +26,13 @@ static inline int CGallerySystem_clear_nonblock(int fd) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0) return -1;
   return fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+}
+
+/// The width of the terminal on `fd` in columns, or 0 when it is not one.
+static inline int CGallerySystem_terminal_columns(int fd) {
+  struct winsize size;
+  if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
 }
 
 #endif

@@ -234,3 +234,11 @@ int CVips_margin(VipsImage *in, int margin, VipsImage **out) {
   vips.vips_area_unref(VIPS_AREA(background));
   return result;
 }
+
+int CVips_frame(VipsImage *in, int width, double grey, VipsImage **out) {
+  VipsArrayDouble *background = vips.vips_array_double_new(&grey, 1);
+  int result = vips.vips_embed(in, out, width, width, in->Xsize + 2 * width, in->Ysize + 2 * width,
+                               "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  return result;
+}

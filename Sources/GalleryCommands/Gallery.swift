@@ -17,15 +17,16 @@ public struct Gallery: ParsableCommand {
 
       EXIT STATUS
         0   success
-        1   partly done: some sources were not dropped, a move was only a copy, or `check`
-            found problems
+        1   partly done: sources not dropped, a move that only copied,
+            or problems `check` found
         64  usage error
-        65  the document is damaged (edits refuse a read-only document), breaks a rule, is
-            not a gallery or is of a newer format; or a payload on standard input is invalid
+        65  the document is damaged (read-only: edits refuse it), breaks
+            a rule, is not a gallery or of a newer format; or a payload
+            on standard input is invalid
         66  the document, an item or an input was not found
         69  no clipboard (copy, paste): no graphical session or no clipboard tool
         73  the target already exists
-        74  input/output error (standard output that cannot be written too)
+        74  input/output error (output that cannot be written too)
         130 interrupted
       """,
     version: version,

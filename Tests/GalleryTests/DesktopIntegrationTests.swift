@@ -10,14 +10,19 @@ struct DesktopIntegrationTests {
   func installAndValidate() throws {
     let work = try TestWorkspace()
     let destination = work.path("root")
+    // Another program's page beside ours must survive our uninstall.
+    try FileManager.default.createDirectory(atPath: destination + "/usr/share/man/man1", withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: destination + "/usr/share/man/man1/gallery-dl.1", contents: Data(".TH X 1\n".utf8))
     let install = try Run.program("make", ["-C", Self.root, "install-files", "DESTDIR=" + destination, "PREFIX=/usr", "BINARY=" + Run.galleryBinary])
     #expect(install.status == 0, "\(install.stderr)")
+    #expect(!(install.stdout + install.stderr).contains("Error"), "\(install.stdout)\(install.stderr)")
     let share = destination + "/usr/share"
     let expected = [
       "/usr/bin/gallery", "/usr/share/man/man1/gallery.1", "/usr/share/man/man1/gallery.drop.1",
       "/usr/share/bash-completion/completions/gallery", "/usr/share/zsh/site-functions/_gallery",
       "/usr/share/fish/vendor_completions.d/gallery.fish", "/usr/share/mime/packages/gallery.xml",
       "/usr/share/applications/gallery.desktop", "/usr/share/thumbnailers/gallery.thumbnailer",
+      "/usr/lib/systemd/user/gallery-watch@.service", "/usr/share/doc/gallery/LICENSE",
     ]
     for path in expected { #expect(FileManager.default.fileExists(atPath: destination + path), "\(path) not installed") }
 
@@ -42,6 +47,39 @@ struct DesktopIntegrationTests {
 
     let uninstall = try Run.program("make", ["-C", Self.root, "uninstall", "DESTDIR=" + destination, "PREFIX=/usr"])
     #expect(uninstall.status == 0, "\(uninstall.stderr)")
+    #expect(!(uninstall.stdout + uninstall.stderr).contains("Error"), "\(uninstall.stdout)\(uninstall.stderr)")
     for path in expected { #expect(!FileManager.default.fileExists(atPath: destination + path), "\(path) left behind") }
+    #expect(FileManager.default.fileExists(atPath: destination + "/usr/share/man/man1/gallery-dl.1"), "uninstall removed another program's page")
+  }
+
+  @Test("make install builds and installs, and never installs system packages")
+  func installInstallsNoPackages() throws {
+    let plan = try Run.program("make", ["-C", Self.root, "-n", "install", "DESTDIR=/tmp/x", "PREFIX=/usr"])
+    #expect(plan.status == 0, "\(plan.stderr)")
+    #expect(!plan.stdout.contains("apt-get") && !plan.stdout.contains("install-debian-packages"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("--static-swift-stdlib"))
+  }
+
+  @Test("The .desktop file claims no MIME action until one opens a document usefully")
+  func desktopClaimsNothing() throws {
+    let desktop = try String(contentsOfFile: Self.root + "/share/applications/gallery.desktop", encoding: .utf8)
+    #expect(!desktop.split(separator: "\n").contains { $0.hasPrefix("MimeType=") })
+  }
+
+  @Test("The watch unit: hardened as systemd-analyze asks, no restart loop on a usage error, found in ~/.local/bin")
+  func watchUnit() throws {
+    let unit = Self.root + "/Samples/systemd/gallery-watch@.service"
+    let text = try String(contentsOfFile: unit, encoding: .utf8)
+    #expect(text.contains("RestartPreventExitStatus=64 65 66 73"))
+    #expect(text.contains("%h/.local/bin"))
+    let work = try TestWorkspace()
+    let copy = work.path("gallery-watch@inbox.service")
+    try FileManager.default.copyItem(atPath: unit, toPath: copy)
+    let security = try Run.program("systemd-analyze", ["security", "--offline=true", copy])
+    let exposure = security.stdout.split(separator: "\n").last { $0.contains("Overall exposure level") }
+      .flatMap { line in line.split(separator: " ").compactMap { Double($0) }.first }
+    #expect(exposure != nil && exposure! <= 2.0, "\(security.stdout.suffix(300))\(security.stderr)")
+    let verify = try Run.program("systemd-analyze", ["verify", "--man=no", copy])
+    #expect(!verify.stderr.contains("Unknown key") && !verify.stderr.contains("Failed to parse"), "\(verify.stderr)")
   }
 }

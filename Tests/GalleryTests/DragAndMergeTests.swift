@@ -56,7 +56,7 @@ struct DragAndMergeTests {
     #expect(try Run.gallery(["check", b]).status == 0)
   }
 
-  @Test("drag --move removes from the source only after the destination saved; into its own document it reorders")
+  @Test("drag --move removes from the source only after the destination saved; into its own document a move reorders, a copy copies")
   func dragMove() throws {
     let work = try TestWorkspace()
     let (a, b) = try twoDocuments(work)
@@ -70,9 +70,14 @@ struct DragAndMergeTests {
     #expect(try Run.gallery(["drop", work.path("missing.gallery"), "-"], stdin: again.stdoutData).status == 66)
     #expect(try names(b).count == 4)
 
-    // Dropped back into its own document, a payload reorders instead of duplicating.
-    let own = try Run.gallery(["drag", "--type", "gallery", b, "4"])
+    // Dropped back into its own document, a move reorders instead of duplicating...
+    let own = try Run.gallery(["drag", "--type", "gallery", "--move", b, "4"])
     #expect(try Run.gallery(["drop", b, "--at", "1", "-"], stdin: own.stdoutData).status == 0)
     #expect(try names(b) == ["a1.jpg", "shared.jpg", "b1.jpg", "a0.jpg"])
+    // ...and a copy adds a copy, with an id of its own.
+    let copy = try Run.gallery(["drag", "--type", "gallery", b, "1"])
+    #expect(try Run.gallery(["drop", b, "-"], stdin: copy.stdoutData).status == 0)
+    #expect(try names(b) == ["a1.jpg", "shared.jpg", "b1.jpg", "a0.jpg", "a1.jpg"])
+    #expect(Set(try Listing.of(b).items.map(\.id)).count == 5)
   }
 }

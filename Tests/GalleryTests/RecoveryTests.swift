@@ -27,9 +27,10 @@ struct RecoveryTests {
     // Whatever the kill interrupted, what was not committed is stale, never pending.
     #expect(before.allSatisfy { $0.display == "stale" || $0.display == "ready" })
     #expect(before.contains { $0.display == "stale" })
+    // A stale placeholder is a problem to fix (exit status 1), naming both ways out.
     let check = try Run.gallery(["check", document])
-    #expect(check.status == 0)
-    #expect(check.stderr.contains("stale placeholder"))
+    #expect(check.status == 1)
+    #expect(check.stdout.contains("stale placeholder") && check.stdout.contains("check --fix"))
 
     let retry = try Run.gallery(["retry", document])
     #expect(retry.status == 0, "\(retry.stderr)")

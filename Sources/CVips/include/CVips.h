@@ -58,6 +58,8 @@ int CVips_color_tile(int width, int height, double r, double g, double b, VipsIm
 /// Joins two images side by side (or one above the other), `spacing` pixels apart, on a
 /// white background, aligned to the top (or the left).
 int CVips_join(VipsImage *a, VipsImage *b, int horizontal, int spacing, VipsImage **out);
+/// Adds a `width`-pixel grey frame around an image (every band set to `grey`).
+int CVips_frame(VipsImage *in, int width, double grey, VipsImage **out);
 /// Adds a white margin around an image.
 int CVips_margin(VipsImage *in, int margin, VipsImage **out);
 

@@ -11,8 +11,9 @@ struct DragCommand: ParsableCommand {
       originals, so the drop refetches and re-thumbnails nothing. With --move (gallery \
       payloads), SRC records a one-time move offer and the payload carries its token: the \
       drop that presents it, once, moves the items DST saved into SRC's trash. A payload \
-      without a valid token (crafted, or dropped a second time) only copies. A payload \
-      dropped back into its own document reorders it (use drop --at).
+      without a valid token (crafted, or dropped a second time) only copies. Dropped back \
+      into its own document, a --move payload reorders it (use drop --at) and a copy adds \
+      copies.
 
         gallery drag --type gallery --move A.gallery 2 5 | gallery drop B.gallery -
       """)

@@ -126,12 +126,15 @@ struct DropCommand: ParsableCommand {
     for failure in refused + report.failures {
       Terminal.message("not dropped: \(failure)")
     }
+    for failure in report.keptFailures {
+      Terminal.message("failed, kept as a failed item: \(failure)")
+    }
     try list(report.committed, in: document, json: json)
     if cancellation.isCancelled {
       Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
       throw ExitCode(ExitStatus.interrupted)
     }
-    if !(refused + report.failures).isEmpty { throw ExitCode(ExitStatus.partial) }
+    if !(refused + report.failures + report.keptFailures).isEmpty { throw ExitCode(ExitStatus.partial) }
   }
 
   /// Lists committed items: position now, id and source a line, or JSON.

@@ -25,6 +25,9 @@ struct ExportCommand: ParsableCommand {
   @Flag(help: "Export the thumbnails instead of the originals.")
   var thumbnails = false
 
+  @Flag(help: "Prefix names with the items' positions (001-beach.jpg, ...), so the gallery order survives.")
+  var numbered = false
+
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
   func run() throws {
@@ -43,6 +46,11 @@ struct ExportCommand: ParsableCommand {
           guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
           let data: Data
           var name = SafeFileNames.baseName(of: item)
+          if numbered, let position = model.items.firstIndex(where: { $0.id == item.id }) {
+            let digits = max(3, String(model.items.count).count)
+            let number = String(position + 1)
+            name = String(repeating: "0", count: digits - number.count) + number + "-" + name
+          }
           if thumbnails {
             data = try document.thumbnail(of: item)
             let ext = (item.thumbnail.map { ($0 as NSString).pathExtension } ?? "jpg")

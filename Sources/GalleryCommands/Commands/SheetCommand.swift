@@ -32,6 +32,10 @@ struct SheetCommand: ParsableCommand {
     if let columns, !(1...1000).contains(columns) { throw ValidationError("--columns must be between 1 and 1000") }
     if let rowHeight, !(8...2048).contains(rowHeight) { throw ValidationError("--row-height must be between 8 and 2048") }
     guard (64...16384).contains(width) else { throw ValidationError("--width must be between 64 and 16384") }
+    let ext = (output as NSString).pathExtension.lowercased()
+    guard ext.isEmpty || ["png", "jpg", "jpeg", "webp", "tif", "tiff"].contains(ext) else {
+      throw ValidationError("a sheet is written as .png, .jpg, .webp or .tif, not .\(ext)")
+    }
   }
 
   func run() throws {
@@ -39,9 +43,14 @@ struct SheetCommand: ParsableCommand {
       let document = try target.open()
       let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
       let ext = (output as NSString).pathExtension.lowercased()
-      let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
+      let suffix = ext.isEmpty ? ".png" : "." + ext
       let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix)
-      try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+      let rowHeight = rowHeight ?? 160
+      if columns == nil, rowHeight > document.model.settings.thumbnailSize {
+        Terminal.message(
+          "note: rows of \(rowHeight) px upscale the \(document.model.settings.thumbnailSize) px thumbnails the document holds")
+      }
+      try OutputFile.replace(output, with: data)
     }
   }
 }

@@ -6,7 +6,11 @@ struct ThumbnailCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "thumbnail",
     abstract: "Write a document's cover at a size (for file-manager thumbnailers).",
-    discussion: "The format follows OUT's extension (.png, .jpg, .webp); thumbnailers run `gallery thumbnail %i %o %s`.")
+    discussion: """
+      The format follows OUT's extension (.png, .jpg, .webp); thumbnailers run `gallery \
+      thumbnail %i %o %s`. An existing OUT is written in place (the same file: Thunar's \
+      tumbler creates it and reads it through the descriptor it holds).
+      """)
 
   @OptionGroup var target: DocumentArgument
 
@@ -25,7 +29,7 @@ struct ThumbnailCommand: ParsableCommand {
       let document = try target.open()
       let ext = (output as NSString).pathExtension.lowercased()
       let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
-      try document.cover(size: size, suffix: suffix).write(to: URL(fileURLWithPath: output), options: .atomic)
+      try OutputFile.writeInPlace(output, data: document.cover(size: size, suffix: suffix))
     }
   }
 }

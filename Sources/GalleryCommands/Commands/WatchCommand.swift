@@ -94,16 +94,17 @@ struct WatchCommand: ParsableCommand {
     if let document { return [DropFolder(folder: folders[0], document: document)] }
     if !folders.isEmpty {
       return try folders.map { pair in
-        guard let parsed = DropFolder(pair: pair) else { throw ValidationError("\(pair): expected DIR:DOC, or DIR --into DOC") }
+        guard let parsed = DropFolder(pair: pair) else { throw CommandFailure.usage("\(pair): expected DIR:DOC, or DIR --into DOC") }
         return parsed
       }
     }
     let path = config ?? Self.defaultConfig
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw ValidationError("nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
+      throw CommandFailure.notFound("nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
     }
-    let pairs = try DropFolder.parseList(text)
-    guard !pairs.isEmpty else { throw ValidationError("\(path) lists no DIR:DOC pair") }
+    let pairs: [DropFolder]
+    do { pairs = try DropFolder.parseList(text) } catch { throw CommandFailure.usage("\(path): \(error)") }
+    guard !pairs.isEmpty else { throw CommandFailure.usage("\(path) lists no DIR:DOC pair") }
     return pairs
   }
 
@@ -114,11 +115,7 @@ struct WatchCommand: ParsableCommand {
 
   func run() throws {
     let level = Logger.Level(rawValue: logLevel) ?? .info
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = level
-      return handler
-    }
+    LoggingSystem.bootstrap { _ in MessageLogHandler(level: level) }
     let logger = Logger(label: "gallery.watch")
     try reportingErrors {
       var options = WatchOptions()

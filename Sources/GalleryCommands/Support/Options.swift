@@ -64,7 +64,7 @@ enum ItemCompletion {
 
   static func candidates(_ words: [String], prefix: String, trash: Bool) -> [String] {
     guard let path = words.first(where: { $0.hasSuffix("." + DocumentName.fileExtension) }),
-      let model = try? GalleryDocument.open((path as NSString).expandingTildeInPath).model
+      let model = try? GalleryDocument.open(XDGDirectory.expandingTilde(path)).model
     else { return [] }
     let items = trash ? model.trash.map(\.item) : model.items
     let candidates = items.map(\.id) + items.indices.map { String($0 + 1) }
@@ -81,7 +81,7 @@ struct WebOptions: ParsableArguments {
   var timeout: Double = 60
 
   @Option(
-    help: ArgumentHelp("Largest web image accepted, in bytes or with a K, M or G suffix.", valueName: "size"),
+    help: ArgumentHelp("Largest image accepted, downloaded or local (at most 256M), in bytes or with a K, M or G suffix.", valueName: "size"),
     transform: { text in
       guard let bytes = ByteCount.parse(text), bytes > 0 else { throw ValidationError("not a size: '\(text)' (try 50M)") }
       return bytes

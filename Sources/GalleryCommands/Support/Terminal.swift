@@ -49,7 +49,7 @@ enum Terminal {
 }
 
 /// A progress bar on standard error, drawn only when it is a terminal.
-final class ProgressBar: Sendable {
+package final class ProgressBar: Sendable {
   let label: String
   let enabled: Bool
 
@@ -60,11 +60,19 @@ final class ProgressBar: Sendable {
 
   func update(done: Int, total: Int) {
     guard enabled else { return }
-    let width = 30
-    let filled = total == 0 ? width : width * done / total
-    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-    Terminal.err("\r\(label) [\(bar)] \(done)/\(total)")
+    Terminal.err("\r" + Self.line(label: label, done: done, total: total, columns: TerminalSize.columns ?? 80))
     if done == total { Terminal.err("\n") }
+  }
+
+  /// One redraw, never wider than the terminal (a wider line wraps, and each redraw would
+  /// then leave a line behind): the bar shrinks first, then goes, then the label is cut.
+  package static func line(label: String, done: Int, total: Int, columns: Int) -> String {
+    let count = " \(done)/\(total)"
+    let room = columns - 1 - label.count - count.count - 3
+    guard room >= 5 else { return String((label + count).suffix(max(0, columns - 1))) }
+    let width = min(30, room)
+    let filled = total == 0 ? width : width * min(done, total) / total
+    return "\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]" + count
   }
 }
 
@@ -91,10 +99,28 @@ enum ExitStatus {
       }
     case is ImageRetry.Refusal: partial
     case is DragPayload.Refusal, is StandardInput.TooLarge: dataError
+    case let failure as CommandFailure: failure.status
+    case let error as WatchError:
+      switch error {
+      case .deleteNeedsEmbedding: usage
+      case .folderGone: notFound
+      case .watch(_, let code) where code == ENOENT || code == ENOTDIR: notFound
+      default: ioError
+      }
     case is Clipboard.Unavailable: unavailable
     default: ioError
     }
   }
+}
+
+/// A failure a command names itself, with its exit status (a usage error found while
+/// running, a missing input), printed without the usage text.
+struct CommandFailure: Error, CustomStringConvertible {
+  var status: Int32
+  var description: String
+
+  static func usage(_ message: String) -> CommandFailure { CommandFailure(status: ExitStatus.usage, description: message) }
+  static func notFound(_ message: String) -> CommandFailure { CommandFailure(status: ExitStatus.notFound, description: message) }
 }
 
 /// Runs a command body, turning errors into a message on standard error and the documented

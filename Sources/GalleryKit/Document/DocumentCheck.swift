@@ -74,7 +74,7 @@ public enum DocumentCheck {
     }
     let stale = model.items.filter { $0.displayState == "stale" }.count
     if stale > 0 {
-      notes.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
+      problems.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
     }
     return CheckReport(problems: problems, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
   }

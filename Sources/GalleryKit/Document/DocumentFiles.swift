@@ -76,8 +76,10 @@ public enum DocumentFiles {
     _ = try GalleryDocument.open(path)
     let data = XDGDirectory.data.path
     let trash = data + "/Trash"
-    try FileManager.default.createDirectory(atPath: trash + "/files", withIntermediateDirectories: true)
-    try FileManager.default.createDirectory(atPath: trash + "/info", withIntermediateDirectories: true)
+    // Private, as GIO makes them: a Trash lists what a user deleted.
+    for folder in [trash, trash + "/files", trash + "/info"] {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
     let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
     let base = (absolute as NSString).lastPathComponent
     let stem = (base as NSString).deletingPathExtension

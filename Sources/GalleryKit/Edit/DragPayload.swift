@@ -153,13 +153,15 @@ public struct DragPayload: Codable, Sendable {
     public var notMoved: String?
   }
 
-  /// Drops the payload into `path`: into its own document it reorders (moves the items to
-  /// `position`); elsewhere it adds them all and, for a move the source authorised, moves
+  /// Drops the payload into `path`: a move into its own document reorders (moves the items
+  /// to `position`); otherwise it adds them all (a copy into its own document gets new ids)
+  /// and, for a move the source authorised, moves
   /// them to the source's trash only after the destination is saved, and only those the
   /// destination kept.
   public func drop(into path: String, at position: Int?) throws -> Outcome {
     let ids = items.map(\.item.id)
-    if Self.sameFile(path, source) {
+    // Back into its own document, a move reorders; a copy adds copies (new ids).
+    if move, Self.sameFile(path, source) {
       let moved = try GalleryDocument.edit(path) { edit in
         let present = ids.filter { id in edit.model.items.contains { $0.id == id } }
         edit.model.move(present, to: position ?? Int.max)

@@ -136,7 +136,7 @@ public enum DropSourceParser {
   }
 
   static func absolute(_ path: String) -> String {
-    let expanded = (path as NSString).expandingTildeInPath
+    let expanded = XDGDirectory.expandingTilde(path)
     if expanded.hasPrefix("/") { return expanded }
     return FileManager.default.currentDirectoryPath + "/" + expanded
   }

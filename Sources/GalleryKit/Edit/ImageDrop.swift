@@ -34,6 +34,8 @@ public struct DropReport: Sendable {
   /// Items committed (ready, or failed when kept), in drop order.
   public var committed: [Item] = []
   public var failures: [DropFailure] = []
+  /// Sources that failed and were kept as failed items (`--keep-failed`).
+  public var keptFailures: [DropFailure] = []
   /// Sources not loaded because the drop was cancelled.
   public var cancelled = 0
 }
@@ -89,8 +91,9 @@ public enum ImageDrop {
     var report = DropReport()
 
     // Refuse what can be refused without decoding, before the document is touched; web
-    // sources are only known once downloaded.
-    let accepted = sources.filter { source in
+    // sources are only known once downloaded. With keepFailed every source gets its item:
+    // the full load refuses the same way, and the failure is kept.
+    let accepted = keepFailed ? sources : sources.filter { source in
       guard case .file(let path) = source.location,
         let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels, maxBytes: options.web.maxBytes)
       else { return true }
@@ -184,7 +187,11 @@ public enum ImageDrop {
       }
       committedAny = true
       lastCommit = .now()
-      report.failures += failures.sorted { $0.key < $1.key }.map(\.value)
+      if keepFailed {
+        report.keptFailures += failures.sorted { $0.key < $1.key }.map(\.value)
+      } else {
+        report.failures += failures.sorted { $0.key < $1.key }.map(\.value)
+      }
       report.committed += committed
       report.cancelled += cancelled.count
       if isFinished { break }

@@ -43,7 +43,13 @@ public enum ContactSheet {
       var height: Double
       switch layout {
       case .rowHeight(let target): height = justify ? (Double(width) - gaps) / total : min(Double(target), (Double(width) - gaps) / total)
-      case .columns: height = (Double(width) - gaps) / total
+      case .columns(let columns):
+        // A short last row keeps the height a full row of such items would have: a lone
+        // last item is not stretched across the sheet.
+        let full = Double(columns)
+        height = justify
+          ? (Double(width) - gaps) / total
+          : (Double(width) - Double(spacing) * (full - 1)) / (full * total / Double(current.count))
       }
       // A 3,000,000x1 image must not make a 3,000,000-pixel tile, nor a 1x3,000,000 one a
       // row that tall: a tile is at most the sheet's width and a row at most `maxRowHeight`.
@@ -85,10 +91,14 @@ public enum ContactSheet {
         let item = items[tile.index]
         if item.state == .ready, let data = try? document.thumbnail(of: item), StoredImage.problem(data) == nil,
           let tile = try? data.withUnsafeBytes({ raw in
+            // A thin grey frame inside the tile, so that white images do not vanish into the
+            // white page.
+            let frame = tile.width > 4 && tile.height > 4 ? 1 : 0
             let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
-              CVips_thumbnail_exact(raw.baseAddress, raw.count, CInt(tile.width), CInt(tile.height), $0)
+              CVips_thumbnail_exact(raw.baseAddress, raw.count, CInt(tile.width - 2 * frame), CInt(tile.height - 2 * frame), $0)
             }
-            return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(image.pointer, $0) }
+            let framed = try VipsImageHandle.make("vips_embed") { CVips_frame(image.pointer, CInt(frame), 200, $0) }
+            return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(framed.pointer, $0) }
           })
         {
           tiles.append(tile)

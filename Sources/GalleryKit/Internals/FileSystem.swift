@@ -167,3 +167,57 @@ public enum StandardInput {
     throw TooLarge(limit: limit)
   }
 }
+
+/// Files a command writes for the user (a sheet, a thumbnail).
+public enum OutputFile {
+  /// Replaces `path` atomically; an existing file's mode and owner are kept.
+  public static func replace(_ path: String, with data: Data) throws {
+    let existing = FileSystem.status(of: path)
+    let target = existing == nil ? path : FileSystem.resolvingLinks(path)
+    let temporary = FileSystem.temporaryName(beside: target)
+    do {
+      let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+      if let existing { file.takeMetadata(of: existing) }
+      try file.writeAll(data)
+      try file.sync()
+      try FileSystem.rename(temporary, to: target)
+    } catch {
+      unlink(temporary)
+      throw error
+    }
+  }
+
+  /// Writes into `path` in place when it exists (the same file, which the caller may hold
+  /// open: tumbler creates a thumbnailer's output and reads it through its own descriptor),
+  /// or creates it. Never follows a symlink and never writes into anything but a regular file.
+  public static func writeInPlace(_ path: String, data: Data) throws {
+    let file = try openForOutput(path)
+    try file.writeAll(data)
+    try file.sync()
+  }
+
+  private static func openForOutput(_ path: String) throws -> FileHandleFD {
+    let existing: FileHandleFD
+    do {
+      existing = try FileHandleFD(path: path, flags: O_WRONLY | O_NOFOLLOW | O_NONBLOCK)
+    } catch where error.errno == ENOENT {
+      return try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+    }
+    guard let info = try? existing.status(), (info.st_mode & S_IFMT) == S_IFREG else {
+      throw FileSystemError(errno: EINVAL, operation: "open", path: path)
+    }
+    try existing.truncate(to: 0)
+    _ = CGallerySystem_clear_nonblock(existing.rawValue)
+    return existing
+  }
+}
+
+/// The terminal a command's messages go to.
+public enum TerminalSize {
+  /// Columns of the terminal on standard error, or nil when it is not a terminal.
+  /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+  public static var columns: Int? {
+    let columns = Int(CGallerySystem_terminal_columns(2))
+    return columns > 0 ? columns : nil
+  }
+}

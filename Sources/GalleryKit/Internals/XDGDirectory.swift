@@ -1,6 +1,7 @@
 import Foundation
 
-/// The XDG base directories (`$XDG_STATE_HOME`, ...), with the spec's defaults when unset or empty.
+/// The XDG base directories (`$XDG_STATE_HOME`, ...), with the spec's defaults under `$HOME`
+/// when unset, empty or relative (the spec says a relative path is to be ignored).
 public enum XDGDirectory {
   case cache, config, data, state
 
@@ -11,6 +12,24 @@ public enum XDGDirectory {
     case .data: ("XDG_DATA_HOME", "/.local/share")
     case .state: ("XDG_STATE_HOME", "/.local/state")
     }
-    return ProcessInfo.processInfo.environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + fallback)
+    let environment = ProcessInfo.processInfo.environment
+    if let value = environment[variable], value.hasPrefix("/") { return value }
+    return Self.home + fallback
+  }
+
+  /// `$HOME` when it is set to an absolute path (as every other program reads it), else the
+  /// home directory of the user's passwd entry.
+  public static var home: String {
+    if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
+      return home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
+    }
+    return NSHomeDirectory()
+  }
+
+  /// `~` and `~/...` under `home` (Foundation's expansion reads the passwd entry instead).
+  public static func expandingTilde(_ path: String) -> String {
+    if path == "~" { return home }
+    if path.hasPrefix("~/") { return home + path.dropFirst(1) }
+    return path
   }
 }

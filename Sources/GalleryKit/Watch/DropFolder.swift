@@ -31,7 +31,7 @@ public struct DropFolder: Sendable, Equatable {
       return nil
     }
     let (folder, document) = (String(pair[..<colon]), String(pair[pair.index(after: colon)...]))
-    self.init(folder: (folder as NSString).expandingTildeInPath, document: (document as NSString).expandingTildeInPath)
+    self.init(folder: XDGDirectory.expandingTilde(folder), document: XDGDirectory.expandingTilde(document))
   }
 
   /// Names that writers use while a file is incomplete; their rename to a final name is

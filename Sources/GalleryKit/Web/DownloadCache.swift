@@ -180,7 +180,7 @@ public enum ByteCount {
     var unit = 1.0
     if let last = number.last, let scale = units[last] {
       unit = scale
-      number = number.dropLast()
+      number = Substring(number.dropLast().trimmingCharacters(in: .whitespaces))
     }
     // Digits and one dot only: no "inf", "nan", exponents or signs.
     guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),

@@ -1,0 +1,169 @@
+import Foundation
+@_spi(Fixtures) import GalleryKit
+import GalleryCommands
+import Logging
+import Testing
+
+/// One message style, exit statuses that say what happened, files where the user's
+/// environment says, and output that fits the terminal.
+@Suite("Shell conventions: messages, statuses, $HOME and XDG, progress, logs")
+struct ShellConventionTests {
+  @Test("A bare `gallery` is a usage error with a short hint, not the whole help")
+  func bareCommand() throws {
+    let result = try Run.gallery([])
+    #expect(result.status == 64)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.hasPrefix("gallery: ") && result.stderr.contains("--help"))
+    #expect(result.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test("Every error starts `gallery:`, usage errors too; --help and --version go to stdout with 0")
+  func messageStyle() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    for arguments in [["drop", document, "--jobs", "0", "x.jpg"], ["frobnicate"], ["show"], ["drop", document, "--timeout", "inf", "x.jpg"]] {
+      let result = try Run.gallery(arguments)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(result.stderr.hasPrefix("gallery: "), "\(arguments): \(result.stderr)")
+      #expect(!result.stderr.contains("Error:"))
+    }
+    let help = try Run.gallery(["show", "--help"])
+    #expect(help.status == 0 && help.stdout.contains("USAGE") && help.stderr.isEmpty)
+    #expect(try Run.gallery(["--version"]).stdout.hasPrefix(GalleryVersion.current))
+  }
+
+  @Test("watch: a missing config is 66 without the top-level usage; --then delete without --embed is 64")
+  func watchErrors() throws {
+    let work = try TestWorkspace()
+    let missing = try Run.gallery(["watch", "--config", work.path("missing.conf")])
+    #expect(missing.status == 66)
+    #expect(missing.stderr.hasPrefix("gallery: nothing to watch"))
+    #expect(!missing.stderr.contains("Usage: gallery <subcommand>"))
+    let document = try work.document()
+    let folder = work.path("drop")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let delete = try Run.gallery(["watch", "--once", folder, "--into", document, "--then", "delete"])
+    #expect(delete.status == 64, "\(delete.stderr)")
+  }
+
+  @Test("Logs: `gallery:` lines on a terminal or pipe; `<N>` priorities and no time under journald")
+  func logLines() {
+    let plain = MessageLogHandler(level: .info, environment: [:])
+    #expect(plain.line(level: .info, message: "committed /a.jpg") == "gallery: committed /a.jpg")
+    #expect(plain.line(level: .warning, message: "x\u{1b}[2J") == "gallery: warning: x\\x1B[2J")
+    let journal = MessageLogHandler(level: .info, environment: ["JOURNAL_STREAM": "8:1234"])
+    #expect(journal.line(level: .info, message: "committed /a.jpg") == "<6>committed /a.jpg")
+    #expect(journal.line(level: .warning, message: "overflow") == "<4>overflow")
+    #expect(journal.line(level: .error, message: "gone") == "<3>gone")
+  }
+
+  @Test("The progress bar never outgrows the terminal: it shrinks, then goes, then the label is cut")
+  func progressWidth() {
+    for columns in [10, 20, 30, 40, 60, 80, 200] {
+      for (done, total) in [(0, 1000), (500, 1000), (1000, 1000), (7, 7)] {
+        let line = ProgressBar.line(label: "dropping", done: done, total: total, columns: columns)
+        #expect(line.count <= columns - 1, "\(columns) columns: \(line)")
+      }
+    }
+    #expect(ProgressBar.line(label: "dropping", done: 5, total: 10, columns: 80) == "dropping [###############               ] 5/10")
+    #expect(!ProgressBar.line(label: "dropping", done: 5, total: 10, columns: 20).contains("["))
+  }
+
+  @Test("$HOME is honoured and relative XDG values are ignored, as the spec says")
+  func homeAndXDG() throws {
+    let work = try TestWorkspace()
+    let home = work.path("home")
+    let environment = ["HOME": home, "XDG_CACHE_HOME": "relative/cache", "XDG_STATE_HOME": "", "XDG_DATA_HOME": ""]
+    let result = try Run.program(Run.galleryBinary, ["cache", "--info", "--json"], environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("\"folder\" : \"\(home)/.cache/gallery"), "\(result.stdout)")
+  }
+
+  @Test("The Trash made for a deleted document is private (0700), as GIO makes it")
+  func privateTrash() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let data = work.path("data")
+    #expect(try Run.gallery(["delete", document], environment: ["XDG_DATA_HOME": data]).status == 0)
+    for folder in ["/Trash", "/Trash/files", "/Trash/info"] {
+      let mode = (try FileManager.default.attributesOfItem(atPath: data + folder)[.posixPermissions] as? Int) ?? 0
+      #expect(mode == 0o700, "\(folder): \(String(mode, radix: 8))")
+    }
+  }
+
+  @Test("Commands run at once lose no entry of the recent list")
+  func recentUnderConcurrency() throws {
+    let work = try TestWorkspace()
+    let state = work.path("state")
+    let documents = try (0..<6).map { try work.document("r\($0).gallery") }
+    let image = try work.image("a.jpg")
+    let processes = try documents.map { document in
+      try Run.start(["drop", document, image], environment: ["XDG_STATE_HOME": state])
+    }
+    for process in processes { process.waitUntilExit() }
+    let recent = try Run.gallery(["browse", "--recent", "--json"], environment: ["XDG_STATE_HOME": state])
+    for document in documents { #expect(recent.stdout.contains((document as NSString).lastPathComponent), "\(document) lost") }
+  }
+}
+
+@Suite("What users stumbled on: keep-failed, numbered exports, sheets, thumbnails in place")
+struct StumblingBlockTests {
+  @Test("--keep-failed keeps failed items for local sources too, reported as kept, not as not dropped")
+  func keepFailedLocal() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let good = try work.image("good.jpg")
+    let text = try work.write("not an image", to: "fake.jpg")
+    let result = try Run.gallery(["drop", "--keep-failed", document, good, text, work.path("missing.jpg")])
+    #expect(result.status == 1)
+    #expect(!result.stderr.contains("not dropped"), "\(result.stderr)")
+    #expect(result.stderr.components(separatedBy: "kept as a failed item").count == 3, "\(result.stderr)")
+    let items = try Listing.of(document).items
+    #expect(items.map(\.state) == ["ready", "failed", "failed"])
+    #expect(try Run.gallery(["show", document]).stdout.contains("not an image"))
+  }
+
+  @Test("export --numbered keeps the gallery order in the names")
+  func numberedExport() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("beach.jpg", seed: 1), try work.image("dunes.jpg", seed: 2)]).status == 0)
+    #expect(try Run.gallery(["move", document, "2", "--to", "1"]).status == 0)
+    #expect(try Run.gallery(["export", "--numbered", document, "--to", work.path("out")]).status == 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: work.path("out")).sorted() == ["001-dunes.jpg", "002-beach.jpg"])
+  }
+
+  @Test("sheet refuses formats it cannot write; a lone last item keeps the row height; white images get a frame")
+  func sheetDetails() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let white = work.path("white.png")
+    #expect(try Run.program("vips", ["black", white + ".v", "300", "200", "--bands", "3"]).status == 0)
+    #expect(try Run.program("vips", ["linear", white + ".v", white, "1", "255"]).status == 0)
+    #expect(try Run.gallery(["drop", document, white, try work.image("a.jpg", seed: 1), try work.image("b.jpg", seed: 2)]).status == 0)
+    let gif = try Run.gallery(["sheet", document, "-o", work.path("sheet.gif")])
+    #expect(gif.status == 64 && gif.stderr.contains(".gif"))
+    #expect(!FileManager.default.fileExists(atPath: work.path("sheet.gif")))
+    let sheet = work.path("sheet.png")
+    #expect(try Run.gallery(["sheet", document, "--columns", "2", "-o", sheet]).status == 0)
+    let height = Int(try Run.program("vipsheader", ["-f", "height", sheet]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    // Two rows of items 1.5 wide, two a row across 1200 px: each row about 390 px, not 780.
+    #expect(height < 900, "sheet is \(height) px tall")
+    // The first tile's top-left pixel is its grey frame, not the white of the image or page.
+    let pixel = try Run.program("vips", ["getpoint", sheet, "8", "8"]).stdout
+    #expect(pixel.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.first.map { $0 < 250 } == true, "\(pixel)")
+  }
+
+  @Test("thumbnail writes into an OUT that exists, so tumbler reads it through the descriptor it holds")
+  func thumbnailInPlace() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let output = work.path("out.png")
+    FileManager.default.createFile(atPath: output, contents: Data())
+    let held = try FileHandle(forReadingFrom: URL(fileURLWithPath: output))
+    #expect(try Run.gallery(["thumbnail", document, output, "128"]).status == 0)
+    let bytes = try held.readToEnd() ?? Data()
+    #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "the held descriptor reads \(bytes.count) bytes")
+  }
+}
