@@ -617,6 +617,7 @@ _gallery_watch() {
         return
         ;;
     '--then')
+        __gallery_add_completions -W 'keep'$'\n''delete'$'\n''move:'
         return
         ;;
     '--reject-to')

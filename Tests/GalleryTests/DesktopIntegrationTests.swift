@@ -18,7 +18,7 @@ struct DesktopIntegrationTests {
     #expect(!(install.stdout + install.stderr).contains("Error"), "\(install.stdout)\(install.stderr)")
     let share = destination + "/usr/share"
     let expected = [
-      "/usr/bin/gallery", "/usr/share/man/man1/gallery.1", "/usr/share/man/man1/gallery.drop.1",
+      "/usr/bin/gallery", "/usr/share/man/man1/gallery.1", "/usr/share/man/man1/gallery-drop.1",
       "/usr/share/bash-completion/completions/gallery", "/usr/share/zsh/site-functions/_gallery",
       "/usr/share/fish/vendor_completions.d/gallery.fish", "/usr/share/mime/packages/gallery.xml",
       "/usr/share/applications/gallery.desktop", "/usr/share/thumbnailers/gallery.thumbnailer",

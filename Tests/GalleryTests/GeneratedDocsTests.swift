@@ -25,7 +25,43 @@ struct GeneratedDocsTests {
         #expect(fresh == old, "\(folder)/\(name) is stale: run `make docs`")
       }
     }
-    #expect(try FileManager.default.contentsOfDirectory(atPath: work.path("man")).contains("gallery.drop.1"))
+    let pages = try FileManager.default.contentsOfDirectory(atPath: work.path("man"))
+    #expect(pages.contains("gallery-drop.1"))
+    #expect(!pages.contains { $0.contains("clipboard-owner") }, "a hidden command got a page")
+  }
+
+  @Test("man finds `gallery-drop` and `gallery drop`; apropos and lexgrog read every page's name")
+  func manLookups() throws {
+    let work = try TestWorkspace()
+    let manpath = work.path("man")
+    try FileManager.default.createDirectory(atPath: manpath + "/man1", withIntermediateDirectories: true)
+    let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path).filter { $0.hasSuffix(".1") }
+    for page in pages {
+      try FileManager.default.copyItem(atPath: Self.root.appendingPathComponent("man/" + page).path, toPath: manpath + "/man1/" + page)
+    }
+    for words in [["gallery-drop"], ["gallery", "drop"], ["gallery-watch"]] {
+      let found = try Run.program("man", ["-M", manpath, "-w"] + words)
+      #expect(found.status == 0 && found.stdout.contains("/man1/" + words.joined(separator: "-") + ".1"), "man \(words): \(found.stderr)")
+    }
+    for page in pages {
+      let grog = try Run.program("lexgrog", [manpath + "/man1/" + page])
+      #expect(grog.status == 0 && !grog.stdout.contains("parse failed"), "\(page): \(grog.stdout)")
+      #expect(!grog.stdout.contains("\"\""), "\(page): \(grog.stdout)")
+    }
+    #expect(try Run.program("mandb", ["-q", "-c", manpath]).status == 0)
+    let apropos = try Run.program("apropos", ["-M", manpath, "gallery"])
+    #expect(apropos.stdout.contains("gallery-drop (1)") && apropos.stdout.contains("Drop images into a gallery"), "\(apropos.stdout)")
+    #expect(!apropos.stdout.contains("unknown subject"))
+  }
+
+  @Test("The main page has ENVIRONMENT, FILES, EXIT STATUS as a table and EXAMPLES")
+  func mainPageSections() throws {
+    let page = try String(contentsOf: Self.root.appendingPathComponent("man/gallery.1"), encoding: .utf8)
+    for section in [".Sh ENVIRONMENT", ".Sh FILES", ".Sh EXIT STATUS", ".Sh EXAMPLES"] {
+      #expect(page.contains(section), "\(section) missing")
+    }
+    #expect(!page.contains(".Ex -std"), "the generic exit-status sentence is back")
+    #expect(page.contains(".It Ev GALLERY_CACHE_SIZE") && page.contains(".It 65"))
   }
 
   @Test("bash completion offers the subcommands and the options of one")

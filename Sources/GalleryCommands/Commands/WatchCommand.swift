@@ -57,7 +57,9 @@ struct WatchCommand: ParsableCommand {
   @Option(help: "Milliseconds a complete file must stay unchanged before it is loaded.")
   var settle = 200
 
-  @Option(help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).")
+  @Option(
+    help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).",
+    completion: .list(["keep", "delete", "move:"]))
   var then = "keep"
 
   @Flag(help: "Embed the originals in the document (default: the document's setting).")
