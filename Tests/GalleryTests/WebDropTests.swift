@@ -134,6 +134,38 @@ struct WebDropTests {
     #expect(try Listing.of(web.document).items.map(\.aspectRatio) == [2, 0.5])
   }
 
+  @Test("Proxies as curl reads them: socks5h, all_proxy, no HTTP_PROXY for http, and never around a proxy")
+  func proxyKinds() throws {
+    let web = try WebSetup()
+    try web.image("a.jpg", width: 200, height: 100, seed: 1)
+    let port = URL(string: web.server.url(""))!.port!
+    func drop(_ name: String, _ proxies: [String: String]) throws -> Run.Result {
+      let cleared = ["http_proxy": "", "https_proxy": "", "all_proxy": "", "HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "no_proxy": ""]
+      return try Run.gallery(["drop", web.document, "http://\(name).invalid/files/a.jpg"], environment: web.environment.merging(cleared.merging(proxies) { $1 }) { $1 })
+    }
+    // SOCKS5, the proxy resolving the name.
+    let socks = try drop("socks", ["http_proxy": "socks5h://127.0.0.1:\(port)"])
+    #expect(socks.status == 0, "\(socks.stderr)")
+    #expect(try web.server.count("SOCKS socks.invalid:80") == 1)
+    // all_proxy when no scheme's own is set.
+    let all = try drop("all", ["all_proxy": "socks5://127.0.0.1:\(port)"])
+    #expect(all.status == 0, "\(all.stderr)")
+    #expect(try web.server.count("SOCKS all.invalid:80") == 1)
+    // HTTP_PROXY (upper case) is not read for http: a CGI server sets it from a header.
+    let upper = try drop("upper", ["HTTP_PROXY": web.server.url("")])
+    #expect(upper.status == 1)
+    #expect(upper.stderr.contains("cannot resolve host upper.invalid"), "\(upper.stderr)")
+    #expect(try web.server.count("CONNECT upper.invalid:80") == 0)
+    // A proxy of a scheme we cannot use is refused, not bypassed.
+    let socks4 = try drop("four", ["http_proxy": "socks4://127.0.0.1:\(port)"])
+    #expect(socks4.status == 1)
+    #expect(socks4.stderr.contains("socks4://, which gallery does not support"), "\(socks4.stderr)")
+    // A proxy that refuses is named as the proxy, not as the server.
+    let refused = try drop("refused", ["http_proxy": "http://127.0.0.1:1"])
+    #expect(refused.stderr.contains("the proxy http://127.0.0.1:1 refused the connection"), "\(refused.stderr)")
+    #expect(try Listing.of(web.document).items.count == 2)
+  }
+
   @Test("https: an untrusted certificate is refused with the reason; trusted through SSL_CERT_FILE it loads")
   func https() throws {
     let work = try TestWorkspace()

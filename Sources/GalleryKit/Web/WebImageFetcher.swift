@@ -75,9 +75,8 @@ public final class WebImageFetcher: Sendable {
     if stored.load(ordering: .relaxed) { cache?.evict() }
   }
 
-  private func client(for url: URL) -> HTTPClient {
-    let proxy = proxies.server(for: url)
-    return clients.withLock { clients in
+  private func client(through proxy: ProxySettings.Server?) -> HTTPClient {
+    clients.withLock { clients in
       if let client = clients[proxy] { return client }
       var configuration = HTTPClient.Configuration(
         redirectConfiguration: .disallow,
@@ -88,9 +87,14 @@ public final class WebImageFetcher: Sendable {
       // A refused connection is an answer: report it now rather than retry until the timeout.
       configuration.connectionPool.retryConnectionEstablishment = false
       configuration.tlsConfiguration = Self.tlsConfiguration
-      if let proxy {
-        let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
-        configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: authorization)
+      switch proxy?.kind {
+      case .http?:
+        let authorization = proxy?.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy?.password ?? "") }
+        configuration.proxy = .server(host: proxy!.host, port: proxy!.port, authorization: authorization)
+      case .socks5?:
+        configuration.proxy = .socksServer(host: proxy!.host, port: proxy!.port)
+      case nil:
+        break
       }
       let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
       clients[proxy] = client
@@ -124,10 +128,17 @@ public final class WebImageFetcher: Sendable {
         if let etag = cached.entry.etag { headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = cached.entry.lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
       }
+      let proxy: ProxySettings.Server?
+      switch proxies.route(for: current) {
+      case .direct: proxy = nil
+      case .through(let server): proxy = server
+      // Never around a proxy the user named: going direct could leak where they go.
+      case .unusable(let message): return .failure(.proxy(message))
+      }
       let response: BodyCollector.Response
       do {
         let request = try HTTPClient.Request(url: current.absoluteString, method: .GET, headers: headers)
-        let task = client(for: current).execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
+        let task = client(through: proxy).execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
         let registration = cancellation?.onCancel { task.cancel() }
         defer { registration.map { cancellation?.remove($0) } }
         if cancellation?.isCancelled == true { task.cancel() }
@@ -135,7 +146,15 @@ public final class WebImageFetcher: Sendable {
       } catch let failure as WebFailure {
         return .failure(failure)
       } catch {
-        let failure = WebFailure(error, host: current.host ?? "", timeout: limits.timeout)
+        var failure = WebFailure(error, host: current.host ?? "", timeout: limits.timeout)
+        // What could not be reached was the proxy, not the server.
+        if let proxy {
+          switch failure {
+          case .connectionRefused: failure = .proxy("the proxy \(proxy) refused the connection")
+          case .cannotResolve: failure = .proxy("cannot resolve the proxy's host \(proxy.host)")
+          default: break
+          }
+        }
         // Offline, or the server is down: a copy in the cache is still the image dropped.
         if let cached, failure.isTransport { return cachedDownload(cached) }
         return .failure(failure)
@@ -186,6 +205,8 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
   case badRedirect
   case cancelled
   case transport(String)
+  /// The proxy could not be reached or used.
+  case proxy(String)
 
   init(_ error: any Error, host: String, timeout: TimeInterval) {
     if let error = error as? WebFailure {
@@ -227,7 +248,7 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// The server was not reached or did not answer: a cached copy may stand in.
   var isTransport: Bool {
     switch self {
-    case .cannotResolve, .connectionRefused, .timedOut, .transport: true
+    case .cannotResolve, .connectionRefused, .timedOut, .transport, .proxy: true
     default: false
     }
   }
@@ -247,7 +268,7 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case .refusedScheme(let url): "redirect to \(url) refused: only http and https are followed"
     case .badRedirect: "a redirect without a usable Location"
     case .cancelled: "cancelled"
-    case .transport(let text): text
+    case .transport(let text), .proxy(let text): text
     }
   }
 }
