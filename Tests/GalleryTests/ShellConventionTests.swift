@@ -46,6 +46,26 @@ struct ShellConventionTests {
     #expect(delete.status == 64, "\(delete.stderr)")
   }
 
+  @Test("--json is one line in a pipe and pretty on a terminal, for every read command")
+  func jsonRule() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let commands = [["show", "--json", document], ["info", "--json", document], ["check", "--json", document],
+                    ["trash", "--list", "--json", document], ["browse", "--json", work.folder.path], ["cache", "--info", "--json"]]
+    for command in commands {
+      let piped = try Run.gallery(command)
+      #expect(piped.status == 0, "\(command): \(piped.stderr)")
+      #expect(piped.stdout.split(separator: "\n").count == 1, "\(command) is not one line in a pipe")
+      #expect((try? JSONSerialization.jsonObject(with: piped.stdoutData)) != nil)
+      // On a terminal (script(1) gives it one), indented.
+      let line = ([Run.galleryBinary] + command).map { "'\($0)'" }.joined(separator: " ")
+      let tty = try Run.program("script", ["-qec", line, "/dev/null"], environment: Run.isolatedHome)
+      // (The terminal ends its lines with CR LF.)
+      #expect(tty.stdout.unicodeScalars.filter { $0 == "\n" }.count > 2, "\(command) is not indented on a terminal")
+    }
+  }
+
   @Test("Logs: `gallery:` lines on a terminal or pipe; `<N>` priorities and no time under journald")
   func logLines() {
     let plain = MessageLogHandler(level: .info, environment: [:])
@@ -76,7 +96,8 @@ struct ShellConventionTests {
     let environment = ["HOME": home, "XDG_CACHE_HOME": "relative/cache", "XDG_STATE_HOME": "", "XDG_DATA_HOME": ""]
     let result = try Run.program(Run.galleryBinary, ["cache", "--info", "--json"], environment: environment)
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.contains("\"folder\" : \"\(home)/.cache/gallery"), "\(result.stdout)")
+    let info = try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any]
+    #expect((info?["folder"] as? String)?.hasPrefix(home + "/.cache/gallery") == true, "\(result.stdout)")
   }
 
   @Test("The Trash made for a deleted document is private (0700), as GIO makes it")

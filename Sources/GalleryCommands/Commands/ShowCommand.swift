@@ -21,7 +21,7 @@ struct ShowCommand: ParsableCommand {
       RecentDocuments.note(document.path)
       let model = document.model
       if output.json {
-        Terminal.out(DocumentListingJSON.make(path: document.path, model: model))
+        try JSONOutput.write(compact: DocumentListingJSON.make(path: document.path, model: model))
         return
       }
       Terminal.out("\(TerminalText.escaped(model.title))\n")

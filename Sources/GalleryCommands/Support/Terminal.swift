@@ -138,12 +138,24 @@ func reportingErrors(_ body: () throws -> Void) throws {
   }
 }
 
-/// JSON for standard output: sorted keys, ISO 8601 dates.
+/// JSON for standard output, one rule for every `--json`: sorted keys, ISO 8601 dates,
+/// pretty-printed when standard output is a terminal (a person reads it), one line in a pipe
+/// or a file (a program reads it). `watch --events json` is a stream: one object a line.
 enum JSONOutput {
+  static var pretty: Bool { isatty(1) == 1 }
+
   static func write<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+    encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    Terminal.out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    Terminal.out(Array(try encoder.encode(value)) + [0x0A])
+  }
+
+  /// JSON written by our own codec (compact): re-indented for a terminal.
+  static func write(compact bytes: [UInt8]) throws {
+    guard pretty else { return Terminal.out(bytes) }
+    let object = try JSONSerialization.jsonObject(with: Data(bytes))
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    Terminal.out(Array(data) + [0x0A])
   }
 }
