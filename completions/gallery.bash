@@ -704,7 +704,7 @@ _gallery_copy() {
     # Offer option value completions
     case "${prev}" in
     '--as')
-        __gallery_add_completions -W 'uri-list'$'\n''files'$'\n''gallery'$'\n''text'
+        __gallery_add_completions -W 'uri-list'$'\n''files'$'\n''gallery'$'\n''image'$'\n''text'
         return
         ;;
     esac

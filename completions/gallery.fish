@@ -282,7 +282,7 @@ complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_option
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery sheet" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery copy" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery copy" -ge 2' -fka '(__gallery_custom_completion ---completion copy -- positional@1 (count (__gallery_tokens -pc)) (__gallery_tokens -tC))'
-complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery copy" as' -l 'as' -d 'Offer only this type: uri-list, files, gallery or text.' -rfka 'uri-list files gallery text'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery copy" as' -l 'as' -d 'Offer only this type: uri-list, files, gallery, image or text.' -rfka 'uri-list files gallery image text'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery copy" version' -l 'version' -d 'Show the version.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery copy" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery paste" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'

@@ -1,5 +1,5 @@
 import Foundation
-import GalleryKit
+@_spi(Fixtures) import GalleryKit
 import Testing
 
 /// A real X server (Xvfb) of the test's own, so xclip has a clipboard to work with.
@@ -32,6 +32,32 @@ final class VirtualDisplay {
 
 @Suite("The clipboard: copy and paste on a real X server (Xvfb)", .serialized)
 struct ClipboardTests {
+
+  @Test("copy of one item offers image/png, the image itself; paste takes a clipboard that holds only an image")
+  func imagesAsData() throws {
+    let (display, work) = (try VirtualDisplay(), try TestWorkspace())
+    let (source, _) = try Self.sourceGallery(in: work, images: 1)
+    #expect(try Run.gallery(["copy", source, "1"], environment: display.environment).status == 0)
+    let targets = try display.xclip(["-t", "TARGETS", "-o"]).stdout.split(separator: "\n").map(String.init)
+    #expect(targets.contains("image/png"), "\(targets)")
+    let png = try display.xclip(["-t", "image/png", "-o"]).stdoutData
+    #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    // At the original's size (240x160 in `images`), not the thumbnail's.
+    let file = work.path("pasted.png")
+    try png.write(to: URL(fileURLWithPath: file))
+    #expect(try Run.program("vipsheader", ["-f", "width", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "240")
+
+    // A screenshot on the clipboard: image/png and nothing else.
+    let screenshot = try work.image("screenshot.png", width: 320, height: 200, format: .png, seed: 9)
+    #expect(try display.xclip(["-t", "image/png", "-i"], input: try work.bytes(screenshot)).status == 0)
+    let target = try work.document("target.gallery")
+    let pasted = try Run.gallery(["paste", target], environment: display.environment)
+    #expect(pasted.status == 0, "\(pasted.stderr)")
+    let items = try Listing.of(target).items
+    #expect(items.count == 1 && items[0].state == "ready" && items[0].source.hasPrefix("urn:sha256:"), "\(items)")
+    #expect(items[0].aspectRatio == 1.6)
+  }
+
   /// A gallery of `images` new images, dropped.
   static func sourceGallery(in work: TestWorkspace, images count: Int) throws -> (String, [String]) {
     let source = try work.document("source.gallery")

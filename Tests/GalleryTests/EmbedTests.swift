@@ -86,4 +86,28 @@ extension DropFolderTests {
     #expect(try setup.items().map { URL(string: $0.source)!.lastPathComponent } == ["a.jpg"])
     #expect(try GalleryDocument.open(otherDocument).model.items.map { URL(string: $0.source)!.lastPathComponent } == ["b.jpg"])
   }
+
+  @Test("Image bytes on standard input (cat photo | drop D -, or drop D /dev/stdin) are one embedded image")
+  func imageOnStandardInput() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let png = try work.bytes(try work.image("photo.png", width: 300, height: 150, format: .png, seed: 4))
+    let piped = try Run.gallery(["drop", document, "-"], stdin: png)
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(!piped.stderr.contains("not dropped"))
+    let jpeg = try work.bytes(try work.image("photo.jpg", width: 200, height: 100, seed: 5))
+    let devStdin = try Run.gallery(["drop", document, "/dev/stdin"], stdin: jpeg)
+    #expect(devStdin.status == 0, "\(devStdin.stderr)")
+    let items = try Listing.of(document).items
+    #expect(items.map(\.state) == ["ready", "ready"])
+    #expect(items.map(\.aspectRatio) == [2, 2])
+    #expect(items.allSatisfy { $0.source.hasPrefix("urn:sha256:") })
+    // The bytes are in the document: export needs nothing else.
+    #expect(try Run.gallery(["export", document, "--to", work.path("out")]).status == 0)
+    let exported = try FileManager.default.contentsOfDirectory(atPath: work.path("out")).sorted()
+    #expect(exported.count == 2 && exported.allSatisfy { $0.hasPrefix("image-") })
+    #expect(try Run.gallery(["check", document]).status == 0)
+    // A text that is neither an image nor a uri-list still reads as a uri-list.
+    #expect(try Run.gallery(["drop", document, "-"], stdin: Data("not a thing\n".utf8)).stderr.contains("not dropped"))
+  }
 }

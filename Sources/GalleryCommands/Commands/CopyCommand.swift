@@ -10,10 +10,12 @@ struct CopyCommand: ParsableCommand {
       The items are offered in every type at once: text/uri-list (browsers, editors), \
       x-special/gnome-copied-files (paste into GNOME Files, Nemo, Thunar; local files \
       only), application/x-gallery-items (`gallery paste` into another gallery, with \
-      nothing refetched) and plain text (the sources, one a line). On X11 a background \
+      nothing refetched), image/png (one item: the image itself, for GIMP, LibreOffice or \
+      a chat program; from the original when the document or the disk has it, else the \
+      thumbnail) and plain text (the sources, one a line). On X11 a background \
       `gallery` process owns the clipboard and serves them until something else is \
       copied; on Wayland wl-copy serves one type: text/uri-list, or the one --as chooses \
-      (uri-list, files, gallery, text), which also limits X11 to that type.
+      (uri-list, files, gallery, image, text), which also limits X11 to that type.
 
       Exit status 69 when there is no clipboard (no graphical session, or on Wayland no \
       wl-clipboard).
@@ -23,6 +25,7 @@ struct CopyCommand: ParsableCommand {
     case uriList = "uri-list"
     case files
     case gallery
+    case image
     case text
   }
 
@@ -31,7 +34,7 @@ struct CopyCommand: ParsableCommand {
   @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
   var items: [ItemReference]
 
-  @Option(name: .customLong("as"), help: "Offer only this type: uri-list, files, gallery or text.")
+  @Option(name: .customLong("as"), help: "Offer only this type: uri-list, files, gallery, image or text.")
   var flavour: Flavour?
 
   func validate() throws {
@@ -58,6 +61,9 @@ struct CopyCommand: ParsableCommand {
       // The payload reads every thumbnail: only when it is offered.
       if wanted(.gallery) {
         chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
+      }
+      if wanted(.image), ids.count == 1, let item = model.items.first(where: { $0.id == ids[0] }), item.state == .ready {
+        chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: try target.open())))
       }
       if wanted(.text) {
         chosen += [.init(type: "text/plain;charset=utf-8", data: text), .init(type: "UTF8_STRING", data: text)]

@@ -78,7 +78,8 @@ struct DropCommand: ParsableCommand {
     ImageProcessor.prepareInBackground()
     defer { ImageProcessor.waitForPreparation() }
     try reportingErrors {
-      let input = sources.contains("-") ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
+      let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
+      let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
       var options = DropOptions()
       options.position = position?.value
       options.keepFailed = keepFailed ? true : nil
@@ -110,7 +111,20 @@ struct DropCommand: ParsableCommand {
       }
       return
     }
-    let (parsed, refused) = DropSourceParser.parse(sources, recursive: recursive) { input }
+    // Standard input (or a pasted clipboard) that holds image bytes is one image, embedded:
+    // what the classic app received from Photos. Anything else there is a uri-list.
+    let standardInput = ["-", "/dev/stdin"]
+    var parsed: [DropSource] = []
+    var refused: [DropFailure] = []
+    if sources.contains(where: standardInput.contains), DropSource.isImageData(input) {
+      guard sources.allSatisfy(standardInput.contains) else {
+        throw ValidationError("an image on standard input comes alone: drop files separately")
+      }
+      parsed = [.data(input, given: "standard input")]
+    } else {
+      let listed = sources.map { $0 == "/dev/stdin" ? "-" : $0 }
+      (parsed, refused) = DropSourceParser.parse(listed, recursive: recursive) { input }
+    }
     // Open first: a missing or damaged document is the error, not its sources.
     _ = try GalleryDocument.open(document)
     RecentDocuments.note(document)

@@ -31,6 +31,8 @@ struct PasteCommand: ParsableCommand {
   /// Clipboard types understood, best first.
   static let preferred = [
     DragPayload.mediaType, "text/uri-list", "x-special/gnome-copied-files",
+    // A screenshot or a browser's "Copy Image": the image itself, embedded.
+    "image/png", "image/jpeg", "image/webp", "image/gif", "image/tiff",
     "text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING",
   ]
 

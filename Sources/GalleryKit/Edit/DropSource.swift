@@ -5,6 +5,19 @@ public struct DropSource: Sendable, Equatable {
   public enum Location: Sendable, Equatable {
     case file(path: String)
     case web(URL)
+    /// Image bytes with no URL (standard input, a clipboard holding an image): embedded in
+    /// the document, and named by their content.
+    case data(Data)
+  }
+
+  /// Image bytes given as data (standard input, a clipboard).
+  public static func data(_ data: Data, given: String) -> DropSource {
+    DropSource(given: given, location: .data(data))
+  }
+
+  /// Whether bytes are an image that a drop can take as data (by content, as always).
+  public static func isImageData(_ data: Data) -> Bool {
+    VipsBuffer.loaderName(for: data.prefix(LocalImageLoader.precheckPrefix)) != nil
   }
 
   /// What the user typed or the uri-list said, for messages.
@@ -29,6 +42,8 @@ public struct DropSource: Sendable, Equatable {
     switch location {
     case .file(let path): URL(fileURLWithPath: path).standardizedFileURL.absoluteString
     case .web(let url): url.absoluteString
+    // A URN for the content: the bytes are in the document, under originals/HASH.EXT.
+    case .data(let data): "urn:sha256:" + contentHash(of: data).dropFirst("sha256:".count)
     }
   }
 }

@@ -63,6 +63,17 @@ final class SourceLoading: Sendable {
       defer { decodeSlots.signal() }
       return LocalImageLoader.load(path: path, options: imageOptions)
         .mapError { DropFailure(source: source.given, reason: $0.reason) }
+    case .data(let data):
+      decodeSlots.wait()
+      defer { decodeSlots.signal() }
+      // There is no URL to load them from again: the bytes always go into the document.
+      var options = imageOptions
+      options.keepOriginal = true
+      do {
+        return .success(try ImageProcessor.process(data, options: options))
+      } catch {
+        return .failure(DropFailure(source: source.given, reason: error.description))
+      }
     case .web(let url):
       guard let fetcher else { return .failure(DropFailure(source: source.given, reason: "no web loader")) }
       let data: Data

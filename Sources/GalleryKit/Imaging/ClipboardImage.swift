@@ -1,0 +1,43 @@
+import CVips
+import Foundation
+
+/// An item's image as PNG, for the clipboard (GIMP, LibreOffice and chat programs paste
+/// image/png): from the embedded original, or the local original when it still has the
+/// hash dropped, or else the thumbnail. Bounded like every decode.
+public enum ClipboardImage {
+  /// Originals larger than this are offered at thumbnail size.
+  public static let maxPixels = 40_000_000
+
+  public static func png(of item: Item, in document: GalleryDocument, maxBytes: Int = WebLimits().maxBytes) throws -> Data {
+    var candidates: [Data] = []
+    if let embedded = try? document.original(of: item) {
+      candidates.append(embedded)
+    } else if let url = URL(string: item.source), url.isFileURL, let hash = item.hash,
+      let data = try? FileSystem.read(url.path, limit: maxBytes), contentHash(of: data) == hash
+    {
+      candidates.append(data)
+    }
+    candidates.append(try document.thumbnail(of: item))
+    for data in candidates {
+      if let png = try? encodePNG(data) { return png }
+      _ = VipsError.take("png")
+    }
+    throw VipsError(operation: "png", message: "the image of item \(item.id) cannot be converted to PNG")
+  }
+
+  static func encodePNG(_ data: Data) throws -> Data {
+    try VipsRuntime.start()
+    let header = try VipsBuffer.header(of: data)
+    let pixels = header.width.multipliedReportingOverflow(by: header.height)
+    guard !pixels.overflow, pixels.partialValue <= maxPixels, header.fullDecodeBytes <= DecodeMemory.perDecode else {
+      throw VipsError(operation: "png", message: "too large to convert")
+    }
+    return try data.withUnsafeBytes { raw in
+      let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
+        // The image at its own size (a thumbnail no smaller than it), EXIF orientation applied.
+        CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(max(header.width, header.height)), $0)
+      }
+      return try image.encode("vips_pngsave_buffer") { CVips_write_to_buffer(image.pointer, ".png", $0, $1) }
+    }
+  }
+}
