@@ -313,6 +313,32 @@ extension DropFolderTests {
     #expect(Set(items.map(\.source)).count == 120)
   }
 
+  @Test(
+    "A new folder over the watch limit does not stop the watcher: it warns, watches the rest, and catches up",
+    .enabled(if: InotifyLimits.canTune))
+  func watchLimitAtRunTime() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start(["--recursive"])
+    #expect(watcher.log.contains("watching"))
+    // Every watch this user has now, and not one more.
+    let used = try Run.program("sh", ["-c", "cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -c '^inotify wd:'"]).stdout
+    let limit = Int(used.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
+    try InotifyLimits.with("max_user_watches", max(1, limit)) {
+      try FileManager.default.createDirectory(atPath: setup.folder + "/later", withIntermediateDirectories: true)
+      watcher.waitFor("the folder reported unwatched", timeout: 10) { $0.contains { $0.event == "unwatched" } }
+      try FileManager.default.copyItem(atPath: try setup.image("top.jpg", seed: 31), toPath: setup.folder + "/top.jpg")
+      try FileManager.default.copyItem(atPath: try setup.image("deep.jpg", seed: 32), toPath: setup.folder + "/later/deep.jpg")
+      watcher.waitFor("the top folder still watched", timeout: 20) { $0.contains { $0.event == "committed" && $0.path.hasSuffix("/top.jpg") } }
+    }
+    // The limit is back: the folder is watched again and scanned.
+    watcher.waitFor("the new folder caught up", timeout: 30) { $0.contains { $0.event == "committed" && $0.path.hasSuffix("/later/deep.jpg") } }
+    #expect(watcher.count("watched") == 1)
+    #expect(watcher.log.contains("warning: cannot watch"))
+    #expect(watcher.stop() == 0)
+    #expect(watcher.count("stopped") == 1)
+    #expect(try setup.items().count == 2)
+  }
+
   @Test("Running out of inotify watches names the sysctl to raise", .enabled(if: InotifyLimits.canTune))
   func watchLimit() throws {
     let setup = try DropFolderSetup()

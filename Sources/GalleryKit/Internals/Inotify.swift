@@ -112,7 +112,14 @@ final class InotifyReader: @unchecked Sendable {
   enum Item: Sendable {
     case event(InotifyEvent)
     case failure(WatchError)
+    /// A folder created under a watched one could not be watched (the watch limit): the
+    /// others are still watched, and this one is tried again every `retryInterval`.
+    case unwatched(String, WatchError)
+    /// A folder that could not be watched is watched now: what arrived meanwhile needs a scan.
+    case watchedAgain(String)
   }
+
+  static let retryInterval = 5
 
   private let inotify: Inotify
   private let recursive: Bool
@@ -133,10 +140,22 @@ final class InotifyReader: @unchecked Sendable {
   // blocking read, so the Inotify instance is never freed under it.
 
   private func readForever() {
+    var unwatched: [String] = []
     while true {
-      guard let event = inotify.next(timeout: -1) else { continue }
+      let event = inotify.next(timeout: unwatched.isEmpty ? -1 : Self.retryInterval)
+      // Folders the watch limit kept out: tried again whenever the reader wakes.
+      unwatched = unwatched.filter { folder in
+        guard FileManager.default.fileExists(atPath: folder) else { return false }
+        guard (try? inotify.watch(folder, recursive: true)) != nil else { return true }
+        push(.watchedAgain(folder))
+        return false
+      }
+      guard let event else { continue }
       if recursive, event.has(.isDirectory), event.has([.create, .movedTo]), !event.name.hasPrefix(".") {
-        do { try inotify.watch(event.path, recursive: true) } catch { push(.failure(error)) }
+        do { try inotify.watch(event.path, recursive: true) } catch {
+          unwatched.append(event.path)
+          push(.unwatched(event.path, error))
+        }
       }
       push(.event(event))
     }

@@ -84,6 +84,16 @@ public struct WatchOptions: Sendable {
 public struct WatchEvent: Sendable, Encodable {
   public enum Kind: String, Sendable, Encodable {
     case placeholder, committed, rejected, removed, duplicate
+    /// A tracked file was moved out of the folder (its placeholder goes).
+    case moved
+    /// The inotify queue overflowed: the folder was scanned again.
+    case rescan
+    /// A new folder could not be watched (the watch limit): tried again every few seconds.
+    case unwatched
+    /// A folder that could not be watched is watched now, and was scanned.
+    case watched
+    /// The watcher stopped (a signal, or --once done) after saving.
+    case stopped
   }
 
   public var event: Kind

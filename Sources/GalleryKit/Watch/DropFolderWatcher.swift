@@ -115,6 +115,16 @@ public final class DropFolderWatcher {
             switch item {
             case .event(let event): try handle(event)
             case .failure(let error): throw error
+            case .unwatched(let folder, let error):
+              // The other folders are still watched: keep going, and say so.
+              logger.warning("\(error); the other folders are still watched, and this one is tried again")
+              if let pair = pairIndex(for: folder + "/") { emit(.unwatched, folder: folder, pair: pair, reason: "\(error)") }
+            case .watchedAgain(let folder):
+              logger.info("watching \(folder) now")
+              if let pair = pairIndex(for: folder + "/") {
+                emit(.watched, folder: folder, pair: pair)
+                scan(folder, pair: pair)
+              }
             }
           }
         } else if !busy {
@@ -131,6 +141,7 @@ public final class DropFolderWatcher {
       }
     }
     try finish()
+    for index in pairs.indices { emit(.stopped, folder: pairs[index].folder, pair: index) }
     if let failure { throw failure }
   }
 
@@ -139,7 +150,10 @@ public final class DropFolderWatcher {
   private func handle(_ event: InotifyEvent) throws {
     if event.has(.queueOverflow) {
       logger.warning("inotify queue overflowed: rescanning")
-      for index in pairs.indices { scan(pairs[index].folder, pair: index) }
+      for index in pairs.indices {
+        emit(.rescan, folder: pairs[index].folder, pair: index, reason: "the inotify queue overflowed")
+        scan(pairs[index].folder, pair: index)
+      }
       return
     }
     guard let pair = pairIndex(for: event.path) else { return }
@@ -159,7 +173,10 @@ public final class DropFolderWatcher {
       return
     }
     if event.has([.delete, .movedFrom]) {
-      if let file = tracked[event.path] { file.gone = true }
+      if let file = tracked[event.path] {
+        file.gone = true
+        if event.has(.movedFrom) { emit(.moved, file, id: file.id, reason: "moved out of the folder") }
+      }
       return
     }
     guard !DropFolder.isTemporaryName(event.name) else { return }
@@ -451,6 +468,10 @@ public final class DropFolderWatcher {
       if errno != EEXIST { return nil }
     }
     return nil
+  }
+
+  private func emit(_ kind: WatchEvent.Kind, folder: String, pair: Int, reason: String? = nil) {
+    onEvent(WatchEvent(event: kind, path: folder, document: pairs[pair].document, id: nil, reason: reason))
   }
 
   private func emit(_ kind: WatchEvent.Kind, _ file: Tracked, id: String?, reason: String? = nil, path: String? = nil) {
