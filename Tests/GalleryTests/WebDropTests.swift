@@ -392,7 +392,8 @@ struct WebDropTests {
     let web = try WebSetup()
     let quick = try web.image("quick.jpg", seed: 1)
     let held = try web.image("held.jpg", seed: 2, query: "hold=never")
-    let drop = try web.start(["drop", web.document, quick, held])
+    let log = web.document + ".stderr"
+    let drop = try Run.start(["drop", web.document, quick, held], environment: web.environment, errors: log)
     ImageServer.waitUntil("the quick image") { try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" } }
     ImageServer.waitUntil("the held request") { try web.server.count("/files/held.jpg", "held") == 1 }
     let started = Date()
@@ -400,6 +401,9 @@ struct WebDropTests {
     drop.waitUntilExit()
     #expect(Date().timeIntervalSince(started) < 5, "the download in progress is aborted")
     #expect(drop.terminationStatus == 130)
+    // The download it aborted is counted as not loaded, not as a failure.
+    let messages = try String(contentsOfFile: log, encoding: .utf8)
+    #expect(messages.contains("1 source(s) not loaded") && !messages.contains("not dropped"), "\(messages)")
     let items = try Listing.of(web.document).items
     #expect(items.map(\.source) == [quick] && items[0].state == "ready")
     #expect(try GalleryDocument.open(web.document).model.trash.isEmpty)

@@ -147,6 +147,7 @@ public enum ImageDrop {
     var committedAny = false
     var pendingFailures: [Int: DropFailure] = [:]
     var handled = Set<Int>()
+    var cancelledLoads = Set<Int>()
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
     var lastCommit = DispatchTime.now()
     while true {
@@ -158,14 +159,19 @@ public enum ImageDrop {
         return results
       }
       var loaded: [Int: ProcessedImage] = [:]
+      var interrupted = Set<Int>()
       for (index, outcome) in ready {
         handled.insert(index)
         switch outcome {
         case .success(let image): loaded[index] = image
+        // A download the drop's own cancellation aborted was not loaded, and did not fail.
+        case .failure(let failure) where cancellation.isCancelled && failure.reason == WebFailure.cancelled.description:
+          interrupted.insert(index)
         case .failure(let failure): pendingFailures[index] = failure
         }
       }
-      let cancelled = isFinished ? Set(accepted.indices).subtracting(handled) : []
+      cancelledLoads.formUnion(interrupted)
+      let cancelled = isFinished ? Set(accepted.indices).subtracting(handled).union(cancelledLoads) : []
       // Failures wait for a batch with successes, or the end: a drop that only fails can
       // then be taken back byte for byte.
       guard !loaded.isEmpty || isFinished else { continue }

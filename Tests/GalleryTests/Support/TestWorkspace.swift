@@ -124,13 +124,19 @@ enum Run {
   }
 
   /// Starts `gallery` and returns the running process (for kill tests).
-  static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+  /// Standard error goes to `errors` when given (a file to read once the process ended).
+  static func start(_ arguments: [String], environment: [String: String] = [:], errors: String? = nil) throws -> Process {
     let process = Process()
     process.environment = ProcessInfo.processInfo.environment.merging(isolatedHome.merging(environment) { $1 }) { $1 }
     process.executableURL = URL(fileURLWithPath: galleryBinary)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    if let errors {
+      FileManager.default.createFile(atPath: errors, contents: nil)
+      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+    } else {
+      process.standardError = FileHandle.nullDevice
+    }
     process.standardInput = FileHandle.nullDevice
     try process.run()
     return process
