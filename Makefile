@@ -43,6 +43,7 @@ demo: release
 test: setup
 	$(SWIFT) build
 	$(SWIFT) build --product generate-manual
+	$(MAKE) install-binary
 	$(SWIFT) test
 	$(MAKE) fuzz-smoke
 

@@ -82,4 +82,36 @@ struct DesktopIntegrationTests {
     let verify = try Run.program("systemd-analyze", ["verify", "--man=no", copy])
     #expect(!verify.stderr.contains("Unknown key") && !verify.stderr.contains("Failed to parse"), "\(verify.stderr)")
   }
+
+  /// The binary `make install` installs (Swift's standard library linked in), built by
+  /// `make test` before the tests run.
+  static let staticBinary = ProcessInfo.processInfo.environment["GALLERY_STATIC_BINARY"]
+    ?? (root + "/.build/static/release/gallery")
+
+  @Test("The installed binary runs in GNOME's thumbnailer sandbox (bubblewrap, only /usr); a toolchain-linked one does not")
+  func bubblewrap() throws {
+    #expect(FileManager.default.isExecutableFile(atPath: Self.staticBinary), "build it with `make install-binary` (make test does)")
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let output = work.path("out")
+    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+    func sandboxed(_ binary: String) throws -> Run.Result {
+      // The mounts gnome-desktop's thumbnailer script gives a thumbnailer.
+      try Run.program("bwrap", [
+        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+        "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev", "--chdir", "/",
+        "--setenv", "GIO_USE_VFS", "local", "--unshare-all", "--die-with-parent",
+        "--bind", output, "/tmp", "--ro-bind", document, document, "--ro-bind", binary, "/gallery-thumbnailer",
+        "/gallery-thumbnailer", "thumbnail", document, "/tmp/thumbnail.png", "256",
+      ])
+    }
+    let installed = try sandboxed(Self.staticBinary)
+    #expect(installed.status == 0, "\(installed.stderr)")
+    let header = try Run.program("vipsheader", [output + "/thumbnail.png"]).stdout
+    #expect(header.contains("256x256"), "\(header)")
+    let dynamic = try sandboxed(Run.galleryBinary)
+    #expect(dynamic.status != 0 && dynamic.stderr.contains("libswift"), "the toolchain-linked binary ran: \(dynamic.stderr)")
+  }
 }

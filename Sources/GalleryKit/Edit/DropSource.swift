@@ -122,9 +122,7 @@ public enum DropSourceParser {
       }
       return .success(DropSource(given: text, location: .file(path: url.path)))
     case "http", "https":
-      // Schemes are case-insensitive (RFC 3986): the item keeps the canonical lower case.
-      let canonical = scheme + text[colon...]
-      guard let url = URL(string: canonical), let host = url.host, !host.isEmpty else {
+      guard let url = ImageSearchResult.canonicalWebURL(text) else {
         return .failure(DropFailure(source: text, reason: "not a valid URL"))
       }
       if let result = ImageSearchResult(url: url) {

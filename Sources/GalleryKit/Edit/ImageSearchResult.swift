@@ -34,8 +34,16 @@ public struct ImageSearchResult: Sendable, Equatable {
   }
 
   private static func webURL(_ text: String?) -> URL? {
-    guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+    text.flatMap(Self.canonicalWebURL)
+  }
+
+  /// An http(s) URL with a host, its scheme in lower case (schemes are case-insensitive,
+  /// RFC 3986; the item keeps one spelling), or nil.
+  static func canonicalWebURL(_ text: String) -> URL? {
+    guard let colon = text.firstIndex(of: ":") else { return nil }
+    let scheme = text[..<colon].lowercased()
+    guard scheme == "http" || scheme == "https", let url = URL(string: scheme + text[colon...]),
+      let host = url.host, !host.isEmpty
     else { return nil }
     return url
   }
