@@ -384,7 +384,7 @@ struct WebDropTests {
     // --trim evicts down to a size now.
     let trimmed = try Run.gallery(["cache", "--trim", "1", "--json"], environment: environment)
     #expect(trimmed.status == 0)
-    #expect(trimmed.stdout.contains("\"entries\" : 0"), "\(trimmed.stdout)")
+    #expect((try JSONSerialization.jsonObject(with: trimmed.stdoutData) as? [String: Any])?["entries"] as? Int == 0, "\(trimmed.stdout)")
   }
 
   @Test("SIGINT during downloads: committed items kept, pending placeholders removed, exit 130")
@@ -440,7 +440,7 @@ struct WebDropTests {
     let originals = try ["one.jpg", "two.png"].map { try web.work.bytes(web.server.folder + "/" + $0) }
     #expect(try web.gallery(["drop", "--embed", web.document] + urls).status == 0)
     #expect(try web.gallery(["cache", "--clear"]).status == 0)
-    #expect(try web.gallery(["cache", "--json"]).stdout.contains("\"entries\" : 0"))
+    #expect((try JSONSerialization.jsonObject(with: web.gallery(["cache", "--json"]).stdoutData) as? [String: Any])?["entries"] as? Int == 0)
     for name in ["one.jpg", "two.png"] { try FileManager.default.removeItem(atPath: web.server.folder + "/" + name) }
     let out = web.work.path("out")
     let export = try web.gallery(["export", web.document, "--to", out])
