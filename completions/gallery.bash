@@ -665,7 +665,7 @@ _gallery_sheet() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
-    non_repeating_options=(-o --columns --row-height --width)
+    non_repeating_options=(-o --columns --row-height --width --captions)
     __gallery_offer_flags_options 1
 
     # Offer option value completions
@@ -681,6 +681,10 @@ _gallery_sheet() {
         return
         ;;
     '--width')
+        return
+        ;;
+    '--captions')
+        __gallery_add_completions -W 'position'$'\n''id'$'\n''name'
         return
         ;;
     esac

@@ -15,7 +15,7 @@
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_perlin) X(vips_bandjoin) X(vips_copy) \
-  X(vips_image_set_int) X(vips_image_write_to_buffer) X(vips_embed) X(vips_join)
+  X(vips_image_set_int) X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -240,5 +240,29 @@ int CVips_frame(VipsImage *in, int width, double grey, VipsImage **out) {
   int result = vips.vips_embed(in, out, width, width, in->Xsize + 2 * width, in->Ysize + 2 * width,
                                "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
   vips.vips_area_unref(VIPS_AREA(background));
+  return result;
+}
+
+int CVips_caption(const char *text, int width, int height, VipsImage **out) {
+  VipsImage *mask = NULL, *ink = NULL, *bands[3] = {NULL, NULL, NULL}, *joined = NULL;
+  // Pango markup, in a sans font the size of the strip (the caller escapes the text).
+  char font[64];
+  snprintf(font, sizeof font, "DejaVu Sans %d", height > 4 ? height - 4 : 1);
+  // One line (no width: no wrapping); whatever is wider than the strip is cut off below.
+  if (vips.vips_text(&mask, text, "font", font, "dpi", 72, NULL)) return -1;
+  // Dark grey on white.
+  int result = vips.vips_linear1(mask, &ink, -0.8, 255.0, "uchar", TRUE, NULL);
+  g_object_unref(mask);
+  if (result) return -1;
+  bands[0] = bands[1] = bands[2] = ink;
+  result = vips.vips_bandjoin(bands, &joined, 3, NULL);
+  g_object_unref(ink);
+  if (result) return -1;
+  double white[1] = {255};
+  VipsArrayDouble *background = vips.vips_array_double_new(white, 1);
+  result = vips.vips_gravity(joined, out, VIPS_COMPASS_DIRECTION_WEST, width, height,
+                             "extend", VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  g_object_unref(joined);
   return result;
 }

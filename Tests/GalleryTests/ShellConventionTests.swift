@@ -175,6 +175,32 @@ struct StumblingBlockTests {
     #expect(pixel.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.first.map { $0 < 250 } == true, "\(pixel)")
   }
 
+  @Test("sheet --captions writes each image's position, id or name under it; markup in names is text")
+  func sheetCaptions() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let odd = work.path("<b>tom & jerry<i>.jpg")
+    try FileManager.default.copyItem(atPath: try work.image("a.jpg", seed: 1), toPath: odd)
+    #expect(try Run.gallery(["drop", document, odd, try work.image("b.jpg", seed: 2)]).status == 0)
+    func height(_ path: String) throws -> Int {
+      Int(try Run.program("vipsheader", ["-f", "height", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+    let plain = work.path("plain.png")
+    #expect(try Run.gallery(["sheet", document, "-o", plain]).status == 0)
+    for caption in ["position", "id", "name"] {
+      let sheet = work.path("\(caption).png")
+      let result = try Run.gallery(["sheet", document, "--captions", caption, "-o", sheet])
+      #expect(result.status == 0, "\(caption): \(result.stderr)")
+      #expect(try height(sheet) == (try height(plain)) + 16, "\(caption)")
+      // Dark text in the strip under the first tile (its left part).
+      let strip = try Run.program("vips", ["extract_area", sheet, work.path("strip-\(caption).png"), "8", String(try height(sheet) - 8 - 14), "40", "14"])
+      #expect(strip.status == 0)
+      let minimum = try Run.program("vips", ["min", work.path("strip-\(caption).png")]).stdout
+      #expect((Double(minimum.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 255) < 128, "\(caption): no text drawn")
+    }
+    #expect(try Run.gallery(["sheet", document, "--captions", "title", "-o", work.path("x.png")]).status == 64)
+  }
+
   @Test("thumbnail writes into an OUT that exists, so tumbler reads it through the descriptor it holds")
   func thumbnailInPlace() throws {
     let work = try TestWorkspace()

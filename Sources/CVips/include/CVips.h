@@ -60,6 +60,8 @@ int CVips_color_tile(int width, int height, double r, double g, double b, VipsIm
 int CVips_join(VipsImage *a, VipsImage *b, int horizontal, int spacing, VipsImage **out);
 /// Adds a `width`-pixel grey frame around an image (every band set to `grey`).
 int CVips_frame(VipsImage *in, int width, double grey, VipsImage **out);
+/// A width x height strip of dark text on white, left-aligned and cut to the width.
+int CVips_caption(const char *text, int width, int height, VipsImage **out);
 /// Adds a white margin around an image.
 int CVips_margin(VipsImage *in, int margin, VipsImage **out);
 

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import GalleryKit
 
+extension ContactSheet.Caption: ExpressibleByArgument {}
+
 struct SheetCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sheet",
@@ -27,6 +29,9 @@ struct SheetCommand: ParsableCommand {
   @Option(help: "Sheet width in pixels.")
   var width = 1200
 
+  @Option(help: "A caption under each image: position, id or name (its file name).")
+  var captions: ContactSheet.Caption?
+
   func validate() throws {
     if columns != nil && rowHeight != nil { throw ValidationError("give --columns or --row-height, not both") }
     if let columns, !(1...1000).contains(columns) { throw ValidationError("--columns must be between 1 and 1000") }
@@ -44,7 +49,7 @@ struct SheetCommand: ParsableCommand {
       let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
       let ext = (output as NSString).pathExtension.lowercased()
       let suffix = ext.isEmpty ? ".png" : "." + ext
-      let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix)
+      let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions)
       let rowHeight = rowHeight ?? 160
       if columns == nil, rowHeight > document.model.settings.thumbnailSize {
         Terminal.message(

@@ -4,6 +4,26 @@ import Foundation
 /// A contact sheet laid out like the classic collection view: rows of thumbnails at their
 /// aspect ratios, each row filling the width; placeholders grey, failed items pale red.
 public enum ContactSheet {
+  /// What a caption under each tile says.
+  public enum Caption: String, Sendable, CaseIterable {
+    case position, id, name
+  }
+
+  static let captionHeight = 14
+
+  /// The caption's text for an item at a 1-based position, as Pango markup.
+  static func captionMarkup(_ caption: Caption, item: Item, position: Int) -> String {
+    let text: String
+    switch caption {
+    case .position: text = String(position)
+    case .id: text = item.id
+    case .name:
+      text = item.source.hasPrefix("urn:sha256:") ? item.id : (URL(string: item.source)?.lastPathComponent ?? item.source)
+    }
+    return TerminalText.escaped(text).replacingOccurrences(of: "&", with: "&amp;")
+      .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+  }
+
   public enum Layout: Sendable {
     /// Rows about this tall, as many items a row as fit.
     case rowHeight(Int)
@@ -76,13 +96,14 @@ public enum ContactSheet {
   /// Renders the sheet as PNG (or the format `suffix` names).
   public static func render(
     _ document: GalleryDocument, width: Int = 1200, layout: Layout = .rowHeight(160), spacing: Int = 8,
-    suffix: String = ".png"
+    suffix: String = ".png", caption: Caption? = nil
   ) throws -> Data {
     try VipsRuntime.start()
     let items = document.model.items
     let inner = width - 2 * spacing
     let laidOut = rows(aspectRatios: items.map(\.aspectRatio), width: inner, spacing: spacing, layout: layout)
-    let height = laidOut.reduce(spacing) { $0 + ($1.first?.height ?? 0) + spacing }
+    let strip = caption == nil ? 0 : captionHeight + 2
+    let height = laidOut.reduce(spacing) { $0 + ($1.first?.height ?? 0) + strip + spacing }
     guard width * height <= maxPixels else { throw TooLarge(width: width, height: height) }
     var rowImages: [VipsImageHandle] = []
     for row in laidOut {
@@ -105,6 +126,14 @@ public enum ContactSheet {
         } else {
           let (r, g, b) = item.state == .failed ? (240.0, 200.0, 200.0) : (215.0, 215.0, 215.0)
           tiles.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(tile.width), CInt(tile.height), r, g, b, $0) })
+        }
+      }
+      if let caption {
+        // Each tile over its caption, 2 px apart.
+        tiles = try zip(row, tiles).map { tile, image in
+          let markup = captionMarkup(caption, item: items[tile.index], position: tile.index + 1)
+          let text = try VipsImageHandle.make("vips_text") { CVips_caption(markup, CInt(tile.width), CInt(captionHeight), $0) }
+          return try join([image, text], horizontal: false, spacing: 2)
         }
       }
       rowImages.append(try join(tiles, horizontal: true, spacing: spacing))
