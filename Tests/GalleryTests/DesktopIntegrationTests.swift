@@ -88,6 +88,22 @@ struct DesktopIntegrationTests {
   static let staticBinary = ProcessInfo.processInfo.environment["GALLERY_STATIC_BINARY"]
     ?? (root + "/.build/static/release/gallery")
 
+  @Test("Thunar's tumbler makes the cover thumbnail through its D-Bus service and our thumbnailer entry")
+  func tumbler() throws {
+    let work = try TestWorkspace()
+    let log = work.path("tumbler.log")
+    // The script starts its own session bus and tumbler; its output goes to a file, so that
+    // nothing it starts can hold our pipes.
+    // Signals this test process blocks stay blocked in its children; D-Bus activation waits
+    // for SIGCHLD, so the script gets an empty mask.
+    let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])"
+    let result = try Run.program(
+      "python3", ["-c", unblocked, "bash", "-c", "\"$0\" \"$1\" >\"$2\" 2>&1", Self.root + "/scripts/check-tumbler", Run.galleryBinary, log])
+    let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(result.status == 0, "\(output)")
+    #expect(output.contains("128x128") && output.contains("tumbler made the thumbnail"), "\(output)")
+  }
+
   @Test("The installed binary runs in GNOME's thumbnailer sandbox (bubblewrap, only /usr); a toolchain-linked one does not")
   func bubblewrap() throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.staticBinary), "build it with `make install-binary` (make test does)")
