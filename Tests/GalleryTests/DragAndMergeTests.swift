@@ -80,4 +80,22 @@ struct DragAndMergeTests {
     #expect(try names(b) == ["a1.jpg", "shared.jpg", "b1.jpg", "a0.jpg", "a1.jpg"])
     #expect(Set(try Listing.of(b).items.map(\.id)).count == 5)
   }
+
+  @Test("A move of items two of which are byte-identical moves all three: what the user dragged is kept, and only that leaves")
+  func moveDuplicates() throws {
+    let work = try TestWorkspace()
+    let source = try work.document("source.gallery")
+    let image = try work.image("same.jpg", seed: 5)
+    #expect(try Run.gallery(["drop", source, image, image, try work.image("other.jpg", seed: 6)]).status == 0)
+    let ids = try Listing.of(source).items.map(\.id)
+    #expect(ids.count == 3)
+    let destination = try work.document("destination.gallery")
+    let payload = try Run.gallery(["drag", "--type", "gallery", "--move", source, "1", "2", "3"])
+    let drop = try Run.gallery(["drop", destination, "-"], stdin: payload.stdoutData)
+    #expect(drop.status == 0, "\(drop.stderr)")
+    #expect(drop.stderr.contains("moved 3 items"))
+    #expect(try Listing.of(destination).items.count == 3)
+    #expect(try Listing.of(source).items.isEmpty)
+    #expect(try Listing.of(source).trashed == 3)
+  }
 }
