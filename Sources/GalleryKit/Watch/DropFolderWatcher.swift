@@ -455,17 +455,18 @@ public final class DropFolderWatcher {
     let ext = (name as NSString).pathExtension
     for attempt in 1...1000 {
       let candidate = folder + "/" + (attempt == 1 ? name : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)"))
-      // renameat2(RENAME_NOREPLACE) would be atomic; link + unlink never overwrites either.
-      if link(path, candidate) == 0 {
-        unlink(path)
+      do {
+        try FileSystem.renameWithoutReplacing(path, to: candidate)
         return candidate
-      }
-      if errno == EXDEV {
+      } catch where error.errno == EXDEV {
         guard (try? FileManager.default.copyItem(atPath: path, toPath: candidate)) != nil else { continue }
         unlink(path)
         return candidate
+      } catch where error.errno == EEXIST {
+        continue
+      } catch {
+        return nil
       }
-      if errno != EEXIST { return nil }
     }
     return nil
   }
