@@ -43,7 +43,8 @@ struct CopyCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let model = try target.open().model
+      let document = try target.open()
+      let model = document.model
       let ids = try model.resolve(items)
       let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
       let clipboard = try Clipboard.current()
@@ -63,7 +64,7 @@ struct CopyCommand: ParsableCommand {
         chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
       }
       if wanted(.image), ids.count == 1, let item = model.items.first(where: { $0.id == ids[0] }), item.state == .ready {
-        chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: try target.open())))
+        chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: document)))
       }
       if wanted(.text) {
         chosen += [.init(type: "text/plain;charset=utf-8", data: text), .init(type: "UTF8_STRING", data: text)]

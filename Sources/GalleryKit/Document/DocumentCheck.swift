@@ -23,7 +23,8 @@ public enum DocumentCheck {
     let model = document.model
     let all = model.items + model.trash.map(\.item)
 
-    problems += ModelValidation.problems(of: model).map(\.description)
+    // The rules of the model itself were checked when it was read (`ModelValidation`): a
+    // model that breaks one never opens, and `check` lists those from the error.
     for item in all {
       switch item.state {
       case .ready:

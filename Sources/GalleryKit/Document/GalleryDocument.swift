@@ -30,8 +30,8 @@ public final class GalleryDocument {
   /// Opens a document file without blocking on a FIFO or a device, and refuses anything
   /// that is not a regular file before reading a byte of it.
   static func openRegularFile(_ path: String, flags: Int32) throws(DocumentError) -> FileHandleFD {
-    let file: FileHandleFD
-    do { file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK) } catch {
+    let opened: (file: FileHandleFD, type: mode_t)
+    do { opened = try FileSystem.openWithoutBlocking(path, flags: flags) } catch {
       switch error.code {
       case .ENOENT: throw .notFound(path)
       case .EISDIR: throw .notAGallery(path, "it is a directory")
@@ -39,17 +39,10 @@ public final class GalleryDocument {
       default: throw .io(error)
       }
     }
-    do {
-      let info = try file.status()
-      guard (info.st_mode & S_IFMT) == S_IFREG else {
-        throw DocumentError.notAGallery(path, (info.st_mode & S_IFMT) == S_IFDIR ? "it is a directory" : "not a regular file")
-      }
-    } catch let error as DocumentError {
-      throw error
-    } catch {
-      throw .io(error)
+    guard opened.type == S_IFREG else {
+      throw .notAGallery(path, opened.type == S_IFDIR ? "it is a directory" : "not a regular file")
     }
-    return file
+    return opened.file
   }
 
   /// Creates an empty document; never overwrites an existing file.

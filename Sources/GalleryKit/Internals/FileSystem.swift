@@ -27,19 +27,26 @@ enum FileSystem {
     }
   }
 
-  /// Opens a file for reading without blocking (a FIFO would block `open` itself) and
-  /// checks that it is a regular file before reading anything.
+  /// Opens a path without blocking (a FIFO would block `open` itself) and says what kind of
+  /// file it is (`S_IFREG`, `S_IFDIR`, ...) before a byte is read: every caller refuses what
+  /// is not a regular file. Regular files ignore `O_NONBLOCK`.
+  static func openWithoutBlocking(_ path: String, flags: Int32) throws(FileSystemError) -> (file: FileHandleFD, type: mode_t) {
+    let file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK)
+    return (file, try file.status().st_mode & S_IFMT)
+  }
+
+  /// Opens a file for reading, refusing anything but a regular file.
   static func openRegular(_ path: String, followLinks: Bool) throws(ReadFailure) -> FileHandleFD {
-    let file: FileHandleFD
+    let opened: (file: FileHandleFD, type: mode_t)
     do {
-      file = try FileHandleFD(path: path, flags: O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
+      opened = try openWithoutBlocking(path, flags: O_RDONLY | (followLinks ? 0 : O_NOFOLLOW))
     } catch {
       if error.errno == ELOOP && !followLinks { throw .symbolicLink }
       throw .system(String(cString: strerror(error.errno)).lowercased())
     }
-    guard let info = try? file.status(), (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegular }
-    _ = CGallerySystem_clear_nonblock(file.rawValue)
-    return file
+    guard opened.type == S_IFREG else { throw .notRegular }
+    _ = CGallerySystem_clear_nonblock(opened.file.rawValue)
+    return opened.file
   }
 
   /// Reads a whole regular file of at most `limit` bytes. Reads at most `limit + 1` bytes
@@ -197,18 +204,16 @@ public enum OutputFile {
   }
 
   private static func openForOutput(_ path: String) throws -> FileHandleFD {
-    let existing: FileHandleFD
+    let existing: (file: FileHandleFD, type: mode_t)
     do {
-      existing = try FileHandleFD(path: path, flags: O_WRONLY | O_NOFOLLOW | O_NONBLOCK)
+      existing = try FileSystem.openWithoutBlocking(path, flags: O_WRONLY | O_NOFOLLOW)
     } catch where error.errno == ENOENT {
       return try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
     }
-    guard let info = try? existing.status(), (info.st_mode & S_IFMT) == S_IFREG else {
-      throw FileSystemError(errno: EINVAL, operation: "open", path: path)
-    }
-    try existing.truncate(to: 0)
-    _ = CGallerySystem_clear_nonblock(existing.rawValue)
-    return existing
+    guard existing.type == S_IFREG else { throw FileSystemError(errno: EINVAL, operation: "open", path: path) }
+    try existing.file.truncate(to: 0)
+    _ = CGallerySystem_clear_nonblock(existing.file.rawValue)
+    return existing.file
   }
 }
 
