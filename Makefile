@@ -45,7 +45,7 @@ test: setup
 	$(SWIFT) build
 	$(SWIFT) build --product generate-manual
 	$(MAKE) install-binary
-	$(SWIFT) test
+	stdbuf -oL -eL $(SWIFT) test
 	$(MAKE) fuzz-smoke
 
 # The fuzz targets for FUZZ_SECONDS (default 1800) each; findings land in Tests/Fuzz/crashes.

@@ -7,7 +7,11 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +37,55 @@ static inline int CGallerySystem_terminal_columns(int fd) {
   struct winsize size;
   if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
   return size.ws_col;
+}
+
+/// Waits for child `pid` to end, at most `milliseconds`, and reaps it: 1 with its wait
+/// status in `status`, 0 when it is still running at the deadline, -1 with errno on error.
+/// A pidfd makes the wait one poll(2) rather than a sleep loop (Linux 5.3).
+static inline int CGallerySystem_wait_child(pid_t pid, int milliseconds, int *status) {
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) return -1;
+  struct pollfd ready = {.fd = fd, .events = POLLIN};
+  int polled;
+  do { polled = poll(&ready, 1, milliseconds); } while (polled < 0 && errno == EINTR);
+  close(fd);
+  if (polled < 0) return -1;
+  if (polled == 0) return 0;
+  pid_t reaped;
+  do { reaped = waitpid(pid, status, 0); } while (reaped < 0 && errno == EINTR);
+  return reaped == pid ? 1 : -1;
+}
+
+// posix_spawn extensions of glibc (2.29, 2.34), declared here since a module may have
+// included spawn.h without _GNU_SOURCE.
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#ifndef POSIX_SPAWN_SETSID
+#define POSIX_SPAWN_SETSID 0x80
+#endif
+
+/// Spawn attributes for a child that starts clean: no signal blocked or ignored, whatever
+/// the spawning thread had (Dispatch's and the test runner's threads block them all), and
+/// in a session of its own when `new_session` is set.
+static inline int CGallerySystem_spawnattr_clean(posix_spawnattr_t *attributes, int new_session) {
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(attributes, &none);
+  posix_spawnattr_setsigdefault(attributes, &all);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (new_session) flags |= POSIX_SPAWN_SETSID;
+  return posix_spawnattr_setflags(attributes, flags);
+}
+
+/// The child starts in `path`.
+static inline int CGallerySystem_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+  return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+/// The child gets no descriptor from `from` up: nothing we hold leaks into it.
+static inline int CGallerySystem_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
+  return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
 #endif

@@ -22,7 +22,7 @@ final class VirtualDisplay {
     let script = """
       import subprocess, sys
       r = subprocess.run(["xclip", "-selection", "clipboard"] + sys.argv[1:], input=sys.stdin.buffer.read(), \
-      stdout=subprocess.PIPE if "-o" in sys.argv else subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+      stdout=subprocess.PIPE if "-o" in sys.argv else subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
       sys.stdout.buffer.write(r.stdout or b"")
       sys.exit(r.returncode)
       """
@@ -157,6 +157,31 @@ struct ClipboardTests {
 
     #expect(try Run.gallery(["copy", "--as", "files", document, "2"], environment: display.environment).status == 0)
     #expect(try display.xclip(["-t", "x-special/gnome-copied-files", "-o"]).stdout == "copy\n" + uris[1])
+  }
+
+  @Test("An owner that never answers: paste gives up after its timeout with 69, the document untouched")
+  func ownerThatNeverAnswers() throws {
+    let (display, work) = (try VirtualDisplay(), try TestWorkspace())
+    let document = try work.document()
+    let before = try work.bytes(document)
+    // xclip in the foreground takes the selection, then is stopped: the X server still
+    // names it the owner, and no request sent to it is ever answered.
+    let script = """
+      import os, signal, subprocess, time
+      p = subprocess.Popen(["xclip", "-selection", "clipboard", "-i", "-quiet"], stdin=subprocess.PIPE, \
+      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+      p.stdin.write(b"text"); p.stdin.close(); time.sleep(1); os.kill(p.pid, signal.SIGSTOP); print(p.pid)
+      """
+    let started = try Run.program("python3", ["-c", script], environment: display.environment)
+    let owner = try #require(pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    defer { kill(owner, SIGKILL) }
+
+    let begun = Date()
+    let pasted = try Run.gallery(["paste", document], environment: display.environment)
+    #expect(pasted.status == 69)
+    #expect(pasted.stderr.contains("gallery: the clipboard's owner did not answer within 10 s"), "\(pasted.stderr)")
+    #expect(Date().timeIntervalSince(begun) < 60)
+    #expect(try work.bytes(document) == before)
   }
 
   @Test("No clipboard: exit 69 and why; an empty clipboard: exit 66")

@@ -11,8 +11,8 @@ struct ConcurrencyAndCrashTests {
     let images = try work.images(16, width: 500, height: 400)
     let first = try Run.start(["drop", "--jobs", "1", document] + images[0..<8])
     let second = try Run.start(["drop", "--jobs", "1", document] + images[8..<16])
-    first.waitUntilExit()
-    second.waitUntilExit()
+    first.wait()
+    second.wait()
     #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
     let items = try Listing.of(document).items
     #expect(items.count == 16)
@@ -59,7 +59,7 @@ struct ConcurrencyAndCrashTests {
     #expect(try Run.gallery(["move", document, existingIDs[2], "--to", "1"]).status == 0)
     #expect(try Run.gallery(["trash", document, pending[5].id]).status == 0)
     kill(drop.processIdentifier, SIGCONT)
-    drop.waitUntilExit()
+    drop.wait()
     #expect(drop.terminationStatus == 0)
 
     let items = try Listing.of(document).items
@@ -83,7 +83,7 @@ struct ConcurrencyAndCrashTests {
         : try Run.start(["drop", "--jobs", "1", document] + images.shuffled().prefix(3))
       Thread.sleep(forTimeInterval: Double.random(in: 0...0.25))
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      process.wait()
 
       let after: GalleryModel
       do {

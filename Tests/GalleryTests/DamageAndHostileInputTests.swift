@@ -251,8 +251,8 @@ struct DamageAndHostileInputTests {
     // A pid that cannot be running (above pid_max's default), and one that is (ours).
     let stale = state + "/.recent.tmp-4194999-1"
     let live = state + "/.recent.tmp-\(getpid())-1"
-    FileManager.default.createFile(atPath: stale, contents: Data("x".utf8))
-    FileManager.default.createFile(atPath: live, contents: Data("x".utf8))
+    _ = FileManager.default.createFile(atPath: stale, contents: Data("x".utf8))
+    _ = FileManager.default.createFile(atPath: live, contents: Data("x".utf8))
     defer { unlink(live) }
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
     #expect(!FileManager.default.fileExists(atPath: stale))

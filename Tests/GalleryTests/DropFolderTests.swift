@@ -79,21 +79,18 @@ struct DropFolderTests {
     let watcher = try setup.start()
     let source = try setup.image("slow.jpg", width: 1200, height: 900, seed: 5)
     let target = setup.folder + "/slow.jpg"
-    let writer = Process()
-    writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    writer.arguments = ["python3", "-c", """
+    let writer = try TestProcess("python3", ["-c", """
       import sys, time
       data = open(sys.argv[1], 'rb').read()
       with open(sys.argv[2], 'wb') as f:
           for i in range(4):
               f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
-      """, source, target]
-    try writer.run()
+      """, source, target])
     watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
     usleep(500_000)
     #expect(writer.isRunning)
     #expect(try setup.items().map(\.state) == [.placeholder])
-    writer.waitUntilExit()
+    writer.wait()
     watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
     #expect(try setup.items().first?.height == 900)
     #expect(watcher.stop() == 0)
@@ -244,7 +241,7 @@ struct DropFolderTests {
     let setup = try DropFolderSetup()
     let watcher = try setup.start()
     #expect(try Run.program("rm", ["-rf", setup.folder]).status == 0)
-    watcher.process.waitUntilExit()
+    watcher.process.wait()
     #expect(watcher.process.terminationStatus != 0)
     #expect(watcher.log.contains("was deleted, moved or unmounted"))
   }

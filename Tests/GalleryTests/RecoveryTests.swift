@@ -14,7 +14,7 @@ struct RecoveryTests {
       usleep(500)
     }
     kill(drop.processIdentifier, SIGKILL)
-    drop.waitUntilExit()
+    drop.wait()
     return (document, images)
   }
 

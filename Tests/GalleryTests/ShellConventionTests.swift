@@ -121,7 +121,7 @@ struct ShellConventionTests {
     let processes = try documents.map { document in
       try Run.start(["drop", document, image], environment: ["XDG_STATE_HOME": state])
     }
-    for process in processes { process.waitUntilExit() }
+    for process in processes { process.wait() }
     let recent = try Run.gallery(["browse", "--recent", "--json"], environment: ["XDG_STATE_HOME": state])
     for document in documents { #expect(recent.stdout.contains((document as NSString).lastPathComponent), "\(document) lost") }
   }
@@ -207,7 +207,7 @@ struct StumblingBlockTests {
     let document = try work.document()
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
     let output = work.path("out.png")
-    FileManager.default.createFile(atPath: output, contents: Data())
+    _ = FileManager.default.createFile(atPath: output, contents: Data())
     let held = try FileHandle(forReadingFrom: URL(fileURLWithPath: output))
     #expect(try Run.gallery(["thumbnail", document, output, "128"]).status == 0)
     let bytes = try held.readToEnd() ?? Data()

@@ -32,7 +32,7 @@ final class WebSetup {
     try Run.gallery(arguments, stdin: stdin, environment: environment)
   }
 
-  func start(_ arguments: [String]) throws -> Process {
+  func start(_ arguments: [String]) throws -> TestProcess {
     try Run.start(arguments, environment: environment)
   }
 
@@ -260,7 +260,7 @@ struct WebDropTests {
     #expect(try web.gallery(["trash", web.document, doomedItem.id]).status == 0)
     try web.server.release("slow")
     try web.server.release("doomed")
-    drop.waitUntilExit()
+    drop.wait()
     #expect(drop.terminationStatus == 0)
 
     let items = try Listing.of(web.document).items
@@ -284,8 +284,8 @@ struct WebDropTests {
     #expect(try web.gallery(["move", web.document, pending[0].id, "--to", "end"]).status == 0)
     let trashed = try #require(pending.first { $0.source == second[1] })
     #expect(try web.gallery(["trash", web.document, trashed.id]).status == 0)
-    a.waitUntilExit()
-    b.waitUntilExit()
+    a.wait()
+    b.wait()
     #expect(a.terminationStatus == 0 && b.terminationStatus == 0)
 
     let items = try Listing.of(web.document).items
@@ -398,7 +398,7 @@ struct WebDropTests {
     ImageServer.waitUntil("the held request") { try web.server.count("/files/held.jpg", "held") == 1 }
     let started = Date()
     kill(drop.processIdentifier, SIGINT)
-    drop.waitUntilExit()
+    drop.wait()
     #expect(Date().timeIntervalSince(started) < 5, "the download in progress is aborted")
     #expect(drop.terminationStatus == 130)
     // The download it aborted is counted as not loaded, not as a failure.
@@ -416,7 +416,7 @@ struct WebDropTests {
     let drop = try web.start(["drop", web.document, url + "?hold=forever"])
     ImageServer.waitUntil("the held request") { try web.server.count("/files/slow.jpg", "held") == 1 }
     kill(drop.processIdentifier, SIGKILL)
-    drop.waitUntilExit()
+    drop.wait()
     let stale = try Listing.of(web.document).items
     #expect(stale.count == 1 && stale[0].display == "stale")
 

@@ -251,7 +251,7 @@ enum DocumentArchive {
       if replacing {
         try FileSystem.rename(temporary, to: target)
       } else {
-        do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch let error as FileSystemError where error.errno == EEXIST {
+        do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch where error.errno == EEXIST {
           throw DocumentError.exists(path)
         }
       }

@@ -17,7 +17,16 @@ final class FileHandleFD {
     self.path = path
   }
 
+  /// Takes ownership of a descriptor opened elsewhere (a pipe's end).
+  init(adopting descriptor: Int32, path: String) {
+    rawValue = descriptor
+    self.path = path
+  }
+
   deinit { close(rawValue) }
+
+  /// The file's size. The corresponding C function is `fstat`.
+  func size() throws(FileSystemError) -> Int64 { Int64(try status().st_size) }
 
   /// The corresponding C function is `fstat`.
   func status() throws(FileSystemError) -> stat {

@@ -117,6 +117,23 @@ enum FileSystem {
     unlink(from)
   }
 
+  /// A pipe, both ends closed on exec. Optional so that a caller closes an end by setting
+  /// it to nil (a child's copy must be the last one). The corresponding C function is `pipe2`.
+  static func pipe() throws(FileSystemError) -> (read: FileHandleFD?, write: FileHandleFD?) {
+    var ends: [Int32] = [-1, -1]
+    guard pipe2(&ends, O_CLOEXEC) == 0 else { throw FileSystemError(errno: errno, operation: "pipe", path: "a pipe") }
+    return (FileHandleFD(adopting: ends[0], path: "a pipe"), FileHandleFD(adopting: ends[1], path: "a pipe"))
+  }
+
+  /// A new file in the temporary folder that has no name any more: it goes away with its
+  /// last descriptor, whoever holds it.
+  static func unlinkedTemporaryFile() throws(FileSystemError) -> FileHandleFD {
+    let path = temporaryName(beside: FileManager.default.temporaryDirectory.appendingPathComponent("gallery").path)
+    let file = try FileHandleFD(path: path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
+    unlink(path)
+    return file
+  }
+
   /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
   /// writers of the same file left. For state files: the recent list, the cache index.
   static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {

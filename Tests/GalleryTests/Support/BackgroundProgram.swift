@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A program the tests run in the background (an HTTP server, an X server) that announces it
 /// is ready by printing a number (a port, a display) as its first line. Killed with SIGKILL
@@ -6,18 +7,19 @@ import Foundation
 final class BackgroundProgram {
   struct NotStarted: Error, CustomStringConvertible { var description: String }
 
-  let process = Process()
+  let process: TestProcess
   /// The number the program printed first.
   let announced: Int
 
   init(_ arguments: [String]) throws {
     let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.standardOutput = output
-    // Not the tests' own standard error: a program that outlived them would hold it open.
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    // Standard error is not the tests' own: a program that outlived them would hold it open.
+    process = try TestProcess(arguments[0], Array(arguments.dropFirst()), stdout: output.fileHandleForWriting.fileDescriptor)
+    try output.fileHandleForWriting.close()
+    // One that never announces is killed, which ends the read below.
+    let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+    defer { watchdog.cancel() }
     // Byte by byte, so nothing after the first line is swallowed.
     var line = Data()
     while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
@@ -35,6 +37,6 @@ final class BackgroundProgram {
   func stop() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    process.wait()
   }
 }

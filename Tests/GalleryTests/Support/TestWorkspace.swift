@@ -85,61 +85,62 @@ enum Run {
     return ["XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache"]
   }()
 
+  /// How long one program may run before the tests kill it and record a failure: a hang
+  /// must fail the one test, never stall the whole run.
+  static let deadline: TimeInterval = 180
+
   /// Runs a program to completion, feeding `stdin` and collecting both outputs.
+  /// The outputs go to unlinked temporary files, not pipes: a program may leave a server
+  /// behind (tmux, xclip) that keeps what it was given open, and reading a pipe to its end
+  /// would then wait for that server.
   static func program(
     _ path: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> Result {
-    let process = Process()
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
-    process.executableURL = URL(fileURLWithPath: path.hasPrefix("/") ? path : "/usr/bin/env")
-    process.arguments = path.hasPrefix("/") ? arguments : [path] + arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let output = Pipe()
-    let errors = Pipe()
+    let output = try unlinkedFile()
+    let errors = try unlinkedFile()
     let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    try process.run()
-    // Read both pipes concurrently so neither can fill up and block the child.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var errorData = Data()
-    group.enter()
+    let process = try TestProcess(
+      path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, directory: directory,
+      stdin: input.fileHandleForReading.fileDescriptor, stdout: output.fileDescriptor, stderr: errors.fileDescriptor)
+    try input.fileHandleForReading.close()
+    // Fed from another thread: a program that exits without reading must not block us.
+    let feeder = input.fileHandleForWriting
     DispatchQueue.global().async {
-      errorData = errors.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
+      if let stdin { try? feeder.write(contentsOf: stdin) }
+      try? feeder.close()
     }
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try? input.fileHandleForWriting.close()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
+    process.wait(sourceLocation: sourceLocation)
+    try output.seek(toOffset: 0)
+    try errors.seek(toOffset: 0)
+    let outputData = try output.readToEnd() ?? Data()
+    let errorData = try errors.readToEnd() ?? Data()
     return Result(
       status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
       stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData,
       signaled: process.terminationReason == .uncaughtSignal)
   }
 
+  private static func unlinkedFile() throws -> FileHandle {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-run-\(UUID().uuidString)").path
+    guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+    defer { unlink(path) }
+    return try FileHandle(forUpdating: URL(fileURLWithPath: path))
+  }
+
   /// Starts `gallery` and returns the running process (for kill tests).
   /// Standard error goes to `errors` when given (a file to read once the process ended).
-  static func start(_ arguments: [String], environment: [String: String] = [:], errors: String? = nil) throws -> Process {
-    let process = Process()
-    process.environment = ProcessInfo.processInfo.environment.merging(isolatedHome.merging(environment) { $1 }) { $1 }
-    process.executableURL = URL(fileURLWithPath: galleryBinary)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
+  static func start(_ arguments: [String], environment: [String: String] = [:], errors: String? = nil) throws -> TestProcess {
+    var log: FileHandle?
     if let errors {
-      FileManager.default.createFile(atPath: errors, contents: nil)
-      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-    } else {
-      process.standardError = FileHandle.nullDevice
+      _ = FileManager.default.createFile(atPath: errors, contents: nil)
+      log = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
     }
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return process
+    defer { try? log?.close() }
+    return try TestProcess(
+      galleryBinary, arguments,
+      environment: ProcessInfo.processInfo.environment.merging(isolatedHome.merging(environment) { $1 }) { $1 },
+      stderr: log?.fileDescriptor)
   }
 }
 
@@ -174,3 +175,4 @@ func archiveNames(_ path: String, tool: String = "bsdtar") throws -> [String] {
   #expect(result.status == 0, "\(tool) -tf failed: \(result.stderr)")
   return result.stdout.split(separator: "\n").map(String.init)
 }
+

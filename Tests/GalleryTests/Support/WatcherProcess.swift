@@ -11,7 +11,7 @@ final class WatcherProcess: @unchecked Sendable {
     var reason: String?
   }
 
-  let process = Process()
+  let process: TestProcess
   private let lines = Mutex<[String]>([])
   private let errors = Mutex<Data>(Data())
   private let output = Pipe()
@@ -19,14 +19,14 @@ final class WatcherProcess: @unchecked Sendable {
 
   /// Starts `gallery watch ARGUMENTS --events json`, its state under `stateHome`.
   init(_ arguments: [String], stateHome: String) throws {
-    process.executableURL = URL(fileURLWithPath: Run.galleryBinary)
-    process.arguments = ["watch"] + arguments + ["--events", "json", "--log-level", "debug"]
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_STATE_HOME"] = stateHome
-    process.environment = environment
-    process.standardOutput = output
-    process.standardError = errorPipe
-    process.standardInput = FileHandle.nullDevice
+    process = try TestProcess(
+      Run.galleryBinary, ["watch"] + arguments + ["--events", "json", "--log-level", "debug"], environment: environment,
+      stdout: output.fileHandleForWriting.fileDescriptor, stderr: errorPipe.fileHandleForWriting.fileDescriptor)
+    // Only the child writes: its end of each pipe closes when it ends.
+    try output.fileHandleForWriting.close()
+    try errorPipe.fileHandleForWriting.close()
     output.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
       guard !data.isEmpty, let self else { return }
@@ -39,7 +39,6 @@ final class WatcherProcess: @unchecked Sendable {
       let data = handle.availableData
       self?.errors.withLock { $0.append(data) }
     }
-    try process.run()
   }
 
   var events: [Event] {
@@ -69,14 +68,12 @@ final class WatcherProcess: @unchecked Sendable {
   /// SIGTERM, then the exit status.
   func stop() -> Int32 {
     if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-    process.waitUntilExit()
+    process.wait(upTo: 60)
     return process.terminationStatus
   }
 
   deinit {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
+    output.fileHandleForReading.readabilityHandler = nil
+    errorPipe.fileHandleForReading.readabilityHandler = nil
   }
 }

@@ -1,0 +1,119 @@
+import CGallerySystem
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Foundation
+
+/// Programs the commands start themselves (xclip, wl-copy, wl-paste, our own clipboard
+/// owner): spawned clean (no descriptor of ours but the three given, no signal blocked or
+/// ignored) and waited for with a deadline, since what answers on the other side (a
+/// clipboard's owner) is another program.
+package enum ChildProcess {
+  /// How a waited-for child ended.
+  package enum Ending: Equatable {
+    /// Its exit status, or 128 + the signal that ended it, as a shell reports it.
+    case exited(Int32)
+    /// Still running at the deadline: it was killed and reaped.
+    case killedAtDeadline
+  }
+
+  package struct Failure: Error, CustomStringConvertible {
+    package var description: String
+  }
+
+  /// What a program that ran to its end left.
+  package struct Outcome {
+    package var ending: Ending
+    package var output: Data
+    /// The start of its standard error, trimmed.
+    package var errors: String
+  }
+
+  /// Runs a program to its end or `seconds`, feeding it `input`. Its output and errors go to
+  /// unlinked temporary files, not pipes: xclip and wl-copy fork a server that keeps every
+  /// descriptor they were given, and a pipe would stay open as long as that server lives.
+  /// Output past `outputLimit` bytes is an error.
+  package static func run(
+    _ path: String, _ arguments: [String], input: Data = Data(), upTo seconds: Double, outputLimit: Int
+  ) throws -> Outcome {
+    let output = try FileSystem.unlinkedTemporaryFile()
+    let errors = try FileSystem.unlinkedTemporaryFile()
+    let pid = try spawn(path, arguments, input: input, output: output.rawValue, errors: errors.rawValue)
+    let ending = wait(for: pid, upTo: seconds)
+    guard try output.size() <= outputLimit else {
+      throw StandardInput.TooLarge(limit: outputLimit, what: "the output of \((path as NSString).lastPathComponent)")
+    }
+    try output.seek(to: 0)
+    try errors.seek(to: 0)
+    let errorText = String(decoding: try errors.read(upTo: 64 * 1024), as: UTF8.self)
+    return Outcome(
+      ending: ending, output: try output.read(upTo: outputLimit),
+      errors: errorText.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  /// Starts a program that stays in the background in a session of its own, and returns the
+  /// first line it writes on its standard output: it closes that once it is ready.
+  package static func startInBackground(_ path: String, _ arguments: [String], input: Data) throws -> String {
+    var (readEnd, writeEnd) = try FileSystem.pipe()
+    let null = try FileHandleFD(path: "/dev/null", flags: O_WRONLY)
+    let pid = try spawn(path, arguments, input: input, output: writeEnd!.rawValue, errors: null.rawValue, newSession: true)
+    // Ours closes here, so the read ends when the program closes its copy (or ends).
+    writeEnd = nil
+    let announced = try readEnd!.read(upTo: 4096)
+    readEnd = nil
+    // It lives on when it is ready; reap it now if it is not.
+    var status: Int32 = 0
+    _ = waitpid(pid, &status, WNOHANG)
+    return String(decoding: announced, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// posix_spawn with standard input fed from `input`, output and errors on the given
+  /// descriptors, every other descriptor closed and every signal at its default.
+  package static func spawn(
+    _ path: String, _ arguments: [String], input: Data, output: Int32, errors: Int32, newSession: Bool = false
+  ) throws -> pid_t {
+    var (inputRead, inputWrite) = try FileSystem.pipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, inputRead!.rawValue, 0)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors, 2)
+    CGallerySystem_spawn_closefrom(&actions, 3)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    CGallerySystem_spawnattr_clean(&attributes, newSession ? 1 : 0)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, Glibc.environ)
+    guard spawned == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(spawned)))") }
+    // Our read end closes now: a program that exits without reading makes the write fail
+    // (EPIPE, with SIGPIPE ignored) rather than block.
+    inputRead = nil
+    signal(SIGPIPE, SIG_IGN)
+    try? inputWrite?.writeAll(input)
+    inputWrite = nil
+    return pid
+  }
+
+  /// Waits for `pid` to end, at most `seconds`; past that kills it (SIGKILL) and reaps it.
+  package static func wait(for pid: pid_t, upTo seconds: Double) -> Ending {
+    var status: Int32 = 0
+    let milliseconds = Int32(min(max(seconds, 0), 86_400) * 1000)
+    switch CGallerySystem_wait_child(pid, milliseconds, &status) {
+    case 1:
+      break
+    case 0:
+      kill(pid, SIGKILL)
+      _ = CGallerySystem_wait_child(pid, -1, &status)
+      return .killedAtDeadline
+    default:
+      // No pidfd (a kernel before 5.3): a plain blocking wait.
+      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+    let signal = status & 0x7f
+    return .exited(signal == 0 ? (status >> 8) & 0xff : 128 + signal)
+  }
+}
