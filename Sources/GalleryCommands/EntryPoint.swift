@@ -14,7 +14,7 @@ extension Gallery {
     let arguments = Array(CommandLine.arguments.dropFirst())
     guard !arguments.isEmpty else {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")
-      Glibc.exit(ExitStatus.usage)
+      Glibc.exit(ExitStatus.usage.rawValue)
     }
     do {
       var command = try parseAsRoot(arguments)
@@ -25,22 +25,39 @@ extension Gallery {
     Glibc.exit(0)
   }
 
-  /// Prints what an error says, in our style, and exits with its status.
+  /// Prints what an error says, in our style, and exits with its status: ours say their
+  /// status (`GalleryError`), the argument parser's say theirs (64 for usage), and what
+  /// else reaches here (Foundation's) is described without its domain, and its status
+  /// follows its errno (74 when it has none).
   static func exit(reporting error: Error) -> Never {
-    let code = exitCode(for: error)
     // An ExitCode thrown by a command: its message was printed already.
-    if error is ExitCode { Glibc.exit(code.rawValue) }
-    let text = fullMessage(for: error)
+    if let code = error as? ExitCode { Glibc.exit(code.rawValue) }
+    if let error = error as? GalleryError {
+      printMessage(error.description)
+      Glibc.exit(error.exitStatus.rawValue)
+    }
+    let code = exitCode(for: error)
     if code == .success {
+      let text = fullMessage(for: error)
       if !text.isEmpty { Terminal.exact(text.hasSuffix("\n") ? text : text + "\n") }
       Glibc.exit(0)
     }
+    // The parser says 64 for what it refuses; Foundation's errors (CustomNSError) would
+    // otherwise exit with their domain's code.
+    if code == .validationFailure && !(error is CustomNSError) {
+      printMessage(fullMessage(for: error))
+      Glibc.exit(code.rawValue)
+    }
+    printMessage(SystemErrorText.describe(error))
+    Glibc.exit(SystemErrorText.exitStatus(of: error).rawValue)
+  }
+
+  private static func printMessage(_ text: String) {
     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     while lines.last?.isEmpty == true { lines.removeLast() }
     if let first = lines.first {
       lines[0] = "gallery: " + (first.hasPrefix("Error: ") ? String(first.dropFirst("Error: ".count)) : first)
     }
     Terminal.err(lines.joined(separator: "\n") + "\n")
-    Glibc.exit(code.rawValue)
   }
 }

@@ -19,14 +19,16 @@ public struct Gallery: ParsableCommand {
         0   success
         1   partly done: sources not dropped, a move that only copied,
             or problems `check` found
-        64  usage error
+        64  usage error (also a malformed watch.conf or too large a sheet)
         65  the document is damaged (read-only: edits refuse it), breaks
             a rule, is not a gallery or of a newer format; or a payload
             on standard input is invalid
         66  the document, an item or an input was not found
-        69  no clipboard (copy, paste): no graphical session or no clipboard tool
-        73  the target already exists
-        74  input/output error (output that cannot be written too)
+        69  no clipboard (copy, paste): no graphical session, no clipboard
+            tool, or an owner that does not answer within 10 s
+        73  the target already exists, or an output cannot be created
+        74  input/output error (a full disk, standard output that cannot
+            be written)
         130 interrupted
       """,
     version: version,

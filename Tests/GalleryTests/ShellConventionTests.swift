@@ -46,6 +46,47 @@ struct ShellConventionTests {
     #expect(delete.status == 64, "\(delete.stderr)")
   }
 
+  @Test("Each failure exits with its own status and names the user's path, never a temporary or Foundation's words")
+  func statusesByKind() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let badConfig = try work.write("a b c\n", to: "watch.conf")
+    let cases: [(arguments: [String], status: Int32, says: String)] = [
+      (["watch", "--config", badConfig], 64, "watch.conf: line 1: expected DIR:DOC"),
+      (["new", work.path("no/such/folder/a.gallery")], 73, "cannot write \(work.path("no/such/folder/a.gallery")): No such file or directory"),
+      (["export", document, "--to", "/proc/1/x", "1"], 73, "cannot write /proc/1/x"),
+      (["sheet", document, "-o", work.folder.path], 73, "cannot write \(work.folder.path): Is a directory"),
+      (["browse", work.path("missing")], 66, "\(work.path("missing")): No such file or directory"),
+      (["drop", document, "-"], 65, "not a valid application/x-gallery-items payload"),
+      (["show", work.path("missing.gallery")], 66, "no such gallery document"),
+      (["paste", document], 69, "no graphical session"),
+    ]
+    for (arguments, status, says) in cases {
+      let stdin = arguments.last == "-" ? Data("{\"format\": \"gallery-items\", \"items\": [".utf8) : nil
+      let result = try Run.gallery(arguments, stdin: stdin, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+      #expect(result.status == status, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.hasPrefix("gallery: ") && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+      #expect(!result.stderr.contains(".tmp-") && !result.stderr.contains("operation could not be completed"), "\(result.stderr)")
+    }
+  }
+
+  @Test("An output that is a FIFO or a device is written to, never replaced by a file")
+  func specialOutputs() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let fifo = work.path("fifo.png")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let received = work.path("received.png")
+    let reader = try TestProcess("sh", ["-c", "timeout 30 cat \"$0\" > \"$1\"", fifo, received])
+    #expect(try Run.gallery(["sheet", document, "-o", fifo]).status == 0)
+    reader.wait()
+    var info = stat()
+    #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    #expect(try work.bytes(received).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+  }
+
   @Test("--json is one line in a pipe and pretty on a terminal, for every read command")
   func jsonRule() throws {
     let work = try TestWorkspace()

@@ -32,36 +32,34 @@ struct BrowseCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      var paths: [String] = []
-      if !recent {
-        for folder in folders.isEmpty ? ["."] : folders {
-          let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-            .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
-            .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
-          paths += names.map { (folder as NSString).appendingPathComponent($0) }
-        }
+    var paths: [String] = []
+    if !recent {
+      for folder in folders.isEmpty ? ["."] : folders {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+          .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
+          .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        paths += names.map { (folder as NSString).appendingPathComponent($0) }
       }
-      if recent || folders.isEmpty {
-        let listed = Set(paths.map { URL(fileURLWithPath: DropSourceParser.absoluteForCommand($0)).standardizedFileURL.path })
-        paths += RecentDocuments.list().filter { !listed.contains($0) }
-      }
-      let entries = paths.map(entry)
-      if output.json {
-        try JSONOutput.write(entries)
-        return
-      }
-      let formatter = DateFormatter()
-      formatter.dateFormat = "yyyy-MM-dd HH:mm"
-      Terminal.out(entries.map { entry in
-        let counts = entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") } ?? "-"
-        return [
-          TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
-          ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
-          formatter.string(from: entry.modified), entry.path,
-        ].joined(separator: "  ") + "\n"
-      }.joined())
     }
+    if recent || folders.isEmpty {
+      let listed = Set(paths.map { URL(fileURLWithPath: DropSourceParser.absoluteForCommand($0)).standardizedFileURL.path })
+      paths += RecentDocuments.list().filter { !listed.contains($0) }
+    }
+    let entries = paths.map(entry)
+    if output.json {
+      try JSONOutput.write(entries)
+      return
+    }
+    let formatter = DateFormatter()
+    formatter.dateFormat = "yyyy-MM-dd HH:mm"
+    Terminal.out(entries.map { entry in
+      let counts = entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") } ?? "-"
+      return [
+        TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
+        ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
+        formatter.string(from: entry.modified), entry.path,
+      ].joined(separator: "  ") + "\n"
+    }.joined())
   }
 
   private func entry(_ path: String) -> Entry {

@@ -38,29 +38,27 @@ struct CacheCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let cache = DownloadCache()
-      if clear {
-        let removed = cache.clear()
-        Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
-      } else if let trim {
-        let removed = cache.evict(to: trim)
-        Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
-      }
-      guard info || (!clear && trim == nil) || output.json else { return }
-      let usage = cache.usage()
-      if output.json {
-        try JSONOutput.write(CacheInfo(folder: cache.folder, entries: usage.entries, bytes: usage.bytes, limit: cache.limit))
-      } else {
-        Terminal.out(
-          """
-          folder:  \(cache.folder)
-          entries: \(usage.entries)
-          size:    \(Self.size(usage.bytes)) (\(usage.bytes) bytes)
-          limit:   \(Self.size(cache.limit)) (\(cache.limit) bytes)
+    let cache = DownloadCache()
+    if clear {
+      let removed = cache.clear()
+      Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
+    } else if let trim {
+      let removed = cache.evict(to: trim)
+      Terminal.message("removed \(removed.entries) cached download(s), \(Self.size(removed.bytes))")
+    }
+    guard info || (!clear && trim == nil) || output.json else { return }
+    let usage = cache.usage()
+    if output.json {
+      try JSONOutput.write(CacheInfo(folder: cache.folder, entries: usage.entries, bytes: usage.bytes, limit: cache.limit))
+    } else {
+      Terminal.out(
+        """
+        folder:  \(cache.folder)
+        entries: \(usage.entries)
+        size:    \(Self.size(usage.bytes)) (\(usage.bytes) bytes)
+        limit:   \(Self.size(cache.limit)) (\(cache.limit) bytes)
 
-          """)
-      }
+        """)
     }
   }
 

@@ -29,32 +29,35 @@ struct CheckCommand: ParsableCommand {
   var fix = false
 
   func run() throws {
-    try reportingErrors {
-      if fix {
-        if let backup = try DocumentCheck.rescue(target.document) {
-          Terminal.message("rescued what could be read into a new revision; the damaged file is kept as \(backup)")
-        }
-        let removed = try DocumentCheck.fix(target.document)
-        if removed > 0 { Terminal.message("removed \(removed) stale placeholder\(removed == 1 ? "" : "s")") }
+    if fix {
+      if let backup = try DocumentCheck.rescue(target.document) {
+        Terminal.message("rescued what could be read into a new revision; the damaged file is kept as \(backup)")
       }
-      let document: GalleryDocument
-      do { document = try GalleryDocument.open(target.document) } catch DocumentError.invalid(let path, let problems) {
-        // Nothing readable to open: list every rule the model breaks.
-        if output.json {
-          try JSONOutput.write(CheckReport(problems: problems, note: "\(path) cannot be opened"))
-        } else {
-          Terminal.out(problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
-        }
-        throw ExitCode(ExitStatus.dataError)
-      }
-      let report = DocumentCheck.run(document)
-      if output.json {
-        try JSONOutput.write(report)
-      } else {
-        Terminal.out(report.problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
-        if let note = report.note { Terminal.message(note) }
-      }
-      if !report.problems.isEmpty { throw ExitCode(ExitStatus.partial) }
+      let removed = try DocumentCheck.fix(target.document)
+      if removed > 0 { Terminal.message("removed \(removed) stale placeholder\(removed == 1 ? "" : "s")") }
     }
+    let document = try openListingProblems()
+    let report = DocumentCheck.run(document)
+    if output.json {
+      try JSONOutput.write(report)
+    } else {
+      Terminal.out(report.problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
+      if let note = report.note { Terminal.message(note) }
+    }
+    if !report.problems.isEmpty { throw ExitCode(ExitStatus.partial) }
+  }
+
+  /// Opens the document; when nothing readable opens, lists every rule the model breaks.
+  private func openListingProblems() throws -> GalleryDocument {
+    // A Result, not do/catch: the typed throw of `open` in a do/catch whose handler throws
+    // something else crashes Swift 6.3's ownership verifier.
+    let opened = Result { () throws(DocumentError) in try GalleryDocument.open(target.document) }
+    guard case .failure(.invalid(let path, let problems)) = opened else { return try opened.get() }
+    if output.json {
+      try JSONOutput.write(CheckReport(problems: problems, note: "\(path) cannot be opened"))
+    } else {
+      Terminal.out(problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
+    }
+    throw ExitCode(ExitStatus.dataError)
   }
 }

@@ -14,9 +14,7 @@ struct CompactCommand: ParsableCommand {
   @OptionGroup var target: DocumentArgument
 
   func run() throws {
-    try reportingErrors {
-      let sizes = try GalleryDocument.compact(target.document)
-      Terminal.message("compacted \(target.document): \(sizes.before) -> \(sizes.after) bytes")
-    }
+    let sizes = try GalleryDocument.compact(target.document)
+    Terminal.message("compacted \(target.document): \(sizes.before) -> \(sizes.after) bytes")
   }
 }

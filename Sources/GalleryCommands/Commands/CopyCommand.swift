@@ -42,36 +42,34 @@ struct CopyCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      let model = document.model
-      let ids = try model.resolve(items)
-      let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
-      let clipboard = try Clipboard.current()
-      let files = sources.filter { $0.hasPrefix("file:") }
-      let wanted = { (kind: Flavour) in flavour == nil || flavour == kind }
-      let text = Data(sources.joined(separator: "\n").utf8)
-      var chosen: [X11Selection.Offer] = []
-      if wanted(.uriList) { chosen.append(.init(type: "text/uri-list", data: Data(DropSourceParser.uriListText(sources).utf8))) }
-      if wanted(.files), !files.isEmpty {
-        chosen.append(.init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8)))
-        if flavour == .files && files.count < sources.count {
-          Terminal.message("not copied as files: \(sources.count - files.count) item(s) that are not local files")
-        }
+    let document = try target.open()
+    let model = document.model
+    let ids = try model.resolve(items)
+    let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
+    let clipboard = try Clipboard.current()
+    let files = sources.filter { $0.hasPrefix("file:") }
+    let wanted = { (kind: Flavour) in flavour == nil || flavour == kind }
+    let text = Data(sources.joined(separator: "\n").utf8)
+    var chosen: [X11Selection.Offer] = []
+    if wanted(.uriList) { chosen.append(.init(type: "text/uri-list", data: Data(DropSourceParser.uriListText(sources).utf8))) }
+    if wanted(.files), !files.isEmpty {
+      chosen.append(.init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8)))
+      if flavour == .files && files.count < sources.count {
+        Terminal.message("not copied as files: \(sources.count - files.count) item(s) that are not local files")
       }
-      // The payload reads every thumbnail: only when it is offered.
-      if wanted(.gallery) {
-        chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
-      }
-      if wanted(.image), ids.count == 1, let item = model.items.first(where: { $0.id == ids[0] }), item.state == .ready {
-        chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: document)))
-      }
-      if wanted(.text) {
-        chosen += [.init(type: "text/plain;charset=utf-8", data: text), .init(type: "UTF8_STRING", data: text)]
-      }
-      guard !chosen.isEmpty else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
-      let offered = try clipboard.copy(chosen)
-      Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
     }
+    // The payload reads every thumbnail: only when it is offered.
+    if wanted(.gallery) {
+      chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
+    }
+    if wanted(.image), ids.count == 1, let item = model.items.first(where: { $0.id == ids[0] }), item.state == .ready {
+      chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: document)))
+    }
+    if wanted(.text) {
+      chosen += [.init(type: "text/plain;charset=utf-8", data: text), .init(type: "UTF8_STRING", data: text)]
+    }
+    guard !chosen.isEmpty else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
+    let offered = try clipboard.copy(chosen)
+    Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
   }
 }

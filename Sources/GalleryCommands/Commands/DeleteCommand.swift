@@ -17,16 +17,14 @@ struct DeleteCommand: ParsableCommand {
   var permanently = false
 
   func run() throws {
-    try reportingErrors {
-      if permanently {
-        _ = try GalleryDocument.open(target.document)
-        try FileManager.default.removeItem(atPath: target.document)
-        Terminal.message("deleted \(target.document)")
-      } else {
-        let trashed = try DocumentFiles.moveToTrash(target.document)
-        Terminal.message("moved \(target.document) to the Trash (\(trashed))")
-      }
-      RecentDocuments.forget(target.document)
+    if permanently {
+      _ = try GalleryDocument.open(target.document)
+      try FileManager.default.removeItem(atPath: target.document)
+      Terminal.message("deleted \(target.document)")
+    } else {
+      let trashed = try DocumentFiles.moveToTrash(target.document)
+      Terminal.message("moved \(target.document) to the Trash (\(trashed))")
     }
+    RecentDocuments.forget(target.document)
   }
 }

@@ -40,15 +40,13 @@ struct DragCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let model = try target.open().model
-      let ids = try model.resolve(items)
-      switch type {
-      case .uriList:
-        Terminal.exact(DropSourceParser.uriListText(ids.compactMap { id in model.items.first { $0.id == id }?.source }))
-      case .gallery:
-        Terminal.out(Array(try DragPayload.make(from: target.document, ids: ids, move: move).encoded()))
-      }
+    let model = try target.open().model
+    let ids = try model.resolve(items)
+    switch type {
+    case .uriList:
+      Terminal.exact(DropSourceParser.uriListText(ids.compactMap { id in model.items.first { $0.id == id }?.source }))
+    case .gallery:
+      Terminal.out(Array(try DragPayload.make(from: target.document, ids: ids, move: move).encoded()))
     }
   }
 }

@@ -77,18 +77,16 @@ struct DropCommand: ParsableCommand {
   func run() throws {
     ImageProcessor.prepareInBackground()
     defer { ImageProcessor.waitForPreparation() }
-    try reportingErrors {
-      let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
-      let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
-      var options = DropOptions()
-      options.position = position?.value
-      options.keepFailed = keepFailed ? true : nil
-      options.maxPixels = maxPixels
-      options.embed = embed ? true : nil
-      if let jobs { options.parallelism = jobs }
-      web.configure(&options)
-      try Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
-    }
+    let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
+    let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
+    var options = DropOptions()
+    options.position = position?.value
+    options.keepFailed = keepFailed ? true : nil
+    options.maxPixels = maxPixels
+    options.embed = embed ? true : nil
+    if let jobs { options.parallelism = jobs }
+    web.configure(&options)
+    try Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
   }
 
   /// Drops `sources` (`-` meaning `input`, a uri-list or a gallery payload) and reports

@@ -17,11 +17,9 @@ struct DuplicateCommand: ParsableCommand {
   var new: String?
 
   func run() throws {
-    try reportingErrors {
-      let path = try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
-      try DocumentFiles.duplicate(target.document, to: path)
-      RecentDocuments.note(path)
-      Terminal.out(path + "\n")
-    }
+    let path = try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
+    try DocumentFiles.duplicate(target.document, to: path)
+    RecentDocuments.note(path)
+    Terminal.out(path + "\n")
   }
 }

@@ -31,44 +31,42 @@ struct ExportCommand: ParsableCommand {
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      let model = document.model
-      let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
-      let chosen = ids.compactMap { id in model.items.first { $0.id == id } }
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      var failed = false
-      var names = SafeFileNames(folder: folder)
-      let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
-      defer { fetcher?.shutdown() }
-      for item in chosen {
-        do {
-          guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
-          let data: Data
-          var name = SafeFileNames.baseName(of: item)
-          if numbered, let position = model.items.firstIndex(where: { $0.id == item.id }) {
-            let digits = max(3, String(model.items.count).count)
-            let number = String(position + 1)
-            name = String(repeating: "0", count: digits - number.count) + number + "-" + name
-          }
-          if thumbnails {
-            data = try document.thumbnail(of: item)
-            let ext = (item.thumbnail.map { ($0 as NSString).pathExtension } ?? "jpg")
-            name = (name as NSString).deletingPathExtension + "." + ext
-          } else if let embedded = try document.original(of: item) {
-            data = embedded
-          } else {
-            data = try original(of: item, fetcher: fetcher)
-          }
-          let path = try names.write(data, preferredName: name)
-          Terminal.out(path + "\n")
-        } catch {
-          failed = true
-          Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
+    let document = try target.open()
+    let model = document.model
+    let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
+    let chosen = ids.compactMap { id in model.items.first { $0.id == id } }
+    try OutputFile.makeFolder(folder)
+    var failed = false
+    var names = SafeFileNames(folder: folder)
+    let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
+    defer { fetcher?.shutdown() }
+    for item in chosen {
+      do {
+        guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
+        let data: Data
+        var name = SafeFileNames.baseName(of: item)
+        if numbered, let position = model.items.firstIndex(where: { $0.id == item.id }) {
+          let digits = max(3, String(model.items.count).count)
+          let number = String(position + 1)
+          name = String(repeating: "0", count: digits - number.count) + number + "-" + name
         }
+        if thumbnails {
+          data = try document.thumbnail(of: item)
+          let ext = (item.thumbnail.map { ($0 as NSString).pathExtension } ?? "jpg")
+          name = (name as NSString).deletingPathExtension + "." + ext
+        } else if let embedded = try document.original(of: item) {
+          data = embedded
+        } else {
+          data = try original(of: item, fetcher: fetcher)
+        }
+        let path = try names.write(data, preferredName: name)
+        Terminal.out(path + "\n")
+      } catch {
+        failed = true
+        Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
       }
-      if failed { throw ExitCode(ExitStatus.partial) }
     }
+    if failed { throw ExitCode(ExitStatus.partial) }
   }
 
   private func original(of item: Item, fetcher: WebImageFetcher?) throws -> Data {
@@ -96,8 +94,10 @@ struct ExportCommand: ParsableCommand {
   }
 }
 
-struct ExportFailure: Error, CustomStringConvertible {
+/// Why one item was not exported; the others go on.
+struct ExportFailure: GalleryError {
   var description: String
+  var exitStatus: ExitStatus { .partial }
   init(_ description: String) { self.description = description }
 }
 

@@ -29,40 +29,38 @@ struct InfoCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      let model = document.model
-      let states = model.items.map(\.displayState)
-      let report = Report(
-        path: document.path, title: model.title, format: model.format, revision: model.revision,
-        created: model.created, modified: model.modified, items: model.items.count,
-        ready: states.filter { $0 == "ready" }.count, pending: states.filter { $0 == "pending" }.count,
-        stale: states.filter { $0 == "stale" }.count, failed: states.filter { $0 == "failed" }.count,
-        trashed: model.trash.count, thumbnailSize: model.settings.thumbnailSize,
-        maxPixels: model.settings.maxPixels, storage: document.statistics)
-      if output.json {
-        try JSONOutput.write(report)
-        return
-      }
-      let storage = report.storage
-      var text = """
-        title:          \(TerminalText.escaped(report.title))
-        path:           \(report.path)
-        format:         \(report.format)
-        revision:       \(report.revision) (\(storage.revisions) in the file)
-        items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed)
-        trash:          \(report.trashed)
-        file size:      \(storage.fileBytes) bytes
-        live bytes:     \(storage.liveBytes)
-        dead bytes:     \(storage.deadBytes) (reclaimed by `gallery compact`)
-        thumbnails:     \(report.thumbnailSize) px
-        max pixels:     \(report.maxPixels)
-
-        """
-      if storage.tornBytes > 0 {
-        text += "interrupted:    \(storage.tornBytes) bytes of an unfinished save (ignored; the next save removes them)\n"
-      }
-      Terminal.out(text)
+    let document = try target.open()
+    let model = document.model
+    let states = model.items.map(\.displayState)
+    let report = Report(
+      path: document.path, title: model.title, format: model.format, revision: model.revision,
+      created: model.created, modified: model.modified, items: model.items.count,
+      ready: states.filter { $0 == .ready }.count, pending: states.filter { $0 == .pending }.count,
+      stale: states.filter { $0 == .stale }.count, failed: states.filter { $0 == .failed }.count,
+      trashed: model.trash.count, thumbnailSize: model.settings.thumbnailSize,
+      maxPixels: model.settings.maxPixels, storage: document.statistics)
+    if output.json {
+      try JSONOutput.write(report)
+      return
     }
+    let storage = report.storage
+    var text = """
+      title:          \(TerminalText.escaped(report.title))
+      path:           \(report.path)
+      format:         \(report.format)
+      revision:       \(report.revision) (\(storage.revisions) in the file)
+      items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed)
+      trash:          \(report.trashed)
+      file size:      \(storage.fileBytes) bytes
+      live bytes:     \(storage.liveBytes)
+      dead bytes:     \(storage.deadBytes) (reclaimed by `gallery compact`)
+      thumbnails:     \(report.thumbnailSize) px
+      max pixels:     \(report.maxPixels)
+
+      """
+    if storage.tornBytes > 0 {
+      text += "interrupted:    \(storage.tornBytes) bytes of an unfinished save (ignored; the next save removes them)\n"
+    }
+    Terminal.out(text)
   }
 }

@@ -26,12 +26,10 @@ struct MergeCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let target = output ?? into!
-      let sources = documents.filter { $0 != target }
-      let added = try DocumentMerge.merge(sources, into: target, create: output != nil)
-      RecentDocuments.note(target)
-      Terminal.message("merged \(added.count) item\(added.count == 1 ? "" : "s") into \(target)")
-    }
+    let target = output ?? into!
+    let sources = documents.filter { $0 != target }
+    let added = try DocumentMerge.merge(sources, into: target, create: output != nil)
+    RecentDocuments.note(target)
+    Terminal.message("merged \(added.count) item\(added.count == 1 ? "" : "s") into \(target)")
   }
 }

@@ -23,11 +23,9 @@ struct MoveCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      try GalleryDocument.edit(target.document) { edit in
-        let ids = try edit.model.resolve(items)
-        edit.model.move(ids, to: position.value)
-      }
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve(items)
+      edit.model.move(ids, to: position.value)
     }
   }
 }

@@ -32,16 +32,14 @@ struct NewCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      var settings = GalleryModel.Settings()
-      settings.thumbnailSize = thumbnailSize
-      settings.maxPixels = maxPixels
-      settings.embedOriginals = embed
-      let path = document ?? DocumentFiles.untitled(in: ".")
-      let created = try GalleryDocument.create(path, title: title, settings: settings)
-      RecentDocuments.note(created.path)
-      Terminal.out(created.path + "\n")
-      Terminal.message("created \(created.path) (\"\(created.model.title)\")")
-    }
+    var settings = GalleryModel.Settings()
+    settings.thumbnailSize = thumbnailSize
+    settings.maxPixels = maxPixels
+    settings.embedOriginals = embed
+    let path = document ?? DocumentFiles.untitled(in: ".")
+    let created = try GalleryDocument.create(path, title: title, settings: settings)
+    RecentDocuments.note(created.path)
+    Terminal.out(created.path + "\n")
+    Terminal.message("created \(created.path) (\"\(created.model.title)\")")
   }
 }

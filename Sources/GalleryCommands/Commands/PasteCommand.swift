@@ -39,34 +39,32 @@ struct PasteCommand: ParsableCommand {
   func run() throws {
     ImageProcessor.prepareInBackground()
     defer { ImageProcessor.waitForPreparation() }
-    try reportingErrors {
-      _ = try GalleryDocument.open(target.document)
-      let clipboard = try Clipboard.current()
-      let offered = try clipboard.types()
-      let usable = Self.preferred.filter(offered.contains)
-      guard !usable.isEmpty else {
-        Terminal.message(
-          offered.isEmpty
-            ? "the clipboard is empty" : "the clipboard holds nothing to drop (it offers \(offered.joined(separator: ", ")))")
-        throw ExitCode(ExitStatus.notFound)
-      }
-      // The best type that can actually be read (an owner may refuse one too large to send).
-      var pasted: (type: String, data: Data)?
-      var lastError: (any Error)?
-      for type in usable where pasted == nil {
-        do { pasted = (type, try clipboard.paste(type: type)) } catch { lastError = error }
-      }
-      guard let (type, content) = pasted else { throw lastError ?? Clipboard.Unavailable(description: "the clipboard cannot be read") }
-      var data = content
-      if type == "x-special/gnome-copied-files" {
-        // "copy" or "cut", then one URI a line.
-        data = Data(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().joined(separator: "\n").utf8)
-      }
-      var options = DropOptions()
-      options.position = position?.value
-      options.keepFailed = keepFailed ? true : nil
-      web.configure(&options)
-      try DropCommand.drop(["-"], input: data, into: target.document, options: options, json: json)
+    _ = try GalleryDocument.open(target.document)
+    let clipboard = try Clipboard.current()
+    let offered = try clipboard.types()
+    let usable = Self.preferred.filter(offered.contains)
+    guard !usable.isEmpty else {
+      Terminal.message(
+        offered.isEmpty
+          ? "the clipboard is empty" : "the clipboard holds nothing to drop (it offers \(offered.joined(separator: ", ")))")
+      throw ExitCode(ExitStatus.notFound)
     }
+    // The best type that can actually be read (an owner may refuse one too large to send).
+    var pasted: (type: String, data: Data)?
+    var lastError: (any Error)?
+    for type in usable where pasted == nil {
+      do { pasted = (type, try clipboard.paste(type: type)) } catch { lastError = error }
+    }
+    guard let (type, content) = pasted else { throw lastError ?? Clipboard.Unavailable(description: "the clipboard cannot be read") }
+    var data = content
+    if type == "x-special/gnome-copied-files" {
+      // "copy" or "cut", then one URI a line.
+      data = Data(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().joined(separator: "\n").utf8)
+    }
+    var options = DropOptions()
+    options.position = position?.value
+    options.keepFailed = keepFailed ? true : nil
+    web.configure(&options)
+    try DropCommand.drop(["-"], input: data, into: target.document, options: options, json: json)
   }
 }

@@ -13,12 +13,10 @@ struct RenameCommand: ParsableCommand {
   var new: String
 
   func run() throws {
-    try reportingErrors {
-      let path = try DocumentFiles.target(new, beside: target.document)
-      try DocumentFiles.rename(target.document, to: path)
-      RecentDocuments.forget(target.document)
-      RecentDocuments.note(path)
-      Terminal.out(path + "\n")
-    }
+    let path = try DocumentFiles.target(new, beside: target.document)
+    try DocumentFiles.rename(target.document, to: path)
+    RecentDocuments.forget(target.document)
+    RecentDocuments.note(path)
+    Terminal.out(path + "\n")
   }
 }

@@ -17,10 +17,8 @@ struct RestoreCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      try GalleryDocument.edit(target.document) { edit in
-        edit.model.restore(try edit.model.resolveTrashed(items))
-      }
+    try GalleryDocument.edit(target.document) { edit in
+      edit.model.restore(try edit.model.resolveTrashed(items))
     }
   }
 }

@@ -22,14 +22,12 @@ struct RetryCommand: ParsableCommand {
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
   func run() throws {
-    try reportingErrors {
-      let ids = items.isEmpty ? nil : try GalleryDocument.open(target.document).model.resolve(items)
-      var options = DropOptions()
-      web.configure(&options)
-      let report = try ImageRetry.retry(ids, in: target.document, options: options)
-      Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
-      for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
-      if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }
-    }
+    let ids = items.isEmpty ? nil : try GalleryDocument.open(target.document).model.resolve(items)
+    var options = DropOptions()
+    web.configure(&options)
+    let report = try ImageRetry.retry(ids, in: target.document, options: options)
+    Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
+    for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
+    if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }
   }
 }

@@ -44,18 +44,16 @@ struct SheetCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
-      let ext = (output as NSString).pathExtension.lowercased()
-      let suffix = ext.isEmpty ? ".png" : "." + ext
-      let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions)
-      let rowHeight = rowHeight ?? 160
-      if columns == nil, rowHeight > document.model.settings.thumbnailSize {
-        Terminal.message(
-          "note: rows of \(rowHeight) px upscale the \(document.model.settings.thumbnailSize) px thumbnails the document holds")
-      }
-      try OutputFile.replace(output, with: data)
+    let document = try target.open()
+    let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
+    let ext = (output as NSString).pathExtension.lowercased()
+    let suffix = ext.isEmpty ? ".png" : "." + ext
+    let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions)
+    let rowHeight = rowHeight ?? 160
+    if columns == nil, rowHeight > document.model.settings.thumbnailSize {
+      Terminal.message(
+        "note: rows of \(rowHeight) px upscale the \(document.model.settings.thumbnailSize) px thumbnails the document holds")
     }
+    try OutputFile.replace(output, with: data)
   }
 }

@@ -16,21 +16,19 @@ struct ShowCommand: ParsableCommand {
   @OptionGroup var output: OutputOptions
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      RecentDocuments.note(document.path)
-      let model = document.model
-      if output.json {
-        try JSONOutput.write(compact: DocumentListingJSON.make(path: document.path, model: model))
-        return
-      }
-      Terminal.out("\(TerminalText.escaped(model.title))\n")
-      var lines = ""
-      for (index, item) in model.items.enumerated() {
-        lines += ItemLine.format(position: index + 1, item: item) + "\n"
-      }
-      Terminal.out(lines)
+    let document = try target.open()
+    RecentDocuments.note(document.path)
+    let model = document.model
+    if output.json {
+      try JSONOutput.write(compact: DocumentListingJSON.make(path: document.path, model: model))
+      return
     }
+    Terminal.out("\(TerminalText.escaped(model.title))\n")
+    var lines = ""
+    for (index, item) in model.items.enumerated() {
+      lines += ItemLine.format(position: index + 1, item: item) + "\n"
+    }
+    Terminal.out(lines)
   }
 }
 
@@ -38,7 +36,7 @@ struct ShowCommand: ParsableCommand {
 enum ItemLine {
   static func format(position: Int, item: Item) -> String {
     let size = item.width.flatMap { w in item.height.map { "\(w)x\($0)" } } ?? "-"
-    let state = item.displayState
+    let state = item.displayState.rawValue
     return [
       String(position).leftPadded(to: 4), item.id, state.padded(to: 7),
       String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), TerminalText.escaped(item.source),

@@ -25,11 +25,9 @@ struct ThumbnailCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let document = try target.open()
-      let ext = (output as NSString).pathExtension.lowercased()
-      let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
-      try OutputFile.writeInPlace(output, data: document.cover(size: size, suffix: suffix))
-    }
+    let document = try target.open()
+    let ext = (output as NSString).pathExtension.lowercased()
+    let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
+    try OutputFile.writeInPlace(output, data: document.cover(size: size, suffix: suffix))
   }
 }

@@ -32,22 +32,20 @@ struct TrashCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      if list {
-        let trash = try target.open().model.trash
-        if json {
-          try JSONOutput.write(trash)
-        } else {
-          Terminal.out(trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item) + "\n" }.joined())
-        }
-      } else if empty {
-        let count = try GalleryDocument.edit(target.document) { $0.model.emptyTrash() }
-        if count > 0 { try GalleryDocument.compact(target.document) }
-        Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))")
+    if list {
+      let trash = try target.open().model.trash
+      if json {
+        try JSONOutput.write(trash)
       } else {
-        try GalleryDocument.edit(target.document) { edit in
-          edit.model.trash(try edit.model.resolve(items))
-        }
+        Terminal.out(trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item) + "\n" }.joined())
+      }
+    } else if empty {
+      let count = try GalleryDocument.edit(target.document) { $0.model.emptyTrash() }
+      if count > 0 { try GalleryDocument.compact(target.document) }
+      Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))")
+    } else {
+      try GalleryDocument.edit(target.document) { edit in
+        edit.model.trash(try edit.model.resolve(items))
       }
     }
   }

@@ -16,16 +16,14 @@ struct URIsCommand: ParsableCommand {
   var items: [ItemReference] = []
 
   func run() throws {
-    try reportingErrors {
-      let model = try target.open().model
-      let chosen: [Item]
-      if items.isEmpty {
-        chosen = model.items.filter { $0.state == .ready }
-      } else {
-        let ids = try model.resolve(items)
-        chosen = ids.compactMap { id in model.items.first { $0.id == id } }
-      }
-      Terminal.exact(DropSourceParser.uriListText(chosen.map(\.source)))
+    let model = try target.open().model
+    let chosen: [Item]
+    if items.isEmpty {
+      chosen = model.items.filter { $0.state == .ready }
+    } else {
+      let ids = try model.resolve(items)
+      chosen = ids.compactMap { id in model.items.first { $0.id == id } }
     }
+    Terminal.exact(DropSourceParser.uriListText(chosen.map(\.source)))
   }
 }

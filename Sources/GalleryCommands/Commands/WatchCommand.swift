@@ -119,26 +119,24 @@ struct WatchCommand: ParsableCommand {
     let level = Logger.Level(rawValue: logLevel) ?? .info
     LoggingSystem.bootstrap { _ in MessageLogHandler(level: level) }
     let logger = Logger(label: "gallery.watch")
-    try reportingErrors {
-      var options = WatchOptions()
-      options.recursive = recursive
-      options.once = once
-      options.settle = Double(settle) / 1000
-      options.afterCommit = try afterCommit()
-      options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
-      options.allowDuplicates = allowDuplicates
-      options.embed = embed ? true : nil
-      let json = events == "json"
-      let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
-        guard json else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
-      }
-      let cancellation = watcher.cancellation
-      let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
-      try watcher.run()
-      withExtendedLifetime(signals) {}
+    var options = WatchOptions()
+    options.recursive = recursive
+    options.once = once
+    options.settle = Double(settle) / 1000
+    options.afterCommit = try afterCommit()
+    options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
+    options.allowDuplicates = allowDuplicates
+    options.embed = embed ? true : nil
+    let json = events == "json"
+    let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
+      guard json else { return }
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
     }
+    let cancellation = watcher.cancellation
+    let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
+    try watcher.run()
+    withExtendedLifetime(signals) {}
   }
 }

@@ -10,8 +10,9 @@ struct Clipboard {
     case x11 = "X11"
   }
 
-  struct Unavailable: Error, CustomStringConvertible {
+  struct Unavailable: GalleryError {
     var description: String
+    var exitStatus: ExitStatus { .unavailable }
   }
 
   /// How long a paste waits for the clipboard's owner (another program) to hand it over.

@@ -41,7 +41,7 @@ enum Terminal {
         if code != EPIPE {
           err("gallery: cannot write to standard output: \(String(cString: strerror(code)))\n")
         }
-        exit(ExitStatus.ioError)
+        exit(ExitStatus.ioError.rawValue)
       }
       offset += n
     }
@@ -76,66 +76,18 @@ package final class ProgressBar: Sendable {
   }
 }
 
-/// The exit statuses listed in `gallery --help`.
-enum ExitStatus {
-  static let partial: Int32 = 1
-  static let usage: Int32 = 64
-  static let dataError: Int32 = 65
-  static let notFound: Int32 = 66
-  static let unavailable: Int32 = 69
-  static let cannotCreate: Int32 = 73
-  static let ioError: Int32 = 74
-  static let interrupted: Int32 = 130
-
-  static func code(for error: Error) -> Int32 {
-    switch error {
-    case let error as DocumentError:
-      switch error {
-      case .notFound, .itemNotFound: notFound
-      case .exists: cannotCreate
-      case .badName: usage
-      case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: dataError
-      case .io: ioError
-      }
-    case is ImageRetry.Refusal: partial
-    case is DragPayload.Refusal, is StandardInput.TooLarge: dataError
-    case let failure as CommandFailure: failure.status
-    case let error as WatchError:
-      switch error {
-      case .deleteNeedsEmbedding: usage
-      case .folderGone: notFound
-      case .watch(_, let code) where code == ENOENT || code == ENOTDIR: notFound
-      default: ioError
-      }
-    case is Clipboard.Unavailable: unavailable
-    default: ioError
-    }
-  }
+extension ExitCode {
+  init(_ status: ExitStatus) { self.init(status.rawValue) }
 }
 
 /// A failure a command names itself, with its exit status (a usage error found while
 /// running, a missing input), printed without the usage text.
-struct CommandFailure: Error, CustomStringConvertible {
-  var status: Int32
+struct CommandFailure: GalleryError {
+  var exitStatus: ExitStatus
   var description: String
 
-  static func usage(_ message: String) -> CommandFailure { CommandFailure(status: ExitStatus.usage, description: message) }
-  static func notFound(_ message: String) -> CommandFailure { CommandFailure(status: ExitStatus.notFound, description: message) }
-}
-
-/// Runs a command body, turning errors into a message on standard error and the documented
-/// exit status.
-func reportingErrors(_ body: () throws -> Void) throws {
-  do {
-    try body()
-  } catch let error as ExitCode {
-    throw error
-  } catch let error as ValidationError {
-    throw error
-  } catch {
-    Terminal.message("\(error)")
-    throw ExitCode(ExitStatus.code(for: error))
-  }
+  static func usage(_ message: String) -> CommandFailure { CommandFailure(exitStatus: .usage, description: message) }
+  static func notFound(_ message: String) -> CommandFailure { CommandFailure(exitStatus: .notFound, description: message) }
 }
 
 /// JSON for standard output, one rule for every `--json`: sorted keys, ISO 8601 dates,

@@ -256,6 +256,10 @@ enum DocumentArchive {
         }
       }
       syncDirectory(containing: target)
+    } catch let error as FileSystemError {
+      unlink(temporary)
+      // Name the document, not the temporary beside it.
+      throw OutputFile.Failure(path: path, errno: error.errno)
     } catch {
       unlink(temporary)
       throw error

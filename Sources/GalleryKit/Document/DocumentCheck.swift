@@ -73,7 +73,7 @@ public enum DocumentCheck {
     if let cover = try? document.cover(), let problem = StoredImage.problem(cover) ?? StoredImage.decodeProblem(cover) {
       problems.append("the cover: \(problem) (the next edit that changes the first items makes a new one)")
     }
-    let stale = model.items.filter { $0.displayState == "stale" }.count
+    let stale = model.items.filter { $0.displayState == .stale }.count
     if stale > 0 {
       problems.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
     }
@@ -89,9 +89,9 @@ extension DocumentCheck {
   public static func fix(_ path: String) throws -> Int {
     _ = try rescue(path)
     let removed = try GalleryDocument.edit(path) { edit in
-      let stale = Set(edit.model.items.filter { $0.displayState == "stale" }.map(\.id))
+      let stale = Set(edit.model.items.filter { $0.displayState == .stale }.map(\.id))
       edit.model.items.removeAll { stale.contains($0.id) }
-      edit.model.trash.removeAll { $0.item.state == .placeholder && $0.item.displayState == "stale" }
+      edit.model.trash.removeAll { $0.item.state == .placeholder && $0.item.displayState == .stale }
       return stale.count
     }
     let document = try GalleryDocument.open(path)

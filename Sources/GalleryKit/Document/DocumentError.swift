@@ -32,7 +32,7 @@ public enum DocumentError: Error, CustomStringConvertible {
       "format version \(version) is newer than this gallery understands (\(GalleryModel.formatVersion)); upgrade gallery"
     case .itemNotFound(let reference): "no item \(reference) in the document"
     case .badName(let name): "\(ModelValidation.quoted(name)) is not a document name"
-    case .io(let error): "\(error)"
+    case .io(let error): SystemErrorText.describe(error)
     }
   }
 }

@@ -19,15 +19,15 @@ public enum ImageRetry {
       keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
 
     let targets: [(id: String, source: String)] = try GalleryDocument.edit(path) { edit in
-      let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == "stale" }.map(\.id)
+      let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, String)] = []
       for id in wanted {
         guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else { throw DocumentError.itemNotFound("with id \(id)") }
         let item = edit.model.items[index]
         switch item.displayState {
-        case "ready": throw Refusal(description: "item \(id) is ready: nothing to retry")
-        case "pending": throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
-        default: break
+        case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
+        case .pending: throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
+        case .failed, .stale: break
         }
         var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
         placeholder.added = item.added

@@ -7,12 +7,15 @@ public struct ArchiveError: Error, CustomStringConvertible {
   public let status: Int32
   public let message: String
   public let operation: String
+  /// A write failed (I/O), rather than a read (damage).
+  public let writing: Bool
 
   public var description: String { "\(operation): \(message)" }
 
-  init(_ handle: OpaquePointer, status: Int32, operation: String) {
+  init(_ handle: OpaquePointer, status: Int32, operation: String, writing: Bool = false) {
     self.status = status
     self.operation = operation
+    self.writing = writing
     if let text = archive_error_string(handle) {
       message = String(cString: text)
     } else {
@@ -139,6 +142,7 @@ extension ArchiveError {
     self.status = status
     self.message = message
     self.operation = operation
+    writing = false
   }
 }
 
@@ -182,7 +186,7 @@ final class ArchiveWriter {
       var offset = 0
       while offset < raw.count {
         let n = archive_write_data(handle, raw.baseAddress! + offset, raw.count - offset)
-        guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "writing \(name)") }
+        guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "writing \(name)", writing: true) }
         offset += n
       }
     }
@@ -196,6 +200,6 @@ final class ArchiveWriter {
   }
 
   private func check(_ status: Int32, _ operation: String) throws {
-    guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: operation) }
+    guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: operation, writing: true) }
   }
 }

@@ -194,10 +194,26 @@ public enum StandardInput {
 
 /// Files a command writes for the user (a sheet, a thumbnail).
 public enum OutputFile {
-  /// Replaces `path` atomically; an existing file's mode and owner are kept.
-  public static func replace(_ path: String, with data: Data) throws {
+  /// An output named on the command line that could not be written; names that path, never
+  /// the temporary beside it.
+  public struct Failure: GalleryError {
+    public var path: String
+    public var errno: Int32
+    public var description: String { "cannot write \(path): \(String(cString: strerror(errno)))" }
+    /// sysexits' "cannot create", but a full or failing disk is I/O.
+    public var exitStatus: ExitStatus { [ENOSPC, EIO, EDQUOT].contains(errno) ? .ioError : .cannotCreate }
+  }
+
+  /// Replaces `path` atomically; an existing file's mode and owner are kept. What is not a
+  /// regular file is written to, never replaced: a device (/dev/stdout, /dev/full) or a FIFO
+  /// gets the bytes, a folder is an error.
+  public static func replace(_ path: String, with data: Data) throws(Failure) {
     let existing = FileSystem.status(of: path)
     let target = existing == nil ? path : FileSystem.resolvingLinks(path)
+    if let existing, existing.st_mode & S_IFMT != S_IFREG {
+      try writeToSpecialFile(path, type: existing.st_mode & S_IFMT, data: data)
+      return
+    }
     let temporary = FileSystem.temporaryName(beside: target)
     do {
       let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
@@ -207,20 +223,42 @@ public enum OutputFile {
       try FileSystem.rename(temporary, to: target)
     } catch {
       unlink(temporary)
-      throw error
+      throw Failure(path: path, errno: error.errno)
     }
+  }
+
+  private static func writeToSpecialFile(_ path: String, type: mode_t, data: Data) throws(Failure) {
+    guard type == S_IFCHR || type == S_IFIFO else { throw Failure(path: path, errno: type == S_IFDIR ? EISDIR : EINVAL) }
+    do {
+      try FileHandleFD(path: path, flags: O_WRONLY).writeAll(data)
+    } catch {
+      throw Failure(path: path, errno: error.errno)
+    }
+  }
+
+  /// Makes a folder and the folders above it that are missing (mkdir -p).
+  public static func makeFolder(_ path: String) throws(Failure) {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return }
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty && parent != path { try makeFolder(parent) }
+    guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw Failure(path: path, errno: errno) }
   }
 
   /// Writes into `path` in place when it exists (the same file, which the caller may hold
   /// open: tumbler creates a thumbnailer's output and reads it through its own descriptor),
   /// or creates it. Never follows a symlink and never writes into anything but a regular file.
-  public static func writeInPlace(_ path: String, data: Data) throws {
-    let file = try openForOutput(path)
-    try file.writeAll(data)
-    try file.sync()
+  public static func writeInPlace(_ path: String, data: Data) throws(Failure) {
+    do {
+      let file = try openForOutput(path)
+      try file.writeAll(data)
+      try file.sync()
+    } catch {
+      throw Failure(path: path, errno: error.errno)
+    }
   }
 
-  private static func openForOutput(_ path: String) throws -> FileHandleFD {
+  private static func openForOutput(_ path: String) throws(FileSystemError) -> FileHandleFD {
     let existing: (file: FileHandleFD, type: mode_t)
     do {
       existing = try FileSystem.openWithoutBlocking(path, flags: O_WRONLY | O_NOFOLLOW)

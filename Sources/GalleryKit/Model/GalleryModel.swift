@@ -172,24 +172,19 @@ public struct TrashedItem: Codable, Sendable, Equatable {
 }
 
 extension Item {
-  /// `ready`, `failed`, `pending` (a load in progress) or `stale` (its loader is gone).
-  public var displayState: String {
-    switch state {
-    case .ready: "ready"
-    case .failed: "failed"
-    case .placeholder: (placeholder?.owner.isAlive ?? false) ? "pending" : "stale"
-    }
+  /// What a person is told of an item: a placeholder is `pending` while its loader runs and
+  /// `stale` once it is gone.
+  public enum DisplayState: String, Sendable, CaseIterable, CustomStringConvertible {
+    case ready, failed, pending, stale
+    public var description: String { rawValue }
   }
-}
 
-extension Item.Owner {
-  /// Whether the loading process still runs. On another host we cannot tell: assume it does.
-  public var isAlive: Bool {
-    guard host == ProcessInfo.processInfo.hostName else { return true }
-    // kill(0) and kill(-1) signal groups, not a process: no loader has such a pid.
-    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
-    guard let start = ProcessStart.startTime(of: pid) else { return true }
-    return abs(start.timeIntervalSince(started)) < 2
+  public var displayState: DisplayState {
+    switch state {
+    case .ready: .ready
+    case .failed: .failed
+    case .placeholder: (placeholder?.owner.isAlive ?? false) ? .pending : .stale
+    }
   }
 }
 

@@ -715,7 +715,7 @@ public enum DocumentListingJSON {
       o.value("items") { w in
         for (index, item) in model.items.enumerated() {
           w.bytes.append(index == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
-          w.item(item, position: index + 1, display: item.displayState)
+          w.item(item, position: index + 1, display: item.displayState.rawValue)
         }
         if model.items.isEmpty { w.bytes.append(UInt8(ascii: "[")) }
         w.bytes.append(UInt8(ascii: "]"))

@@ -1,10 +1,11 @@
 import Foundation
 
-/// When a process started, from /proc, so that a recycled pid is not mistaken for a
-/// placeholder's owner.
+/// Which processes run, from kill(2) and /proc: a placeholder's owner is alive while its
+/// loading process runs (the same pid, started at the same time, on this host).
 enum ProcessStart {
   static let now: Date = (startTime(of: getpid()) ?? Date()).wholeSeconds
 
+  /// When a process started, so that a recycled pid is not mistaken for a placeholder's owner.
   static func startTime(of pid: Int32) -> Date? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = stat.lastIndex(of: ")"),
@@ -20,9 +21,13 @@ enum ProcessStart {
   }
 }
 
-extension Date {
-  /// `gallery.json` stores times to the second; the model holds them so, to read back equal.
-  public static var nowInWholeSeconds: Date { Date().wholeSeconds }
-
-  public var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+extension Item.Owner {
+  /// Whether the loading process still runs. On another host we cannot tell: assume it does.
+  public var isAlive: Bool {
+    guard host == ProcessInfo.processInfo.hostName else { return true }
+    // kill(0) and kill(-1) signal groups, not a process: no loader has such a pid.
+    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+    guard let start = ProcessStart.startTime(of: pid) else { return true }
+    return abs(start.timeIntervalSince(started)) < 2
+  }
 }
