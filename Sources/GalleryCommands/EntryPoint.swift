@@ -10,7 +10,7 @@ extension Gallery {
   /// The one entry point: parses, runs, and turns every error into one message style
   /// (`gallery: ...` on standard error) and its documented exit status. Help, versions and
   /// completion scripts go to standard output with status 0.
-  public static func main() {
+  public static func runFromCommandLine() async {
     let arguments = Array(CommandLine.arguments.dropFirst())
     guard !arguments.isEmpty else {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")
@@ -18,7 +18,11 @@ extension Gallery {
     }
     do {
       var command = try parseAsRoot(arguments)
-      try command.run()
+      if var command = command as? AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
     } catch {
       exit(reporting: error)
     }

@@ -1,3 +1,6 @@
 import GalleryCommands
 
-@main extension Gallery {}
+@main
+enum GalleryMain {
+  static func main() async { await Gallery.runFromCommandLine() }
+}

@@ -7,7 +7,7 @@ import GalleryKit
   import Glibc
 #endif
 
-struct DropCommand: ParsableCommand {
+struct DropCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "drop",
     abstract: "Drop images into a gallery.",
@@ -74,9 +74,7 @@ struct DropCommand: ParsableCommand {
     if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
-  func run() throws {
-    ImageProcessor.prepareInBackground()
-    defer { ImageProcessor.waitForPreparation() }
+  func run() async throws {
     let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
     let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
     var options = DropOptions()
@@ -86,7 +84,7 @@ struct DropCommand: ParsableCommand {
     options.embed = embed ? true : nil
     if let jobs { options.parallelism = jobs }
     web.configure(&options)
-    try Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
+    try await Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
   }
 
   /// Drops `sources` (`-` meaning `input`, a uri-list or a gallery payload) and reports
@@ -95,7 +93,7 @@ struct DropCommand: ParsableCommand {
   static func drop(
     _ sources: [String], input: Data, into document: String, options: DropOptions, recursive: Bool = false,
     json: Bool = false
-  ) throws {
+  ) async throws {
     if let payload = try DragPayload.decode(input) {
       guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
       let outcome = try payload.drop(into: document, at: options.position)
@@ -127,13 +125,11 @@ struct DropCommand: ParsableCommand {
     _ = try GalleryDocument.open(document)
     RecentDocuments.note(document)
 
-    let cancellation = DropCancellation()
-    let interrupt = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
     let bar = ProgressBar(label: "dropping", total: parsed.count)
-    let report = try ImageDrop.drop(parsed, into: document, options: options, cancellation: cancellation) {
-      bar.update(done: $0, total: $1)
+    let sources = parsed
+    let (report, interrupted) = try await Interruption.cancelling {
+      try await ImageDrop.drop(sources, into: document, options: options) { bar.update(done: $0, total: $1) }
     }
-    withExtendedLifetime(interrupt) {}
 
     for failure in refused + report.failures {
       Terminal.message("not dropped: \(failure)")
@@ -142,7 +138,7 @@ struct DropCommand: ParsableCommand {
       Terminal.message("failed, kept as a failed item: \(failure)")
     }
     try list(report.committed, in: document, json: json)
-    if cancellation.isCancelled {
+    if interrupted {
       Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
       throw ExitCode(ExitStatus.interrupted)
     }
@@ -159,8 +155,8 @@ struct DropCommand: ParsableCommand {
   }
 }
 
-/// Runs a handler on the main queue's behalf when one of the signals arrives, instead of
-/// the default action (dying with placeholders left behind).
+/// SIGINT and SIGTERM, owned in one place: while a source is alive the signals do not end
+/// the process (they would leave placeholders behind); its handler runs instead.
 final class SignalWatch {
   private let sources: [DispatchSourceSignal]
 
@@ -176,5 +172,42 @@ final class SignalWatch {
 
   deinit {
     for source in sources { source.cancel() }
+  }
+}
+
+/// Runs work that SIGINT or SIGTERM cancel instead of ending the process: the work sees its
+/// task cancelled and returns what it did.
+enum Interruption {
+  private enum Event<T: Sendable>: Sendable {
+    case finished(T)
+    case signal
+  }
+
+  /// The work's value, and whether a signal cancelled it.
+  static func cancelling<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> (value: T, interrupted: Bool) {
+    let (signals, arrived) = AsyncStream.makeStream(of: Void.self)
+    let watch = SignalWatch(signals: [SIGINT, SIGTERM]) { arrived.yield() }
+    defer { withExtendedLifetime(watch) {} }
+    return try await withThrowingTaskGroup(of: Event<T>.self) { group in
+      group.addTask { .finished(try await work()) }
+      group.addTask {
+        for await _ in signals { return .signal }
+        return .signal
+      }
+      var interrupted = false
+      while let event = try await group.next() {
+        switch event {
+        case .finished(let value):
+          group.cancelAll()
+          return (value, interrupted)
+        case .signal where !Task.isCancelled:
+          interrupted = true
+          group.cancelAll()
+        case .signal:
+          break
+        }
+      }
+      preconditionFailure("the work ended without a value")
+    }
   }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GalleryKit
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "export",
     abstract: "Copy items' images into a folder (drag out).",
@@ -30,7 +30,7 @@ struct ExportCommand: ParsableCommand {
 
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
-  func run() throws {
+  func run() async throws {
     let document = try target.open()
     let model = document.model
     let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
@@ -39,7 +39,6 @@ struct ExportCommand: ParsableCommand {
     var failed = false
     var names = SafeFileNames(folder: folder)
     let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
-    defer { fetcher?.shutdown() }
     for item in chosen {
       do {
         guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
@@ -57,7 +56,7 @@ struct ExportCommand: ParsableCommand {
         } else if let embedded = try document.original(of: item) {
           data = embedded
         } else {
-          data = try original(of: item, fetcher: fetcher)
+          data = try await original(of: item, fetcher: fetcher)
         }
         let path = try names.write(data, preferredName: name)
         Terminal.out(path + "\n")
@@ -66,10 +65,11 @@ struct ExportCommand: ParsableCommand {
         Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
       }
     }
+    await fetcher?.shutdown()
     if failed { throw ExitCode(ExitStatus.partial) }
   }
 
-  private func original(of item: Item, fetcher: WebImageFetcher?) throws -> Data {
+  private func original(of item: Item, fetcher: WebImageFetcher?) async throws -> Data {
     guard let url = URL(string: item.source) else { throw ExportFailure("its source is not a URL") }
     // Without a hash nothing says the file is the image that was dropped: a document from
     // someone else could name any file (file:///etc/shadow) and have it copied out.
@@ -80,7 +80,7 @@ struct ExportCommand: ParsableCommand {
         throw ExportFailure("the original \(url.path) cannot be read: \(error)")
       }
     } else if let fetcher {
-      switch fetcher.fetch(url) {
+      switch await fetcher.fetch(url) {
       case .success(let download): data = download.body
       case .failure(let failure): throw ExportFailure("the original cannot be downloaded: \(failure)")
       }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GalleryKit
 
-struct PasteCommand: ParsableCommand {
+struct PasteCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "paste",
     abstract: "Drop what the desktop clipboard holds.",
@@ -36,9 +36,7 @@ struct PasteCommand: ParsableCommand {
     "text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING",
   ]
 
-  func run() throws {
-    ImageProcessor.prepareInBackground()
-    defer { ImageProcessor.waitForPreparation() }
+  func run() async throws {
     _ = try GalleryDocument.open(target.document)
     let clipboard = try Clipboard.current()
     let offered = try clipboard.types()
@@ -65,6 +63,6 @@ struct PasteCommand: ParsableCommand {
     options.position = position?.value
     options.keepFailed = keepFailed ? true : nil
     web.configure(&options)
-    try DropCommand.drop(["-"], input: data, into: target.document, options: options, json: json)
+    try await DropCommand.drop(["-"], input: data, into: target.document, options: options, json: json)
   }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import GalleryKit
 
-struct RetryCommand: ParsableCommand {
+struct RetryCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "retry",
     abstract: "Load again stale placeholders and failed items.",
@@ -21,11 +21,11 @@ struct RetryCommand: ParsableCommand {
 
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
-  func run() throws {
+  func run() async throws {
     let ids = items.isEmpty ? nil : try GalleryDocument.open(target.document).model.resolve(items)
     var options = DropOptions()
     web.configure(&options)
-    let report = try ImageRetry.retry(ids, in: target.document, options: options)
+    let report = try await ImageRetry.retry(ids, in: target.document, options: options)
     Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
     for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
     if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }

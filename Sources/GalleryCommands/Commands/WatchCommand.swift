@@ -134,8 +134,8 @@ struct WatchCommand: ParsableCommand {
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
     }
-    let cancellation = watcher.cancellation
-    let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { cancellation.cancel() }
+    let stopRequest = watcher.stopRequest
+    let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { stopRequest.raise() }
     try watcher.run()
     withExtendedLifetime(signals) {}
   }

@@ -51,22 +51,6 @@ public struct ImageOptions: Sendable {
 
 /// Probes, hashes and thumbnails images with libvips. Every decision is made from the bytes.
 public enum ImageProcessor {
-  /// Loads and starts libvips on another thread, so that its start-up (tens of
-  /// milliseconds: it loads its format modules) overlaps with reading the document.
-  /// Call `waitForPreparation()` before the process exits: exiting while libvips starts
-  /// up on another thread can abort.
-  public static func prepareInBackground() {
-    preparation.enter()
-    DispatchQueue.global(qos: .userInitiated).async {
-      _ = try? VipsRuntime.start()
-      preparation.leave()
-    }
-  }
-
-  public static func waitForPreparation() { preparation.wait() }
-
-  private static let preparation = DispatchGroup()
-
   /// Probes the header (no full decode), refuses what is not an image or too large, then makes
   /// the thumbnail with shrink-on-load.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {

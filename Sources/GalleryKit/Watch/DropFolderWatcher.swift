@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Foundation
 import Logging
 import Synchronization
@@ -57,8 +58,8 @@ public final class DropFolderWatcher {
   let options: WatchOptions
   let logger: Logger
   let onEvent: (WatchEvent) -> Void
-  /// Cancelling it stops the watcher (from a signal handler, say): see `stop()`.
-  public let cancellation = DropCancellation()
+  /// Raised to stop the watcher (from a signal handler, say): see `stop()`.
+  public let stopRequest = StopRequest()
 
   private var tracked: [String: Tracked] = [:]
   private var memories: [ImportMemory]
@@ -96,7 +97,7 @@ public final class DropFolderWatcher {
 
   /// Asks the loop to finish: no new files are taken, loads in flight are committed, other
   /// placeholders removed, the documents saved.
-  public func stop() { cancellation.cancel() }
+  public func stop() { stopRequest.raise() }
 
   /// Runs until `stop()` (or, with `once`, until what is there has been imported).
   public func run() throws {
@@ -107,7 +108,7 @@ public final class DropFolderWatcher {
     for index in pairs.indices { scan(pairs[index].folder, pair: index) }
 
     var failure: Error?
-    while !cancellation.isCancelled {
+    while !stopRequest.isRaised {
       do {
         let busy = !tracked.isEmpty || inFlight > 0
         if let reader {
@@ -478,4 +479,12 @@ public final class DropFolderWatcher {
   private func emit(_ kind: WatchEvent.Kind, _ file: Tracked, id: String?, reason: String? = nil, path: String? = nil) {
     onEvent(WatchEvent(event: kind, path: path ?? file.path, document: pairs[file.pair].document, id: id, reason: reason))
   }
+}
+
+/// A flag that asks a running watcher to stop, safe to raise from any thread.
+public final class StopRequest: Sendable {
+  private let raised = Atomic<Bool>(false)
+  public init() {}
+  public func raise() { raised.store(true, ordering: .relaxed) }
+  public var isRaised: Bool { raised.load(ordering: .relaxed) }
 }

@@ -44,8 +44,8 @@ public struct WebDownload: Sendable {
 /// checked while streaming, content recognised by its bytes, revalidation through the cache.
 ///
 /// Owns its `HTTPClient`s (one to connect directly, one per proxy the environment names);
-/// `shutdown()` before it goes away. `fetch` blocks its calling thread (never an event loop
-/// thread), so it fits the drop's worker threads.
+/// `shutdown()` before it goes away. Cancelling the task that awaits `fetch` aborts the
+/// transfer.
 public final class WebImageFetcher: Sendable {
   private let clients = Mutex<[ProxySettings.Server?: HTTPClient]>([:])
   /// Whether a body was stored, so the cache is trimmed once, at `shutdown()`.
@@ -70,8 +70,8 @@ public final class WebImageFetcher: Sendable {
     return configuration
   }
 
-  public func shutdown() {
-    for client in clients.withLock({ $0.values }) { try? client.syncShutdown() }
+  public func shutdown() async {
+    for client in clients.withLock({ Array($0.values) }) { try? await client.shutdown() }
     if stored.load(ordering: .relaxed) { cache?.evict() }
   }
 
@@ -103,8 +103,8 @@ public final class WebImageFetcher: Sendable {
   }
 
   /// Downloads the image at `url`, or takes it from the cache when the server says it has
-  /// not changed. `cancellation` aborts a transfer in progress.
-  public func fetch(_ url: URL, cancellation: DropCancellation? = nil) -> Result<WebDownload, WebFailure> {
+  /// not changed.
+  public func fetch(_ url: URL) async -> Result<WebDownload, WebFailure> {
     let key = url.absoluteString
     let cached = cache?.lookup(key)
     // The cached copy stands in when the server says it has not changed, or cannot be reached.
@@ -118,15 +118,16 @@ public final class WebImageFetcher: Sendable {
     var visited: Set<String> = [key]
     var redirects = 0
     while true {
+      guard !Task.isCancelled else { return .failure(.cancelled) }
       guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
         return .failure(.refusedScheme(current.absoluteString))
       }
-      var headers = HTTPHeaders()
-      headers.add(name: "User-Agent", value: limits.userAgent)
-      headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.9,*/*;q=0.5")
+      var request = HTTPClientRequest(url: current.absoluteString)
+      request.headers.add(name: "User-Agent", value: limits.userAgent)
+      request.headers.add(name: "Accept", value: "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.9,*/*;q=0.5")
       if let cached, cached.entry.finalURL == current.absoluteString {
-        if let etag = cached.entry.etag { headers.add(name: "If-None-Match", value: etag) }
-        if let lastModified = cached.entry.lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
+        if let etag = cached.entry.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = cached.entry.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
       }
       let proxy: ProxySettings.Server?
       switch proxies.route(for: current) {
@@ -135,18 +136,22 @@ public final class WebImageFetcher: Sendable {
       // Never around a proxy the user named: going direct could leak where they go.
       case .unusable(let message): return .failure(.proxy(message))
       }
-      let response: BodyCollector.Response
+      let head: HTTPClientResponse
+      var body = Data()
       do {
-        let request = try HTTPClient.Request(url: current.absoluteString, method: .GET, headers: headers)
-        let task = client(through: proxy).execute(request: request, delegate: BodyCollector(limit: limits.maxBytes), deadline: deadline)
-        let registration = cancellation?.onCancel { task.cancel() }
-        defer { registration.map { cancellation?.remove($0) } }
-        if cancellation?.isCancelled == true { task.cancel() }
-        response = try task.response()
-      } catch let failure as WebFailure {
-        return .failure(failure)
+        head = try await client(through: proxy).execute(request, deadline: deadline)
+        // Only an image's body is wanted, not a redirect's or an error page's.
+        if (200..<300).contains(head.status.code) {
+          if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limits.maxBytes {
+            return .failure(.tooLarge(limit: limits.maxBytes))
+          }
+          body = Data(try await head.body.collect(upTo: limits.maxBytes).readableBytesView)
+        }
+      } catch is NIOTooManyBytesError {
+        return .failure(.tooLarge(limit: limits.maxBytes))
       } catch {
         var failure = WebFailure(error, host: current.host ?? "", timeout: limits.timeout)
+        if Task.isCancelled { failure = .cancelled }
         // What could not be reached was the proxy, not the server.
         if let proxy {
           switch failure {
@@ -160,23 +165,23 @@ public final class WebImageFetcher: Sendable {
         return .failure(failure)
       }
 
-      if let cached, response.head.status.code == 304 { return cachedDownload(cached) }
-      switch response.head.status.code {
+      if let cached, head.status.code == 304 { return cachedDownload(cached) }
+      switch head.status.code {
       case 200..<300:
-        guard VipsBuffer.loaderName(for: response.body.prefix(LocalImageLoader.precheckPrefix)) != nil else {
-          return .failure(.notAnImage(contentType: response.head.headers.first(name: "Content-Type")))
+        guard VipsBuffer.loaderName(for: body.prefix(LocalImageLoader.precheckPrefix)) != nil else {
+          return .failure(.notAnImage(contentType: head.headers.first(name: "Content-Type")))
         }
         cache?.store(
           DownloadCache.Entry(
             url: key, finalURL: current.absoluteString,
-            etag: response.head.headers.first(name: "ETag"),
-            lastModified: response.head.headers.first(name: "Last-Modified"),
-            contentType: response.head.headers.first(name: "Content-Type"), stored: Date()),
-          body: response.body)
+            etag: head.headers.first(name: "ETag"),
+            lastModified: head.headers.first(name: "Last-Modified"),
+            contentType: head.headers.first(name: "Content-Type"), stored: Date()),
+          body: body)
         stored.store(true, ordering: .relaxed)
-        return .success(WebDownload(body: response.body, finalURL: current.absoluteString, fromCache: false))
+        return .success(WebDownload(body: body, finalURL: current.absoluteString, fromCache: false))
       case 301, 302, 303, 307, 308:
-        guard let location = response.head.headers.first(name: "Location"),
+        guard let location = head.headers.first(name: "Location"),
           let next = URL(string: location, relativeTo: current)?.absoluteURL
         else { return .failure(.badRedirect) }
         // A redirect to another scheme is refused at the top of the loop.
@@ -185,7 +190,7 @@ public final class WebImageFetcher: Sendable {
         guard redirects <= limits.maxRedirects else { return .failure(.tooManyRedirects(limits.maxRedirects)) }
         current = next
       default:
-        return .failure(.status(Int(response.head.status.code), response.head.status.reasonPhrase))
+        return .failure(.status(Int(head.status.code), head.status.reasonPhrase))
       }
     }
   }
@@ -219,6 +224,8 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       } else {
         self = .transport("cannot connect to \(host)")
       }
+    } else if error is CancellationError {
+      self = .cancelled
     } else if let error = error as? HTTPClientError {
       switch error {
       case .deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout: self = .timedOut(timeout)
@@ -276,61 +283,5 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
 extension TimeInterval {
   fileprivate func formatted() -> String {
     self == rounded() ? String(Int(self)) : String(format: "%.1f", self)
-  }
-}
-
-/// Collects a response: its head, and its body up to a limit. A status other than 2xx ends
-/// the transfer at the head (a redirect's or an error page's body is not wanted).
-private final class BodyCollector: HTTPClientResponseDelegate, @unchecked Sendable {
-  struct Response: Sendable {
-    var head: HTTPResponseHead
-    var body: Data
-  }
-
-  /// Carries the head of a response not read further.
-  struct HeadOnly: Error {
-    var head: HTTPResponseHead
-  }
-
-  // Touched only on the request's event loop, one callback at a time.
-  private let limit: Int
-  private var head: HTTPResponseHead?
-  private var body = Data()
-
-  init(limit: Int) { self.limit = limit }
-
-  func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-    self.head = head
-    guard (200..<300).contains(head.status.code) else {
-      return task.eventLoop.makeFailedFuture(HeadOnly(head: head))
-    }
-    if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
-      return task.eventLoop.makeFailedFuture(WebFailure.tooLarge(limit: limit))
-    }
-    return task.eventLoop.makeSucceededVoidFuture()
-  }
-
-  func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-    guard body.count + buffer.readableBytes <= limit else {
-      return task.eventLoop.makeFailedFuture(WebFailure.tooLarge(limit: limit))
-    }
-    body.append(contentsOf: buffer.readableBytesView)
-    return task.eventLoop.makeSucceededVoidFuture()
-  }
-
-  func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
-    guard let head else { throw WebFailure.transport("no response") }
-    return Response(head: head, body: body)
-  }
-}
-
-extension HTTPClient.Task {
-  /// The response, with a head-only stop turned back into a response.
-  fileprivate func response() throws -> Response where Response == BodyCollector.Response {
-    do {
-      return try futureResult.wait()
-    } catch let stop as BodyCollector.HeadOnly {
-      return BodyCollector.Response(head: stop.head, body: Data())
-    }
   }
 }

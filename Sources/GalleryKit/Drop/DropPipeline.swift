@@ -1,0 +1,332 @@
+import Foundation
+
+/// Options of one drop.
+public struct DropOptions: Sendable {
+  /// 1-based position for the first dropped item; nil or past the end means the end.
+  public var position: Int?
+  /// Keep a `failed` item for a source that cannot be loaded (default: the document's setting).
+  public var keepFailed: Bool?
+  /// Pixel limit (default: the document's setting).
+  public var maxPixels: Int?
+  /// Embed the originals in the document (default: the document's setting).
+  public var embed: Bool?
+  /// How many images decode at once (default: one per core).
+  public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
+  /// How many web downloads run at once.
+  public var downloads: Int = 8
+  /// Timeouts, body and redirect limits of web downloads.
+  public var web = WebLimits()
+  /// Where downloads are cached; nil downloads every time.
+  public var cache: DownloadCache? = DownloadCache()
+  /// Local files are committed in batches at most this often, so a long drop shows progress
+  /// without saving for every file.
+  public var commitInterval: TimeInterval = 1
+  /// Web images are committed as soon as they are ready, at most this often.
+  public var webCommitInterval: TimeInterval = 0.05
+
+  public init() {}
+}
+
+/// What a drop did.
+public struct DropReport: Sendable {
+  /// Items committed (ready, or failed when kept), in drop order.
+  public var committed: [Item] = []
+  public var failures: [DropFailure] = []
+  /// Sources that failed and were kept as failed items (`--keep-failed`).
+  public var keptFailures: [DropFailure] = []
+  /// Sources not loaded because the drop was cancelled.
+  public var cancelled = 0
+
+  public init(committed: [Item] = [], failures: [DropFailure] = [], keptFailures: [DropFailure] = [], cancelled: Int = 0) {
+    self.committed = committed
+    self.failures = failures
+    self.keptFailures = keptFailures
+    self.cancelled = cancelled
+  }
+}
+
+/// Drops images into a document the way the classic app did: placeholders first, saved at
+/// once; the loads run with no lock held; each loaded image is committed where its placeholder
+/// stands *then*, or its placeholder removed when loading failed. Cancelling the calling
+/// task (SIGINT) stops the loads: what loaded is committed, the other placeholders removed.
+public enum ImageDrop {
+  public static func drop(
+    _ sources: [DropSource], into path: String, options: DropOptions = .init(),
+    progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+  ) async throws -> DropReport {
+    let settings = try GalleryDocument.open(path).model.settings
+    let maxPixels = options.maxPixels ?? settings.maxPixels
+    let keepFailed = options.keepFailed ?? settings.keepFailed
+    let imageOptions = ImageOptions(
+      thumbnailSize: settings.thumbnailSize, maxPixels: maxPixels,
+      keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
+    var refused: [DropFailure] = []
+
+    // Refuse what can be refused without decoding, before the document is touched; web
+    // sources are only known once downloaded. With keepFailed every source gets its item:
+    // the full load refuses the same way, and the failure is kept.
+    let accepted = keepFailed ? sources : sources.filter { source in
+      guard case .file(let path) = source.location,
+        let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels, maxBytes: options.web.maxBytes)
+      else { return true }
+      refused.append(DropFailure(source: source.given, reason: reason))
+      return false
+    }
+    guard !accepted.isEmpty else { return DropReport(failures: refused) }
+    let hasWeb = accepted.contains(where: \.isWeb)
+    let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: hasWeb)
+    let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
+    let report: DropReport
+    do {
+      report = try await LoadPipeline.run(
+        accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
+      ) {
+        let (ids, save) = try GalleryDocument.editRecordingSave(path) { edit in
+          let ids = edit.newItemIDs(accepted.count)
+          let now = Date.nowInWholeSeconds
+          edit.model.insert(
+            zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
+          return ids
+        }
+        return (ids, save)
+      }
+    } catch {
+      await loader.shutdown()
+      throw error
+    }
+    await loader.shutdown()
+    return DropReport(
+      committed: report.committed, failures: refused + report.failures, keptFailures: report.keptFailures,
+      cancelled: report.cancelled)
+  }
+}
+
+/// The one path from sources to committed items, shared by drop, paste and retry: loads run
+/// as child tasks (local files at once, downloads once the placeholders are saved, at most
+/// `downloads` or twice `parallelism` at a time), and their outcomes are committed in
+/// batches that `CommitBatch` schedules.
+enum LoadPipeline {
+  private enum Event: Sendable {
+    case outcome(Int, LoadOutcome)
+    case due
+  }
+
+  /// Loads `sources`, saving their placeholders with `savePlaceholders` (which returns their
+  /// ids in source order, and the save to take back when everything fails) once the first
+  /// local loads are under way.
+  static func run(
+    _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
+    progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void,
+    savePlaceholders: () throws -> (ids: [String], save: SaveMark?)
+  ) async throws -> DropReport {
+    let clock = ContinuousClock()
+    let window = sources.contains(where: \.isWeb) ? max(loader.parallelism, loader.downloads) : 2 * loader.parallelism
+    return try await withThrowingTaskGroup(of: Event.self) { group in
+      var started = 0
+      var running = 0
+      // Local files load while the placeholders are saved; downloads wait for them.
+      while started < sources.count, running < window, !sources[started].isWeb {
+        let (index, source) = (started, sources[started])
+        group.addTask { .outcome(index, await loader.load(source)) }
+        started += 1
+        running += 1
+      }
+      let (ids, placeholderSave) = try savePlaceholders()
+      var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
+      var report = DropReport()
+      var timerSet = false
+      while true {
+        // Sources not started when the drop is cancelled are not loaded.
+        if Task.isCancelled {
+          while started < sources.count {
+            batch.record(started, .cancelled)
+            started += 1
+          }
+        }
+        while started < sources.count, running < window {
+          let (index, source) = (started, sources[started])
+          group.addTask { .outcome(index, await loader.load(source)) }
+          started += 1
+          running += 1
+        }
+        switch batch.next(now: clock.now) {
+        case .finish:
+          if batch.isLostCause(keepFailed: keepFailed), let placeholderSave, try GalleryDocument.rollBack(path, placeholderSave) {
+            let taken = batch.take()
+            report.failures += taken.failed.map(\.failure)
+            report.cancelled += taken.cancelled.count
+          } else {
+            try commit(batch.take(), ids: ids, keepFailed: keepFailed, into: path, report: &report)
+          }
+          group.cancelAll()
+          // Report in drop order.
+          let order = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+          report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
+          return report
+        case .commitNow:
+          try commit(batch.take(), ids: ids, keepFailed: keepFailed, into: path, report: &report)
+          batch.committed(at: clock.now)
+          continue
+        case .commit(at: let due):
+          if !timerSet {
+            timerSet = true
+            group.addTask {
+              try? await Task.sleep(until: due, clock: clock)
+              return .due
+            }
+          }
+        case .wait:
+          break
+        }
+        // A load runs whenever an outcome is missing: all are started, or the window is full.
+        guard let event = try await group.next() else { preconditionFailure("outcomes missing with no load running") }
+        switch event {
+        case .outcome(let index, let outcome):
+          running -= 1
+          batch.record(index, outcome)
+          progress(batch.arrived, sources.count)
+        case .due:
+          timerSet = false
+        }
+      }
+    }
+  }
+
+  private static func commit(
+    _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, report: inout DropReport
+  ) throws {
+    guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
+    let committed = try GalleryDocument.edit(path) { edit in
+      PlaceholderCommit.apply(
+        loaded: taken.loaded.map { (ids[$0.index], $0.image) },
+        failed: taken.failed.map { (ids[$0.index], $0.failure) },
+        cancelled: taken.cancelled.map { ids[$0] },
+        keepFailed: keepFailed, to: &edit)
+    }
+    if keepFailed {
+      report.keptFailures += taken.failed.map(\.failure)
+    } else {
+      report.failures += taken.failed.map(\.failure)
+    }
+    report.committed += committed
+    report.cancelled += taken.cancelled.count
+  }
+}
+
+/// When a drop saves what has loaded, as a value: outcomes are recorded as they arrive, and
+/// `next(now:)` says whether to save now, at a later instant, or not yet. Loaded images are
+/// saved at most once per `spacing` (the first batch `spacing` after the placeholders), so a
+/// long drop fills in as it goes without a save per file; failures and cancellations wait
+/// for a batch with loaded images, or the end, so that a drop that only fails can be taken
+/// back byte for byte.
+struct CommitBatch {
+  enum Step: Equatable {
+    /// Every outcome is in: save the rest (or take the drop back).
+    case finish
+    case commitNow
+    case commit(at: ContinuousClock.Instant)
+    /// Nothing worth a save yet: wait for the next outcome.
+    case wait
+  }
+
+  struct Taken {
+    var loaded: [(index: Int, image: ProcessedImage)] = []
+    var failed: [(index: Int, failure: DropFailure)] = []
+    var cancelled: [Int] = []
+  }
+
+  let count: Int
+  let spacing: Duration
+  private(set) var lastCommit: ContinuousClock.Instant
+  private(set) var arrived = 0
+  private(set) var committedAny = false
+  private var loaded: [Int: ProcessedImage] = [:]
+  private var failed: [Int: DropFailure] = [:]
+  private var cancelled: Set<Int> = []
+
+  init(count: Int, spacing: Duration, start: ContinuousClock.Instant) {
+    self.count = count
+    self.spacing = spacing
+    lastCommit = start
+  }
+
+  mutating func record(_ index: Int, _ outcome: LoadOutcome) {
+    arrived += 1
+    switch outcome {
+    case .loaded(let image): loaded[index] = image
+    case .failed(let failure): failed[index] = failure
+    case .cancelled: cancelled.insert(index)
+    }
+  }
+
+  func next(now: ContinuousClock.Instant) -> Step {
+    if arrived >= count { return .finish }
+    guard !loaded.isEmpty else { return .wait }
+    let due = lastCommit + spacing
+    return now >= due ? .commitNow : .commit(at: due)
+  }
+
+  /// Nothing loaded and nothing saved: the drop can be taken back instead (unless failed
+  /// items are to be kept).
+  func isLostCause(keepFailed: Bool) -> Bool { !keepFailed && !committedAny && loaded.isEmpty }
+
+  /// The outcomes recorded since the last take, in source order.
+  mutating func take() -> Taken {
+    defer {
+      loaded = [:]
+      failed = [:]
+      cancelled = []
+    }
+    return Taken(
+      loaded: loaded.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      failed: failed.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      cancelled: cancelled.sorted())
+  }
+
+  mutating func committed(at now: ContinuousClock.Instant) {
+    committedAny = true
+    lastCommit = now
+  }
+}
+
+/// Commits loaded images where their placeholders stand now.
+public enum PlaceholderCommit {
+  /// Replaces each placeholder in place (wherever other edits moved it); removes the
+  /// placeholders of failures (or marks them failed) and of cancelled loads. A placeholder
+  /// that was trashed or removed meanwhile means the image is not added. Returns the
+  /// committed items.
+  public static func apply(
+    loaded: [(id: String, image: ProcessedImage)], failed: [(id: String, failure: DropFailure)],
+    cancelled: [String], keepFailed: Bool, to edit: inout DocumentEdit
+  ) -> [Item] {
+    var committed: [Item] = []
+    for (id, image) in loaded {
+      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
+        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+        continue
+      }
+      let name = edit.addThumbnail(image.thumbnail, for: id)
+      edit.model.items[index] = edit.model.items[index].committed(with: image, thumbnailEntry: name)
+      if let original = image.original {
+        edit.model.items[index].original = edit.addOriginal(original, hash: image.hash, format: image.format)
+      }
+      committed.append(edit.model.items[index])
+    }
+    for (id, failure) in failed {
+      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
+        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+        continue
+      }
+      if keepFailed {
+        edit.model.items[index] = edit.model.items[index].failed(because: failure.reason)
+        committed.append(edit.model.items[index])
+      } else {
+        edit.model.items.remove(at: index)
+      }
+    }
+    let gone = Set(cancelled)
+    edit.model.items.removeAll { gone.contains($0.id) && $0.state == .placeholder }
+    edit.model.trash.removeAll { gone.contains($0.item.id) && $0.item.state == .placeholder }
+    return committed
+  }
+}

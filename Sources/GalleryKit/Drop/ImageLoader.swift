@@ -1,0 +1,87 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// How one source's load ended.
+public enum LoadOutcome: Sendable {
+  case loaded(ProcessedImage)
+  case failed(DropFailure)
+  /// The drop was cancelled before the source was loaded: neither loaded nor failed.
+  case cancelled
+}
+
+/// Loads dropped sources into processed images: local files are read, web images downloaded
+/// (through the cache), and every image decoded on a pool of `parallelism` threads of its
+/// own, off Swift's cooperative pool (libvips blocks a thread for the whole decode).
+/// Downloads wait on the network, decoding on the CPU, so they are bounded separately: the
+/// caller runs up to `downloads` loads at once, and the pool decodes `parallelism` at once.
+///
+/// Owns its thread pool and its web client: `shutdown()` before it goes away.
+public final class ImageLoader: Sendable {
+  let imageOptions: ImageOptions
+  public let parallelism: Int
+  public let downloads: Int
+  private let decoding: NIOThreadPool
+  private let fetcher: WebImageFetcher?
+
+  public init(imageOptions: ImageOptions, options: DropOptions, needsWeb: Bool) {
+    self.imageOptions = imageOptions
+    parallelism = max(1, options.parallelism)
+    downloads = max(1, options.downloads)
+    decoding = NIOThreadPool(numberOfThreads: parallelism)
+    decoding.start()
+    fetcher = needsWeb ? WebImageFetcher(limits: options.web, cache: options.cache) : nil
+    // libvips starts (dlopen, init) while the caller saves its placeholders.
+    decoding.submit { _ in _ = try? VipsRuntime.start() }
+  }
+
+  public func shutdown() async {
+    await fetcher?.shutdown()
+    try? await decoding.shutdownGracefully()
+  }
+
+  /// Loads one source. Cancellation of the calling task stops a download in progress and a
+  /// decode that has not started.
+  public func load(_ source: DropSource) async -> LoadOutcome {
+    let options = imageOptions
+    switch source.location {
+    case .file(let path):
+      return await decode(source) { try LocalImageLoader.load(path: path, options: options).get() }
+    case .data(let data):
+      // There is no URL to load them from again: the bytes always go into the document.
+      let embedded = ImageOptions(options, keepingOriginal: true)
+      return await decode(source) { try ImageProcessor.process(data, options: embedded) }
+    case .web(let url):
+      guard let fetcher else { return .failed(DropFailure(source: source.given, reason: "no web loader")) }
+      switch await fetcher.fetch(url) {
+      case .success(let download):
+        return await decode(source) { try ImageProcessor.process(download.body, options: options) }
+      case .failure(.cancelled):
+        return .cancelled
+      case .failure(let failure):
+        return .failed(DropFailure(source: source.given, reason: failure.description))
+      }
+    }
+  }
+
+  private func decode(_ source: DropSource, _ work: @escaping @Sendable () throws -> ProcessedImage) async -> LoadOutcome {
+    guard !Task.isCancelled else { return .cancelled }
+    do {
+      return .loaded(try await decoding.runIfActive(work))
+    } catch let failure as DropFailure {
+      return .failed(DropFailure(source: source.given, reason: failure.reason))
+    } catch let refusal as ImageRefusal {
+      return .failed(DropFailure(source: source.given, reason: refusal.description))
+    } catch {
+      // Cancelled while waiting for a thread, or the pool is shutting down.
+      return .cancelled
+    }
+  }
+}
+
+extension ImageOptions {
+  init(_ options: ImageOptions, keepingOriginal: Bool) {
+    self = options
+    keepOriginal = keepingOriginal
+  }
+}

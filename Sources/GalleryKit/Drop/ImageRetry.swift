@@ -1,0 +1,64 @@
+import Foundation
+
+/// Loads again the items a drop could not finish: stale placeholders (their loader was
+/// killed) and failed items. Each becomes a placeholder of this process again, is loaded
+/// with no lock held, and is committed where it stands then; one that fails again stays as
+/// a failed item, with the new reason.
+public enum ImageRetry {
+  /// Why an item cannot be retried.
+  public struct Refusal: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Retries the given items, or every stale placeholder and failed item when `ids` is nil.
+  public static func retry(_ ids: [String]?, in path: String, options: DropOptions = .init()) async throws -> DropReport {
+    let settings = try GalleryDocument.open(path).model.settings
+    let imageOptions = ImageOptions(
+      thumbnailSize: settings.thumbnailSize, maxPixels: options.maxPixels ?? settings.maxPixels,
+      keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
+
+    // Each item becomes a placeholder of this process again, where it stands; one whose
+    // source names nothing loadable stays failed, with the reason.
+    var unusable: [DropFailure] = []
+    let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
+      let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
+      var targets: [(String, DropSource)] = []
+      for id in wanted {
+        guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else { throw DocumentError.itemNotFound("with id \(id)") }
+        let item = edit.model.items[index]
+        switch item.displayState {
+        case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
+        case .pending: throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
+        case .failed, .stale: break
+        }
+        switch DropSourceParser.source(for: item.source) {
+        case .success(let source):
+          var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
+          placeholder.added = item.added
+          edit.model.items[index] = placeholder
+          targets.append((id, source))
+        case .failure(let failure):
+          edit.model.items[index] = item.failed(because: failure.reason)
+          unusable.append(failure)
+        }
+      }
+      return targets
+    }
+    guard !targets.isEmpty else { return DropReport(failures: unusable) }
+
+    let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: targets.contains { $0.source.isWeb })
+    let report: DropReport
+    do {
+      report = try await LoadPipeline.run(
+        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
+        progress: { _, _ in }
+      ) { (targets.map(\.id), nil) }
+    } catch {
+      await loader.shutdown()
+      throw error
+    }
+    await loader.shutdown()
+    // A retry keeps what fails again as a failed item, and says why.
+    return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
+  }
+}

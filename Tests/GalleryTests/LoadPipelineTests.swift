@@ -1,0 +1,94 @@
+import Foundation
+@_spi(Fixtures) @testable import GalleryKit
+import Testing
+
+/// The drop's commit schedule, as a value driven by a manual clock: no process, no sleep.
+@Suite("The load pipeline: when outcomes are saved, and cancellation")
+struct LoadPipelineTests {
+  static let start = ContinuousClock.now
+  static let image = try! ImageProcessor.process(try! FixtureImage.make(width: 40, height: 30, format: .jpeg), options: .init())
+
+  func at(_ milliseconds: Int) -> ContinuousClock.Instant { Self.start + .milliseconds(milliseconds) }
+
+  @Test("Loaded images wait for the spacing after the placeholders, then are saved together")
+  func spacing() {
+    var batch = CommitBatch(count: 4, spacing: .milliseconds(500), start: at(0))
+    #expect(batch.next(now: at(10)) == .wait)
+    batch.record(2, .loaded(Self.image))
+    #expect(batch.next(now: at(100)) == .commit(at: at(500)))
+    batch.record(0, .loaded(Self.image))
+    #expect(batch.next(now: at(499)) == .commit(at: at(500)))
+    #expect(batch.next(now: at(500)) == .commitNow)
+    let taken = batch.take()
+    #expect(taken.loaded.map(\.index) == [0, 2])
+    batch.committed(at: at(520))
+    // Nothing new: nothing to save; the next batch is due a spacing after the last save.
+    #expect(batch.next(now: at(600)) == .wait)
+    batch.record(1, .loaded(Self.image))
+    #expect(batch.next(now: at(600)) == .commit(at: at(1020)))
+  }
+
+  @Test("Failures and cancellations wait for loaded images or the end, so an all-failed drop can be taken back")
+  func failuresWait() {
+    var batch = CommitBatch(count: 3, spacing: .milliseconds(50), start: at(0))
+    batch.record(0, .failed(DropFailure(source: "a", reason: "not an image")))
+    batch.record(1, .cancelled)
+    #expect(batch.next(now: at(10_000)) == .wait)
+    batch.record(2, .failed(DropFailure(source: "c", reason: "HTTP 404 Not Found")))
+    #expect(batch.next(now: at(10_000)) == .finish)
+    #expect(batch.isLostCause(keepFailed: false))
+    #expect(!batch.isLostCause(keepFailed: true))
+    let taken = batch.take()
+    #expect(taken.failed.map(\.failure.source) == ["a", "c"])
+    #expect(taken.cancelled == [1])
+    #expect(batch.take().failed.isEmpty)
+  }
+
+  @Test("The last outcome finishes at once, whatever the time; after a save nothing is a lost cause")
+  func finishAtOnce() {
+    var batch = CommitBatch(count: 2, spacing: .seconds(60), start: at(0))
+    batch.record(0, .loaded(Self.image))
+    #expect(batch.next(now: at(1)) == .commit(at: at(60_000)))
+    _ = batch.take()
+    batch.committed(at: at(2))
+    batch.record(1, .failed(DropFailure(source: "b", reason: "x")))
+    #expect(batch.next(now: at(3)) == .finish)
+    #expect(!batch.isLostCause(keepFailed: false))
+  }
+
+  @Test("A drop whose task is cancelled before it loads anything leaves the document byte for byte as it was")
+  func cancelledBeforeLoading() async throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let before = try work.bytes(document)
+    let sources = try work.images(6).map { DropSource(given: $0, location: .file(path: $0)) }
+    let drop = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await ImageDrop.drop(sources, into: document)
+    }
+    let report = try await drop.value
+    #expect(report.committed.isEmpty)
+    #expect(report.cancelled + report.failures.count == 6)
+    #expect(try work.bytes(document) == before)
+  }
+
+  @Test("Cancelled during the loads: what loaded is committed, every other placeholder removed")
+  func cancelledWhileLoading() async throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let sources = try work.images(24, width: 1600, height: 1200).map { DropSource(given: $0, location: .file(path: $0)) }
+    var options = DropOptions()
+    options.parallelism = 1
+    let drop = Task { try await ImageDrop.drop(sources, into: document, options: options) }
+    // Cancel once the placeholders are saved (the document then holds 24 items).
+    let deadline = Date() + 30
+    while (try? GalleryDocument.open(document).model.items.count) != 24 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    drop.cancel()
+    let report = try await drop.value
+    let items = try GalleryDocument.open(document).model.items
+    #expect(report.cancelled > 0, "the cancel came too late to show anything")
+    #expect(report.committed.count + report.cancelled == 24)
+    #expect(items.map(\.id) == report.committed.map(\.id))
+    #expect(items.allSatisfy { $0.state == .ready })
+  }
+}
