@@ -625,9 +625,11 @@ _gallery_watch() {
         return
         ;;
     '--events')
+        __gallery_add_completions -W 'json'
         return
         ;;
     '--log-level')
+        __gallery_add_completions -W 'trace'$'\n''debug'$'\n''info'$'\n''notice'$'\n''warning'$'\n''error'$'\n''critical'
         return
         ;;
     esac

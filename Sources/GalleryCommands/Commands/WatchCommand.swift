@@ -58,9 +58,8 @@ struct WatchCommand: ParsableCommand {
   var settle = 200
 
   @Option(
-    help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).",
-    completion: .list(["keep", "delete", "move:"]))
-  var then = "keep"
+    help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).")
+  var then = AfterCommitArgument(.keep)
 
   @Flag(help: "Embed the originals in the document (default: the document's setting).")
   var embed = false
@@ -71,25 +70,15 @@ struct WatchCommand: ParsableCommand {
   @Flag(help: "Import the same content again when it appears again.")
   var allowDuplicates = false
 
-  @Option(help: "Write events to standard output: json (one object a line).")
-  var events: String?
+  @Option(help: "Write events to standard output, one JSON object a line.")
+  var events: EventFormat?
 
-  @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error.")
-  var logLevel = "info"
+  @Option(help: "Log level on standard error.")
+  var logLevel = LogLevel.info
 
   func validate() throws {
-    if let events, events != "json" { throw ValidationError("--events takes json") }
     guard (0...3_600_000).contains(settle) else { throw ValidationError("--settle must be from 0 to 3600000 milliseconds") }
-    guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-    _ = try afterCommit()
     if document != nil && folders.count != 1 { throw ValidationError("--into goes with exactly one DIR") }
-  }
-
-  func afterCommit() throws -> AfterCommit {
-    if then == "keep" { return .keep }
-    if then.hasPrefix("move:"), then.count > 5 { return .move(DropSourceParser.absoluteForCommand(String(then.dropFirst(5)))) }
-    if then == "delete" { return .delete }
-    throw ValidationError("--then takes keep, move:DIR or delete")
   }
 
   func pairs() throws -> [DropFolder] {
@@ -116,18 +105,18 @@ struct WatchCommand: ParsableCommand {
   }
 
   func run() throws {
-    let level = Logger.Level(rawValue: logLevel) ?? .info
+    let level = logLevel.level
     LoggingSystem.bootstrap { _ in MessageLogHandler(level: level) }
     let logger = Logger(label: "gallery.watch")
     var options = WatchOptions()
     options.recursive = recursive
     options.once = once
     options.settle = Double(settle) / 1000
-    options.afterCommit = try afterCommit()
+    options.afterCommit = then.value
     options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
     options.allowDuplicates = allowDuplicates
     options.embed = embed ? true : nil
-    let json = events == "json"
+    let json = events == .json
     let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
       guard json else { return }
       let encoder = JSONEncoder()
@@ -138,5 +127,44 @@ struct WatchCommand: ParsableCommand {
     let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { stopRequest.raise() }
     try watcher.run()
     withExtendedLifetime(signals) {}
+  }
+}
+
+/// `--events`: how events are written to standard output.
+enum EventFormat: String, ExpressibleByArgument, CaseIterable {
+  case json
+}
+
+/// `--log-level`: swift-log's levels, listed in help and completions.
+enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+  case trace, debug, info, notice, warning, error, critical
+
+  var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// `--then`: keep, delete, or move:DIR (the folder made absolute).
+struct AfterCommitArgument: ExpressibleByArgument {
+  var value: AfterCommit
+
+  init(_ value: AfterCommit) { self.value = value }
+
+  init?(argument: String) {
+    switch argument {
+    case "keep": value = .keep
+    case "delete": value = .delete
+    case _ where argument.hasPrefix("move:") && argument.count > 5:
+      value = .move(DropSourceParser.absoluteForCommand(String(argument.dropFirst(5))))
+    default: return nil
+    }
+  }
+
+  static var allValueStrings: [String] { ["keep", "move:DIR", "delete"] }
+  static var defaultCompletionKind: CompletionKind { .list(["keep", "delete", "move:"]) }
+  var defaultValueDescription: String {
+    switch value {
+    case .keep: "keep"
+    case .delete: "delete"
+    case .move(let folder): "move:\(folder)"
+    }
   }
 }

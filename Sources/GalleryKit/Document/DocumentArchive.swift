@@ -275,7 +275,7 @@ enum DocumentArchive {
 /// One JSON encoding for the model everywhere (see ModelJSON.swift).
 public enum ModelCoding {
   public static func encode(_ model: GalleryModel) -> Data {
-    let writer = JSONWriter(capacity: 512 + model.items.count * 400)
+    var writer = JSONWriter(capacity: 512 + model.items.count * 400)
     writer.model(model)
     return Data(writer.bytes)
   }

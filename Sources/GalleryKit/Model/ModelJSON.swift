@@ -11,18 +11,19 @@ import Foundation
 
 // MARK: - Writing
 
-/// Appends JSON text to a byte buffer: sorted keys, no insignificant spaces. A class, so
-/// that nested writers share one buffer instead of copying it.
-final class JSONWriter {
+/// Appends JSON text to a byte buffer: sorted keys, no insignificant spaces. A struct passed
+/// `inout` down the nesting, so one buffer is appended to and no access is checked at run
+/// time.
+struct JSONWriter {
   var bytes: [UInt8] = []
 
   init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
 
-  func raw(_ text: StaticString) {
+  mutating func raw(_ text: StaticString) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  func string(_ value: String) {
+  mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
     var utf8 = value.utf8
     let appended: Bool? = utf8.withContiguousStorageIfAvailable { buffer in
@@ -36,7 +37,7 @@ final class JSONWriter {
     bytes.append(UInt8(ascii: "\""))
   }
 
-  private func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
+  private mutating func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
     var start = 0
     for (index, byte) in buffer.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<index]))
@@ -55,9 +56,9 @@ final class JSONWriter {
     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
   }
 
-  func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
+  mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
-  func double(_ value: Double) {
+  mutating func double(_ value: Double) {
     precondition(value.isFinite, "JSON has no infinities")
     if value == value.rounded(), abs(value) < 1e15 {
       int(Int(value))
@@ -66,14 +67,14 @@ final class JSONWriter {
     }
   }
 
-  func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+  mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
   /// ISO 8601 in UTC, whole seconds: `2026-11-22T07:37:39Z`.
-  func date(_ value: Date) {
+  mutating func date(_ value: Date) {
     var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    func digits(_ number: Int32, _ count: Int) {
+    func digits(_ number: Int32, _ count: Int, into bytes: inout [UInt8]) {
       var divisor: Int32 = 1
       for _ in 1..<count { divisor *= 10 }
       while divisor > 0 {
@@ -82,35 +83,38 @@ final class JSONWriter {
       }
     }
     bytes.append(UInt8(ascii: "\""))
-    digits(parts.tm_year + 1900, 4)
+    digits(parts.tm_year + 1900, 4, into: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    digits(parts.tm_mon + 1, 2)
+    digits(parts.tm_mon + 1, 2, into: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    digits(parts.tm_mday, 2)
+    digits(parts.tm_mday, 2, into: &bytes)
     bytes.append(UInt8(ascii: "T"))
-    digits(parts.tm_hour, 2)
+    digits(parts.tm_hour, 2, into: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    digits(parts.tm_min, 2)
+    digits(parts.tm_min, 2, into: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    digits(parts.tm_sec, 2)
+    digits(parts.tm_sec, 2, into: &bytes)
     raw("Z\"")
   }
 
-  /// Writes an object whose members `body` adds with `member`, separating them with commas.
-  func object(_ body: (inout ObjectWriter) -> Void) {
+  /// Writes an object whose members `body` adds, separating them with commas. The buffer
+  /// moves into the object writer and back (a swap, not a copy).
+  mutating func object(_ body: (inout ObjectWriter) -> Void) {
     bytes.append(UInt8(ascii: "{"))
-    var members = ObjectWriter(writer: self)
+    var members = ObjectWriter()
+    swap(&members.writer.bytes, &bytes)
     body(&members)
+    swap(&members.writer.bytes, &bytes)
     bytes.append(UInt8(ascii: "}"))
   }
 
-  func array<S: Sequence>(_ elements: S, _ body: (JSONWriter, S.Element) -> Void) {
+  mutating func array<S: Sequence>(_ elements: S, _ body: (inout JSONWriter, S.Element) -> Void) {
     bytes.append(UInt8(ascii: "["))
     var first = true
     for element in elements {
       if !first { bytes.append(UInt8(ascii: ",")) }
       first = false
-      body(self, element)
+      body(&self, element)
     }
     bytes.append(UInt8(ascii: "]"))
   }
@@ -118,10 +122,8 @@ final class JSONWriter {
 
 /// The members of one object being written. Keys must be given in sorted order.
 struct ObjectWriter {
-  let writer: JSONWriter
+  fileprivate(set) var writer = JSONWriter(capacity: 0)
   private var first = true
-
-  init(writer: JSONWriter) { self.writer = writer }
 
   mutating func key(_ name: StaticString) {
     if !first { writer.bytes.append(UInt8(ascii: ",")) }
@@ -159,14 +161,14 @@ struct ObjectWriter {
     writer.date(value)
   }
 
-  mutating func value(_ name: StaticString, _ body: (JSONWriter) -> Void) {
+  mutating func value(_ name: StaticString, _ body: (inout JSONWriter) -> Void) {
     key(name)
-    body(writer)
+    body(&writer)
   }
 }
 
 extension JSONWriter {
-  func model(_ model: GalleryModel) {
+  mutating func model(_ model: GalleryModel) {
     object { o in
       o.date("created", model.created)
       o.int("format", model.format)
@@ -206,7 +208,7 @@ extension JSONWriter {
   }
 
   /// An item's stored members, plus `extra` ones (sorted among them by the caller's keys).
-  func item(_ item: Item, position: Int? = nil, display: String? = nil) {
+  mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
     object { o in
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
@@ -708,7 +710,7 @@ extension JSONReader {
 /// its `position` and `display` state (`ready`, `pending`, `stale`, `failed`).
 public enum DocumentListingJSON {
   public static func make(path: String, model: GalleryModel) -> [UInt8] {
-    let writer = JSONWriter(capacity: 512 + model.items.count * 420)
+    var writer = JSONWriter(capacity: 512 + model.items.count * 420)
     writer.object { o in
       o.date("created", model.created)
       o.int("format", model.format)
