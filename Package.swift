@@ -62,8 +62,12 @@ let package = Package(
     .executableTarget(
       name: "gallery-fuzz",
       dependencies: ["GalleryKit"]),
+    // What the tests need to make real images with libvips; never linked into `gallery`.
+    .target(
+      name: "GalleryTestSupport",
+      dependencies: ["GalleryKit", "CVips"]),
     .testTarget(
       name: "GalleryTests",
-      dependencies: ["GalleryKit", "GalleryCommands", "gallery", "gallery-fuzz"]),
+      dependencies: ["GalleryKit", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz"]),
   ]
 )

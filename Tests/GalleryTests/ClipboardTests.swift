@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 /// A real X server (Xvfb) of the test's own, so xclip has a clipboard to work with.

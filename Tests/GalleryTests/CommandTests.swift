@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 @Suite("gallery new, show and info")

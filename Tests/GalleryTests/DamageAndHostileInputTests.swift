@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 /// Damage is never saved over; drag payloads, drop folders, command-line values and

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 @Suite("The document browser: new, browse, rename, duplicate, delete, thumbnail")

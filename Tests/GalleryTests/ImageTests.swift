@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 @Suite("Images: probed by content, thumbnailed with shrink-on-load, oriented")

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) @testable import GalleryKit
+@testable import GalleryKit
+import GalleryTestSupport
 import Testing
 
 /// The drop's commit schedule, as a value driven by a manual clock: no process, no sleep.

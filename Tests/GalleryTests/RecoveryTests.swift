@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 @Suite("After a killed drop: stale placeholders, retry and check --fix")

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import GalleryCommands
 import Logging
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 /// Documents come from other people: every case here is a document made as an attacker

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Fixtures) import GalleryKit
+import GalleryKit
+import GalleryTestSupport
 import Testing
 
 /// A workspace with a real HTTP server on 127.0.0.1 serving its `web/` folder, and a download

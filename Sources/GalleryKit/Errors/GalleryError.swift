@@ -114,7 +114,7 @@ extension ChildProcess.Failure: GalleryError {
 
 extension VipsError: GalleryError {
   /// libvips fails on what it is given far more often than on anything else.
-  var exitStatus: ExitStatus { .dataError }
+  package var exitStatus: ExitStatus { .dataError }
 }
 
 extension JSONReadError: GalleryError {

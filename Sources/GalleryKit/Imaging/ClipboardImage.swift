@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 
 /// An item's image as PNG, for the clipboard (GIMP, LibreOffice and chat programs paste
@@ -33,11 +32,9 @@ public enum ClipboardImage {
       throw VipsError(operation: "png", message: "too large to convert")
     }
     return try data.withUnsafeBytes { raw in
-      let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
-        // The image at its own size (a thumbnail no smaller than it), EXIF orientation applied.
-        CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(max(header.width, header.height)), $0)
-      }
-      return try image.encode("vips_pngsave_buffer") { CVips_write_to_buffer(image.pointer, ".png", $0, $1) }
+      // The image at its own size (a thumbnail no smaller than it), EXIF orientation applied.
+      let image = try VipsImageHandle.thumbnail(of: raw, size: max(header.width, header.height))
+      return try image.encoded(as: ".png")
     }
   }
 }

@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 
 /// A contact sheet laid out like the classic collection view: rows of thumbnails at their
@@ -115,35 +114,30 @@ public enum ContactSheet {
             // A thin grey frame inside the tile, so that white images do not vanish into the
             // white page.
             let frame = tile.width > 4 && tile.height > 4 ? 1 : 0
-            let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
-              CVips_thumbnail_exact(raw.baseAddress, raw.count, CInt(tile.width - 2 * frame), CInt(tile.height - 2 * frame), $0)
-            }
-            let framed = try VipsImageHandle.make("vips_embed") { CVips_frame(image.pointer, CInt(frame), 200, $0) }
-            return try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(framed.pointer, $0) }
+            return try VipsImageHandle.thumbnail(of: raw, width: tile.width - 2 * frame, height: tile.height - 2 * frame)
+              .framed(width: frame, grey: 200).copiedToMemory()
           })
         {
           tiles.append(tile)
         } else {
           let (r, g, b) = item.state == .failed ? (240.0, 200.0, 200.0) : (215.0, 215.0, 215.0)
-          tiles.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(tile.width), CInt(tile.height), r, g, b, $0) })
+          tiles.append(try .tile(width: tile.width, height: tile.height, red: r, green: g, blue: b))
         }
       }
       if let caption {
         // Each tile over its caption, 2 px apart.
         tiles = try zip(row, tiles).map { tile, image in
           let markup = captionMarkup(caption, item: items[tile.index], position: tile.index + 1)
-          let text = try VipsImageHandle.make("vips_text") { CVips_caption(markup, CInt(tile.width), CInt(captionHeight), $0) }
-          return try join([image, text], horizontal: false, spacing: 2)
+          return try image.joined(with: try .caption(markup, width: tile.width, height: captionHeight), horizontal: false, spacing: 2)
         }
       }
       rowImages.append(try join(tiles, horizontal: true, spacing: spacing))
     }
     if rowImages.isEmpty {
-      rowImages.append(try VipsImageHandle.make("vips_black") { CVips_color_tile(CInt(inner), 1, 255, 255, 255, $0) })
+      rowImages.append(try .tile(width: inner, height: 1, red: 255, green: 255, blue: 255))
     }
     let sheet = try join(rowImages, horizontal: false, spacing: spacing)
-    let framed = try VipsImageHandle.make("vips_embed") { CVips_margin(sheet.pointer, CInt(spacing), $0) }
-    let data = try framed.encode("vips_image_write_to_buffer") { CVips_write_to_buffer(framed.pointer, suffix, $0, $1) }
+    let data = try sheet.withMargin(spacing).encoded(as: suffix)
     withExtendedLifetime(rowImages) {}
     return data
   }
@@ -152,10 +146,7 @@ public enum ContactSheet {
   private static func join(_ images: [VipsImageHandle], horizontal: Bool, spacing: Int) throws -> VipsImageHandle {
     var joined = images[0]
     for next in images.dropFirst() {
-      let left = joined
-      joined = try VipsImageHandle.make("vips_join") {
-        CVips_join(left.pointer, next.pointer, horizontal ? 1 : 0, CInt(spacing), $0)
-      }
+      joined = try joined.joined(with: next, horizontal: horizontal, spacing: spacing)
     }
     return joined
   }

@@ -1,4 +1,3 @@
-import CVips
 import Dispatch
 import Foundation
 import Synchronization
@@ -74,10 +73,7 @@ public enum ImageProcessor {
         let thumbnail: Thumbnail
         do {
           thumbnail = try DecodeMemory.reserving(header.fullDecodeBytes) {
-            let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
-              CVips_thumbnail_buffer(raw.baseAddress, raw.count, CInt(options.thumbnailSize), $0)
-            }
-            return try encodeThumbnail(image, quality: options.quality)
+            try encodeThumbnail(try VipsImageHandle.thumbnail(of: raw, size: options.thumbnailSize), quality: options.quality)
           }
         } catch let refusal as ImageRefusal {
           throw refusal
@@ -104,15 +100,9 @@ public enum ImageProcessor {
   /// JPEG for opaque images; WebP keeps the alpha channel of those that have one.
   static func encodeThumbnail(_ image: VipsImageHandle, quality: Int) throws -> Thumbnail {
     if image.hasAlpha {
-      let data = try image.encode("vips_webpsave_buffer") {
-        CVips_webpsave_buffer(image.pointer, CInt(quality), $0, $1)
-      }
-      return Thumbnail(data: data, fileExtension: "webp")
+      return Thumbnail(data: try image.webp(quality: quality), fileExtension: "webp")
     }
-    let data = try image.encode("vips_jpegsave_buffer") {
-      CVips_jpegsave_buffer(image.pointer, CInt(quality), $0, $1)
-    }
-    return Thumbnail(data: data, fileExtension: "jpg")
+    return Thumbnail(data: try image.jpeg(quality: quality), fileExtension: "jpg")
   }
 
   /// "VipsForeignLoadJpegBuffer" (or the nickname "jpegload_buffer") -> "jpeg".

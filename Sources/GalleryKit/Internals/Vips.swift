@@ -2,10 +2,10 @@ import CVips
 import Foundation
 
 /// An error reported by libvips, with its message copied out of the global error buffer.
-struct VipsError: Error, CustomStringConvertible {
+package struct VipsError: Error, CustomStringConvertible {
   let operation: String
   let message: String
-  var description: String { message.isEmpty ? "\(operation) failed" : message }
+  package var description: String { message.isEmpty ? "\(operation) failed" : message }
 
   /// Copies and clears libvips' process-global error buffer at once, before another call
   /// can overwrite it.
@@ -19,7 +19,7 @@ struct VipsError: Error, CustomStringConvertible {
 }
 
 /// The one owner of libvips' process-global state: loaded and started once, on first use.
-enum VipsRuntime {
+package enum VipsRuntime {
   private static let started: Bool = {
     // Decode problems reach the user as errors naming the file; libvips' own warnings on
     // stderr would only repeat them without the name. GALLERY_VIPS_WARNINGS=1 keeps them.
@@ -29,20 +29,20 @@ enum VipsRuntime {
     return CVips_load() == 0
   }()
 
-  static func start() throws {
+  package static func start() throws {
     guard started else { throw VipsError(operation: "loading libvips", message: String(cString: CVips_load_error())) }
   }
 }
 
 /// Owns one `VipsImage` reference and drops it on deinit.
-final class VipsImageHandle {
-  let pointer: UnsafeMutablePointer<VipsImage>
+package final class VipsImageHandle {
+  package let pointer: UnsafeMutablePointer<VipsImage>
 
-  init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
+  package init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
   deinit { CVips_unref(pointer) }
 
   /// Runs a libvips call that makes a new image through an out-parameter.
-  static func make(
+  package static func make(
     _ operation: String, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> CInt
   ) throws -> VipsImageHandle {
     var out: UnsafeMutablePointer<VipsImage>?
@@ -61,7 +61,7 @@ final class VipsImageHandle {
   var fullDecodeBytes: Int { Int(CVips_full_decode_bytes(pointer)) }
 
   /// Encodes through a libvips saver that returns a g_malloc'ed buffer.
-  func encode(
+  package func encode(
     _ operation: String,
     _ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> CInt
   ) throws -> Data {
@@ -73,6 +73,90 @@ final class VipsImageHandle {
     }
     defer { CVips_free(bytes) }
     return Data(bytes: bytes, count: length)
+  }
+}
+
+// MARK: - Operations
+
+/// The libvips operations the imaging code uses, one method each: the C names stay here.
+/// Images made from bytes point into those bytes: the caller keeps them alive (inside its
+/// `withUnsafeBytes`) until the image is encoded or copied to memory.
+extension VipsImageHandle {
+  /// A thumbnail at most `size` pixels on its longer side, shrunk on load, EXIF orientation
+  /// applied.
+  static func thumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
+    try make("vips_thumbnail_buffer") { CVips_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
+  }
+
+  /// A thumbnail cropped to a `size` square around its centre.
+  static func squareThumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
+    try make("vips_thumbnail_buffer") { CVips_square_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
+  }
+
+  /// A thumbnail of exactly `width` x `height` (the image cropped to fill it).
+  static func thumbnail(of bytes: UnsafeRawBufferPointer, width: Int, height: Int) throws -> VipsImageHandle {
+    try make("vips_thumbnail_buffer") { CVips_thumbnail_exact(bytes.baseAddress, bytes.count, CInt(width), CInt(height), $0) }
+  }
+
+  /// A mid-grey square, for a missing or unusable tile.
+  static func greyTile(size: Int) throws -> VipsImageHandle {
+    try make("vips_black") { CVips_grey_tile(CInt(size), $0) }
+  }
+
+  /// A rectangle of one sRGB colour.
+  static func tile(width: Int, height: Int, red: Double, green: Double, blue: Double) throws -> VipsImageHandle {
+    try make("vips_black") { CVips_color_tile(CInt(width), CInt(height), red, green, blue, $0) }
+  }
+
+  /// Text set by Pango (markup escaped by the caller), centred in `width` x `height`.
+  static func caption(_ markup: String, width: Int, height: Int) throws -> VipsImageHandle {
+    try make("vips_text") { CVips_caption(markup, CInt(width), CInt(height), $0) }
+  }
+
+  /// Images laid out in rows of `across`.
+  static func grid(_ images: [VipsImageHandle], across: Int) throws -> VipsImageHandle {
+    var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map(\.pointer)
+    let joined = try make("vips_arrayjoin") { CVips_arrayjoin(&pointers, CInt(pointers.count), CInt(across), $0) }
+    withExtendedLifetime(images) {}
+    return joined
+  }
+
+  /// Two images side by side (or one below the other), `spacing` pixels apart.
+  func joined(with other: VipsImageHandle, horizontal: Bool, spacing: Int) throws -> VipsImageHandle {
+    try Self.make("vips_join") { CVips_join(pointer, other.pointer, horizontal ? 1 : 0, CInt(spacing), $0) }
+  }
+
+  /// Framed by `width` pixels of grey `grey` (0 to 255).
+  func framed(width: Int, grey: Double) throws -> VipsImageHandle {
+    try Self.make("vips_embed") { CVips_frame(pointer, CInt(width), grey, $0) }
+  }
+
+  /// Surrounded by `margin` pixels of white.
+  func withMargin(_ margin: Int) throws -> VipsImageHandle {
+    try Self.make("vips_embed") { CVips_margin(pointer, CInt(margin), $0) }
+  }
+
+  /// In sRGB.
+  func inSRGB() throws -> VipsImageHandle {
+    try Self.make("vips_colourspace") { CVips_srgb(pointer, $0) }
+  }
+
+  /// Decoded into memory now: it no longer points into the bytes it was made from.
+  func copiedToMemory() throws -> VipsImageHandle {
+    try Self.make("vips_image_copy_memory") { CVips_copy_memory(pointer, $0) }
+  }
+
+  /// Encoded by the saver that `suffix` names (".png", ".jpg[Q=80,strip]", ...).
+  func encoded(as suffix: String) throws -> Data {
+    try encode("vips_image_write_to_buffer") { CVips_write_to_buffer(pointer, suffix, $0, $1) }
+  }
+
+  func jpeg(quality: Int) throws -> Data {
+    try encode("vips_jpegsave_buffer") { CVips_jpegsave_buffer(pointer, CInt(quality), $0, $1) }
+  }
+
+  func webp(quality: Int) throws -> Data {
+    try encode("vips_webpsave_buffer") { CVips_webpsave_buffer(pointer, CInt(quality), $0, $1) }
   }
 }
 

@@ -1,8 +1,9 @@
 import CVips
 import Foundation
+import GalleryKit
 
-/// Real images made by libvips, for tests, samples and benchmarks.
-@_spi(Fixtures)
+/// Real images made by libvips, for the tests: a target of its own, so that nothing of it
+/// is linked into `gallery` (the linker drops the C fixture functions nobody calls).
 public enum FixtureImage {
   public enum Format: String, CaseIterable, Sendable {
     case jpeg = ".jpg", png = ".png", webp = ".webp", gif = ".gif", tiff = ".tif"
