@@ -63,9 +63,10 @@ let package = Package(
       name: "gallery-fuzz",
       dependencies: ["GalleryKit"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
+    .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(
       name: "GalleryTestSupport",
-      dependencies: ["GalleryKit", "CVips"]),
+      dependencies: ["GalleryKit", "CVipsFixture"]),
     .testTarget(
       name: "GalleryTests",
       dependencies: ["GalleryKit", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz"]),

@@ -14,8 +14,8 @@
   X(vips_foreign_find_load_buffer) X(vips_image_new_from_buffer) X(vips_thumbnail_buffer) \
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
-  X(vips_cast) X(vips_image_copy_memory) X(vips_perlin) X(vips_bandjoin) X(vips_copy) \
-  X(vips_image_set_int) X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity)
+  X(vips_cast) X(vips_image_copy_memory) X(vips_bandjoin) \
+  X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -173,24 +173,6 @@ int CVips_srgb(VipsImage *in, VipsImage **out) {
 int CVips_copy_memory(VipsImage *in, VipsImage **out) {
   *out = vips.vips_image_copy_memory(in);
   return *out ? 0 : -1;
-}
-
-int CVips_fixture(int width, int height, int seed, int alpha, VipsImage **out) {
-  int bands = alpha ? 4 : 3;
-  VipsImage *planes[4] = {NULL, NULL, NULL, NULL};
-  int result = 0;
-  for (int i = 0; i < bands && result == 0; i++)
-    result = vips.vips_perlin(&planes[i], width, height, "cell_size", 64, "uchar", TRUE, "seed", seed * 4 + i, NULL);
-  if (result == 0) result = vips.vips_bandjoin(planes, out, bands, NULL);
-  for (int i = 0; i < bands; i++) if (planes[i]) g_object_unref(planes[i]);
-  if (result == 0) (*out)->Type = VIPS_INTERPRETATION_sRGB;
-  return result;
-}
-
-int CVips_with_orientation(VipsImage *in, int orientation, VipsImage **out) {
-  if (vips.vips_copy(in, out, NULL)) return -1;
-  vips.vips_image_set_int(*out, VIPS_META_ORIENTATION, orientation);
-  return 0;
 }
 
 int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length) {

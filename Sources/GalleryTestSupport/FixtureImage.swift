@@ -1,4 +1,4 @@
-import CVips
+import CVipsFixture
 import Foundation
 import GalleryKit
 
@@ -15,15 +15,19 @@ public enum FixtureImage {
     seed: Int = 1
   ) throws -> Data {
     try VipsRuntime.start()
-    var image = try VipsImageHandle.make("vips_perlin") {
-      CVips_fixture(CInt(width), CInt(height), CInt(seed), alpha ? 1 : 0, $0)
+    var image = try VipsImageHandle.make("vips_perlin") { out in
+      out.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) {
+        CVipsFixture_make(CInt(width), CInt(height), CInt(seed), alpha ? 1 : 0, $0)
+      }
     }
     if let orientation {
       let source = image
-      image = try VipsImageHandle.make("vips_copy") { CVips_with_orientation(source.pointer, CInt(orientation), $0) }
+      image = try VipsImageHandle.make("vips_copy") { out in
+        out.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) {
+          CVipsFixture_with_orientation(source.pointer, CInt(orientation), $0)
+        }
+      }
     }
-    return try image.encode("vips_image_write_to_buffer") {
-      CVips_write_to_buffer(image.pointer, format.rawValue, $0, $1)
-    }
+    return try image.encoded(as: format.rawValue)
   }
 }

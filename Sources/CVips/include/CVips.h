@@ -65,11 +65,6 @@ int CVips_caption(const char *text, int width, int height, VipsImage **out);
 /// Adds a white margin around an image.
 int CVips_margin(VipsImage *in, int margin, VipsImage **out);
 
-// Fixtures: test images and samples made by libvips.
-/// A smooth, colourful w x h image from Perlin noise: 3 bands, or 4 with `alpha`.
-int CVips_fixture(int width, int height, int seed, int alpha, VipsImage **out);
-/// A copy of the image that carries an EXIF orientation tag.
-int CVips_with_orientation(VipsImage *in, int orientation, VipsImage **out);
 /// Encodes in the format the suffix names (".jpg", ".png", ".webp", ".gif", ".tif").
 int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
 

@@ -147,7 +147,7 @@ extension VipsImageHandle {
   }
 
   /// Encoded by the saver that `suffix` names (".png", ".jpg[Q=80,strip]", ...).
-  func encoded(as suffix: String) throws -> Data {
+  package func encoded(as suffix: String) throws -> Data {
     try encode("vips_image_write_to_buffer") { CVips_write_to_buffer(pointer, suffix, $0, $1) }
   }
 
