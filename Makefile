@@ -17,7 +17,7 @@ BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench build release demo test fuzz fuzz-smoke bench docs clean install install-binary install-files \
+.PHONY: setup setup-bench build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files \
 	uninstall refresh-databases
 
 setup:
@@ -41,12 +41,19 @@ demo: release
 	.build/release/gallery info $(DEMO)
 	@echo "bsdtar lists it:" && bsdtar -tf $(DEMO)
 
-test: setup
+test: setup lint
 	$(SWIFT) build
 	$(SWIFT) build --product generate-manual
 	$(MAKE) install-binary
 	stdbuf -oL -eL $(SWIFT) test
 	$(MAKE) fuzz-smoke
+
+# One formatter, its configuration committed (.swift-format); `make format` applies it.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
 
 # The fuzz targets for FUZZ_SECONDS (default 1800) each; findings land in Tests/Fuzz/crashes.
 fuzz: setup

@@ -6,7 +6,11 @@ import GalleryKit
 /// is linked into `gallery` (the linker drops the C fixture functions nobody calls).
 public enum FixtureImage {
   public enum Format: String, CaseIterable, Sendable {
-    case jpeg = ".jpg", png = ".png", webp = ".webp", gif = ".gif", tiff = ".tif"
+    case jpeg = ".jpg"
+    case png = ".png"
+    case webp = ".webp"
+    case gif = ".gif"
+    case tiff = ".tif"
   }
 
   /// A w x h image (as stored, before any orientation) of smooth noise.

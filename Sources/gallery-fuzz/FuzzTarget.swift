@@ -37,6 +37,7 @@ let scratchFile: String = {
 
   /// libFuzzer's driver, called from our own entry point: SwiftPM names an executable's
   /// entry `<target>_main`, so libFuzzer's `main` is not the one that runs.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
   @_silgen_name("LLVMFuzzerRunDriver")
   func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

@@ -97,7 +97,11 @@ struct ClipboardTests {
     let uris = images.reversed().map { URL(fileURLWithPath: $0).absoluteString }
 
     let targets = try display.xclip(["-t", "TARGETS", "-o"]).stdout.split(separator: "\n").map(String.init)
-    #expect(Set(targets) == ["TARGETS", "text/uri-list", "x-special/gnome-copied-files", "application/x-gallery-items", "text/plain;charset=utf-8", "UTF8_STRING"])
+    #expect(
+      Set(targets) == [
+        "TARGETS", "text/uri-list", "x-special/gnome-copied-files", "application/x-gallery-items", "text/plain;charset=utf-8",
+        "UTF8_STRING",
+      ])
     #expect(try display.xclip(["-t", "text/uri-list", "-o"]).stdout == uris.map { $0 + "\r\n" }.joined())
     #expect(try display.xclip(["-t", "x-special/gnome-copied-files", "-o"]).stdout == "copy\n" + uris.joined(separator: "\n"))
     #expect(try display.xclip(["-t", "UTF8_STRING", "-o"]).stdout == uris.joined(separator: "\n"))
@@ -193,10 +197,12 @@ struct ClipboardTests {
     let none = try Run.gallery(["copy", document, "1"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
     #expect(none.status == 69)
     #expect(none.stderr.contains("no graphical session"))
-    let noTool = try Run.gallery(["paste", document], environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "", "PATH": "/nonexistent"])
+    let noTool = try Run.gallery(
+      ["paste", document], environment: ["DISPLAY": ":99", "WAYLAND_DISPLAY": "", "PATH": "/nonexistent"])
     #expect(noTool.status == 69)
     #expect(noTool.stderr.contains("install xclip to paste on X11"), "\(noTool.stderr)")
-    let noWaylandTool = try Run.gallery(["copy", document, "1"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": "wayland-9", "PATH": "/nonexistent"])
+    let noWaylandTool = try Run.gallery(
+      ["copy", document, "1"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": "wayland-9", "PATH": "/nonexistent"])
     #expect(noWaylandTool.status == 69)
     #expect(noWaylandTool.stderr.contains("install wl-clipboard (Wayland) or xclip (X11)"))
     let noServer = try Run.gallery(["copy", document, "1"], environment: ["DISPLAY": ":4321", "WAYLAND_DISPLAY": ""])

@@ -39,7 +39,8 @@ struct DocumentCommandTests {
     let lines = text.stdout.split(separator: "\n")
     #expect(lines.first == "Holiday")
     #expect(lines.count == 3)
-    #expect(lines[1].contains("ready") && lines[1].contains("0.500") && lines[1].contains("200x400") && lines[1].contains("tall.jpg"))
+    #expect(
+      lines[1].contains("ready") && lines[1].contains("0.500") && lines[1].contains("200x400") && lines[1].contains("tall.jpg"))
     #expect(lines[2].contains("4.000") && lines[2].contains("400x100"))
 
     let listing = try Listing.of(document)
@@ -91,7 +92,8 @@ struct DropCommandTests {
     let document = try work.document()
     let spaced = try work.image("with space.jpg", seed: 3)
     let plain = try work.image("plain.webp", format: .webp, seed: 4)
-    let list = "# dragged from a file manager\r\n\(URL(fileURLWithPath: spaced).absoluteString)\r\n\r\n\(URL(fileURLWithPath: plain).absoluteString)\r\n"
+    let list =
+      "# dragged from a file manager\r\n\(URL(fileURLWithPath: spaced).absoluteString)\r\n\r\n\(URL(fileURLWithPath: plain).absoluteString)\r\n"
     #expect(list.contains("%20"))
     let result = try Run.gallery(["drop", document, "-"], stdin: Data(list.utf8))
     #expect(result.status == 0, "\(result.stderr)")
@@ -208,7 +210,9 @@ struct DropCommandTests {
     try FixtureImage.make(width: 60, height: 40, seed: 4).write(to: URL(fileURLWithPath: folder + "/.hidden.jpg"))
     let result = try Run.gallery(["drop", "--recursive", document, folder])
     #expect(result.status == 0, "\(result.stderr)")
-    let names = try Listing.of(document).items.map { URL(string: $0.source)!.path.replacingOccurrences(of: folder + "/", with: "") }
+    let names = try Listing.of(document).items.map {
+      URL(string: $0.source)!.path.replacingOccurrences(of: folder + "/", with: "")
+    }
     #expect(names == ["a.jpg", "b.jpg", "sub/c.jpg"])
   }
 
@@ -266,7 +270,9 @@ struct EditCommandTests {
     let list = try Run.gallery(["trash", document, "--list"])
     #expect(list.stdout.split(separator: "\n").count == 2)
     #expect(list.stdout.contains(original[1]) && list.stdout.contains(original[2]))
-    let json = try JSONSerialization.jsonObject(with: try Run.gallery(["trash", document, "--list", "--json"]).stdoutData) as! [[String: Any]]
+    let json =
+      try JSONSerialization.jsonObject(with: try Run.gallery(["trash", document, "--list", "--json"]).stdoutData)
+      as! [[String: Any]]
     #expect(json.count == 2)
     #expect(try Run.gallery(["check", document]).status == 0)
 

@@ -78,7 +78,8 @@ struct ConcurrencyAndCrashTests {
     var states = Set<Int>()
     for round in 0..<40 {
       let before = try GalleryDocument.open(document).model
-      let process = round % 5 == 4
+      let process =
+        round % 5 == 4
         ? try Run.start(["compact", document])
         : try Run.start(["drop", "--jobs", "1", document] + images.shuffled().prefix(3))
       Thread.sleep(forTimeInterval: Double.random(in: 0...0.25))

@@ -48,7 +48,10 @@ struct DamageAndHostileInputTests {
     let shown = try JSONDecoder().decode(Listing.self, from: show.stdoutData)
     #expect(shown.items.map(\.id) == newest, "the newest revision past the damage is shown")
 
-    for command in [["drop", document, try work.image("d.jpg", seed: 4)], ["move", document, "1", "--to", "end"], ["compact", document], ["trash", document, "1"]] {
+    for command in [
+      ["drop", document, try work.image("d.jpg", seed: 4)], ["move", document, "1", "--to", "end"], ["compact", document],
+      ["trash", document, "1"],
+    ] {
       let result = try Run.gallery(command)
       #expect(result.status == 65, "\(command[0]): \(result.stderr)")
       #expect(result.stderr.contains("check --fix"))
@@ -135,7 +138,9 @@ struct DamageAndHostileInputTests {
     #expect(try Run.gallery(["drop", "--embed", source, try work.image("a.jpg", seed: 1)]).status == 0)
     let destination = try work.document("destination.gallery")
     let before = try work.bytes(destination)
-    let good = try JSONSerialization.jsonObject(with: try Run.gallery(["drag", "--type", "gallery", source, "1"]).stdoutData) as! [String: Any]
+    let good =
+      try JSONSerialization.jsonObject(with: try Run.gallery(["drag", "--type", "gallery", source, "1"]).stdoutData)
+      as! [String: Any]
     let changes: [(String, (inout [String: Any]) -> Void)] = [
       ("an id that is a path", { $0["id"] = "../../x" }),
       ("a hash that is a path", { $0["hash"] = "sha256:../../../../tmp/x" }),
@@ -269,7 +274,9 @@ struct DamageAndHostileInputTests {
     let long = String(repeating: "日", count: 150) + ".jpg"
     let document = work.path("long.gallery")
     try HostileDocument.make(from: source, to: document) { model in
-      HostileDocument.items(&model) { $0[0]["source"] = "file:///nowhere/" + long.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)! }
+      HostileDocument.items(&model) {
+        $0[0]["source"] = "file:///nowhere/" + long.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!
+      }
     }
     let export = try Run.gallery(["export", document, "--to", work.path("out")])
     #expect(export.status == 0, "\(export.stderr)")

@@ -13,7 +13,8 @@ struct DesktopIntegrationTests {
     // Another program's page beside ours must survive our uninstall.
     try FileManager.default.createDirectory(atPath: destination + "/usr/share/man/man1", withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: destination + "/usr/share/man/man1/gallery-dl.1", contents: Data(".TH X 1\n".utf8))
-    let install = try Run.program("make", ["-C", Self.root, "install-files", "DESTDIR=" + destination, "PREFIX=/usr", "BINARY=" + Run.galleryBinary])
+    let install = try Run.program(
+      "make", ["-C", Self.root, "install-files", "DESTDIR=" + destination, "PREFIX=/usr", "BINARY=" + Run.galleryBinary])
     #expect(install.status == 0, "\(install.stderr)")
     #expect(!(install.stdout + install.stderr).contains("Error"), "\(install.stdout)\(install.stderr)")
     let share = destination + "/usr/share"
@@ -34,7 +35,8 @@ struct DesktopIntegrationTests {
     #expect(thumbnailer.contains("Exec=gallery thumbnail %i %o %s"))
 
     // The MIME database built from our package recognises a gallery by its content alone.
-    try FileManager.default.copyItem(atPath: "/usr/share/mime/packages/freedesktop.org.xml", toPath: share + "/mime/packages/freedesktop.org.xml")
+    try FileManager.default.copyItem(
+      atPath: "/usr/share/mime/packages/freedesktop.org.xml", toPath: share + "/mime/packages/freedesktop.org.xml")
     #expect(try Run.program("update-mime-database", [share + "/mime"]).status == 0)
     let document = try work.document()
     let disguised = work.path("no-extension.bin")
@@ -49,7 +51,9 @@ struct DesktopIntegrationTests {
     #expect(uninstall.status == 0, "\(uninstall.stderr)")
     #expect(!(uninstall.stdout + uninstall.stderr).contains("Error"), "\(uninstall.stdout)\(uninstall.stderr)")
     for path in expected { #expect(!FileManager.default.fileExists(atPath: destination + path), "\(path) left behind") }
-    #expect(FileManager.default.fileExists(atPath: destination + "/usr/share/man/man1/gallery-dl.1"), "uninstall removed another program's page")
+    #expect(
+      FileManager.default.fileExists(atPath: destination + "/usr/share/man/man1/gallery-dl.1"),
+      "uninstall removed another program's page")
   }
 
   @Test("make install builds and installs, and never installs system packages")
@@ -85,7 +89,8 @@ struct DesktopIntegrationTests {
 
   /// The binary `make install` installs (Swift's standard library linked in), built by
   /// `make test` before the tests run.
-  static let staticBinary = ProcessInfo.processInfo.environment["GALLERY_STATIC_BINARY"]
+  static let staticBinary =
+    ProcessInfo.processInfo.environment["GALLERY_STATIC_BINARY"]
     ?? (root + "/.build/static/release/gallery")
 
   @Test("Thunar's tumbler makes the cover thumbnail through its D-Bus service and our thumbnailer entry")
@@ -95,7 +100,8 @@ struct DesktopIntegrationTests {
     // The script starts its own session bus and tumbler; its output goes to a file, so that
     // nothing it starts can hold ours. (It needs SIGCHLD for D-Bus activation: children of
     // the tests start with no signal blocked, see TestProcess.)
-    let result = try Run.program("bash", ["-c", "\"$0\" \"$1\" >\"$2\" 2>&1", Self.root + "/scripts/check-tumbler", Run.galleryBinary, log])
+    let result = try Run.program(
+      "bash", ["-c", "\"$0\" \"$1\" >\"$2\" 2>&1", Self.root + "/scripts/check-tumbler", Run.galleryBinary, log])
     let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     #expect(result.status == 0, "\(output)")
     #expect(output.contains("128x128") && output.contains("tumbler made the thumbnail"), "\(output)")
@@ -103,7 +109,8 @@ struct DesktopIntegrationTests {
 
   @Test("The installed binary runs in GNOME's thumbnailer sandbox (bubblewrap, only /usr); a toolchain-linked one does not")
   func bubblewrap() throws {
-    #expect(FileManager.default.isExecutableFile(atPath: Self.staticBinary), "build it with `make install-binary` (make test does)")
+    #expect(
+      FileManager.default.isExecutableFile(atPath: Self.staticBinary), "build it with `make install-binary` (make test does)")
     let work = try TestWorkspace()
     let document = try work.document()
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
@@ -111,14 +118,16 @@ struct DesktopIntegrationTests {
     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
     func sandboxed(_ binary: String) throws -> Run.Result {
       // The mounts gnome-desktop's thumbnailer script gives a thumbnailer.
-      try Run.program("bwrap", [
-        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
-        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-        "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev", "--chdir", "/",
-        "--setenv", "GIO_USE_VFS", "local", "--unshare-all", "--die-with-parent",
-        "--bind", output, "/tmp", "--ro-bind", document, document, "--ro-bind", binary, "/gallery-thumbnailer",
-        "/gallery-thumbnailer", "thumbnail", document, "/tmp/thumbnail.png", "256",
-      ])
+      try Run.program(
+        "bwrap",
+        [
+          "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
+          "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+          "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev", "--chdir", "/",
+          "--setenv", "GIO_USE_VFS", "local", "--unshare-all", "--die-with-parent",
+          "--bind", output, "/tmp", "--ro-bind", document, document, "--ro-bind", binary, "/gallery-thumbnailer",
+          "/gallery-thumbnailer", "thumbnail", document, "/tmp/thumbnail.png", "256",
+        ])
     }
     let installed = try sandboxed(Self.staticBinary)
     #expect(installed.status == 0, "\(installed.stderr)")

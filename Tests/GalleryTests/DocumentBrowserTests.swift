@@ -69,7 +69,9 @@ struct DocumentBrowserTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: String(trashed))) == bytes)
     let name = (String(trashed) as NSString).lastPathComponent
     let info = try String(contentsOfFile: trash + "/info/" + name + ".trashinfo", encoding: .utf8)
-    #expect(info.hasPrefix("[Trash Info]\nPath=\(document.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)\nDeletionDate="))
+    #expect(
+      info.hasPrefix(
+        "[Trash Info]\nPath=\(document.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)\nDeletionDate="))
 
     let other = try work.document("Other.gallery")
     #expect(try Run.gallery(["delete", "--permanently", other]).status == 0)
@@ -100,7 +102,9 @@ struct DocumentBrowserTests {
     let own = ["XDG_STATE_HOME": work.path("state")]
     #expect(try Run.program(Run.galleryBinary, ["show", one], environment: own).status == 0)
     let recent = try Run.program(Run.galleryBinary, ["browse", "--recent", "--json"], environment: own)
-    let recentPaths = (try JSONSerialization.jsonObject(with: recent.stdoutData) as! [[String: Any]]).map { $0["path"] as! String }
+    let recentPaths = (try JSONSerialization.jsonObject(with: recent.stdoutData) as! [[String: Any]]).map {
+      $0["path"] as! String
+    }
     #expect(recentPaths.first == URL(fileURLWithPath: one).standardizedFileURL.path)
   }
 

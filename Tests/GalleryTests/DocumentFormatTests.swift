@@ -19,7 +19,13 @@ struct DocumentFormatTests {
       #expect(names.contains("cover.jpg"))
       #expect(names.filter { $0.hasPrefix("thumbnails/") }.count == 3)
     }
-    let python = try Run.program("python3", ["-c", "import tarfile,sys; t=tarfile.open(sys.argv[1]); print(t.getmembers()[0].name, t.extractfile('mimetype').read().decode())", document])
+    let python = try Run.program(
+      "python3",
+      [
+        "-c",
+        "import tarfile,sys; t=tarfile.open(sys.argv[1]); print(t.getmembers()[0].name, t.extractfile('mimetype').read().decode())",
+        document,
+      ])
     #expect(python.status == 0, "\(python.stderr)")
     #expect(python.stdout == "mimetype application/x-gallery\n")
   }
@@ -48,8 +54,11 @@ struct DocumentFormatTests {
       .deletingLastPathComponent().appendingPathComponent("docs/gallery.schema.json").path
     let validate = try Run.program(
       SchemaValidator.python,
-      ["-c", "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2]))); print('ok')",
-       schema, out + "/gallery.json"])
+      [
+        "-c",
+        "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2]))); print('ok')",
+        schema, out + "/gallery.json",
+      ])
     #expect(validate.status == 0, "\(validate.stderr)")
     #expect(validate.stdout == "ok\n")
 
@@ -57,7 +66,11 @@ struct DocumentFormatTests {
     let broken = try work.write(#"{"format":1,"title":"x","items":[{"id":"12","state":"ready"}]}"#, to: "broken.json")
     let rejected = try Run.program(
       SchemaValidator.python,
-      ["-c", "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))", schema, broken])
+      [
+        "-c",
+        "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+        schema, broken,
+      ])
     #expect(rejected.status != 0)
   }
 
@@ -80,7 +93,12 @@ struct DocumentFormatTests {
     #expect(namesAfter.dropFirst(namesBefore.count) == ["gallery.json", namesAfter[namesBefore.count + 1], "gallery.json"])
     #expect(namesAfter[namesBefore.count + 1].hasPrefix("thumbnails/"))
     // The file grew by those three entries (and their headers), nothing more.
-    let sizes = try Run.program("python3", ["-c", "import tarfile,sys; m=tarfile.open(sys.argv[1]).getmembers(); print(sum(x.size for x in m[int(sys.argv[2]):]))", document, String(namesBefore.count)])
+    let sizes = try Run.program(
+      "python3",
+      [
+        "-c", "import tarfile,sys; m=tarfile.open(sys.argv[1]).getmembers(); print(sum(x.size for x in m[int(sys.argv[2]):]))",
+        document, String(namesBefore.count),
+      ])
     let appended = Int(sizes.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     #expect(appended > 0)
     #expect(try work.bytes(document).count - sizeBefore <= appended + 3 * 2048)
@@ -192,7 +210,9 @@ struct DamagedDocumentTests {
     _ = try work.write("application/x-gallery", to: "mimetype")
     _ = try work.write("{not json", to: "gallery.json")
     let garbled = work.path("garbled.gallery")
-    #expect(try Run.program("bsdtar", ["--format", "pax", "-cf", garbled, "-C", work.folder.path, "mimetype", "gallery.json"]).status == 0)
+    #expect(
+      try Run.program("bsdtar", ["--format", "pax", "-cf", garbled, "-C", work.folder.path, "mimetype", "gallery.json"]).status
+        == 0)
     guard case .corrupt = open(garbled) else {
       Issue.record("garbled model not reported as damaged")
       return
@@ -204,7 +224,9 @@ struct DamagedDocumentTests {
     encoder.dateEncodingStrategy = .iso8601
     try encoder.encode(future).write(to: URL(fileURLWithPath: work.path("gallery.json")))
     let newer = work.path("newer.gallery")
-    #expect(try Run.program("bsdtar", ["--format", "pax", "-cf", newer, "-C", work.folder.path, "mimetype", "gallery.json"]).status == 0)
+    #expect(
+      try Run.program("bsdtar", ["--format", "pax", "-cf", newer, "-C", work.folder.path, "mimetype", "gallery.json"]).status == 0
+    )
     let show = try Run.gallery(["show", newer])
     #expect(show.status == 65)
     #expect(show.stderr.contains("newer"))
@@ -230,7 +252,8 @@ struct DamagedDocumentTests {
     escaping.append(Data(count: 1024))
     try escaping.write(to: URL(fileURLWithPath: document))
     #expect(try Run.gallery(["show", document]).status == 0)
-    #expect(!FileManager.default.fileExists(atPath: work.folder.deletingLastPathComponent().appendingPathComponent("escaped.txt").path))
+    #expect(
+      !FileManager.default.fileExists(atPath: work.folder.deletingLastPathComponent().appendingPathComponent("escaped.txt").path))
   }
 }
 

@@ -10,7 +10,8 @@ struct DragAndMergeTests {
     let a = try work.document("A.gallery")
     let b = try work.document("B.gallery")
     let shared = try work.image("shared.jpg", seed: 9)
-    #expect(try Run.gallery(["drop", a, try work.image("a0.jpg", seed: 1), try work.image("a1.jpg", seed: 2), shared]).status == 0)
+    #expect(
+      try Run.gallery(["drop", a, try work.image("a0.jpg", seed: 1), try work.image("a1.jpg", seed: 2), shared]).status == 0)
     #expect(try Run.gallery(["drop", b, shared, try work.image("b1.jpg", seed: 3)]).status == 0)
     return (a, b)
   }
@@ -44,7 +45,9 @@ struct DragAndMergeTests {
     let work = try TestWorkspace()
     let (a, b) = try twoDocuments(work)
     let list = try Run.gallery(["drag", a, "2", "1"])
-    #expect(list.stdout == (try GalleryDocument.open(a).model.items[1].source) + "\r\n" + (try GalleryDocument.open(a).model.items[0].source) + "\r\n")
+    #expect(
+      list.stdout == (try GalleryDocument.open(a).model.items[1].source) + "\r\n"
+        + (try GalleryDocument.open(a).model.items[0].source) + "\r\n")
 
     try FileManager.default.removeItem(atPath: work.path("a1.jpg"))
     let payload = try Run.gallery(["drag", "--type", "gallery", a, "2"])
@@ -57,7 +60,8 @@ struct DragAndMergeTests {
     #expect(try Run.gallery(["check", b]).status == 0)
   }
 
-  @Test("drag --move removes from the source only after the destination saved; into its own document a move reorders, a copy copies")
+  @Test(
+    "drag --move removes from the source only after the destination saved; into its own document a move reorders, a copy copies")
   func dragMove() throws {
     let work = try TestWorkspace()
     let (a, b) = try twoDocuments(work)

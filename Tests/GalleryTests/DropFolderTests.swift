@@ -80,13 +80,18 @@ struct DropFolderTests {
     let watcher = try setup.start()
     let source = try setup.image("slow.jpg", width: 1200, height: 900, seed: 5)
     let target = setup.folder + "/slow.jpg"
-    let writer = try TestProcess("python3", ["-c", """
-      import sys, time
-      data = open(sys.argv[1], 'rb').read()
-      with open(sys.argv[2], 'wb') as f:
-          for i in range(4):
-              f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
-      """, source, target])
+    let writer = try TestProcess(
+      "python3",
+      [
+        "-c",
+        """
+        import sys, time
+        data = open(sys.argv[1], 'rb').read()
+        with open(sys.argv[2], 'wb') as f:
+            for i in range(4):
+                f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
+        """, source, target,
+      ])
     watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
     usleep(500_000)
     #expect(writer.isRunning)
@@ -126,7 +131,8 @@ struct DropFolderTests {
     let watcher = try setup.start(["--reject-to", rejects, "--then", "move:" + done])
     try Data("<html></html>".utf8).write(to: URL(fileURLWithPath: setup.folder + "/page.png"))
     #expect(try Run.program("cp", [try setup.image("keep.jpg", seed: 7), setup.folder + "/"]).status == 0)
-    watcher.waitFor("both") { events in events.contains { $0.event == "rejected" } && events.contains { $0.event == "committed" } }
+    watcher.waitFor("both") { events in events.contains { $0.event == "rejected" } && events.contains { $0.event == "committed" }
+    }
     #expect(FileManager.default.fileExists(atPath: rejects + "/page.png"))
     #expect(FileManager.default.fileExists(atPath: done + "/keep.jpg"))
     #expect(!FileManager.default.fileExists(atPath: setup.folder + "/keep.jpg"))
@@ -173,7 +179,8 @@ struct DropFolderTests {
     let setup = try DropFolderSetup()
     let watcher = try setup.start(["--recursive"])
     let image = try setup.image("deep.jpg", seed: 8)
-    let script = "mkdir -p '\(setup.folder)/a/b/c' && cp '\(image)' '\(setup.folder)/a/b/c/' && mkdir '\(setup.folder)/d' && cp '\(image)' '\(setup.folder)/d/copy.jpg'"
+    let script =
+      "mkdir -p '\(setup.folder)/a/b/c' && cp '\(image)' '\(setup.folder)/a/b/c/' && mkdir '\(setup.folder)/d' && cp '\(image)' '\(setup.folder)/d/copy.jpg'"
     #expect(try Run.program("bash", ["-c", script]).status == 0)
     watcher.waitFor("a commit and a duplicate") { events in
       events.contains { $0.event == "committed" } && events.contains { $0.event == "duplicate" }
@@ -198,11 +205,15 @@ struct DropFolderTests {
   func restart() throws {
     let setup = try DropFolderSetup()
     var watcher = try setup.start()
-    for seed in 10..<12 { #expect(try Run.program("cp", [try setup.image("first\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0) }
+    for seed in 10..<12 {
+      #expect(try Run.program("cp", [try setup.image("first\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0)
+    }
     watcher.waitFor("two commits") { $0.filter { $0.event == "committed" }.count == 2 }
     #expect(watcher.stop() == 0)
 
-    for seed in 12..<14 { #expect(try Run.program("cp", [try setup.image("later\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0) }
+    for seed in 12..<14 {
+      #expect(try Run.program("cp", [try setup.image("later\(seed).jpg", seed: seed), setup.folder + "/"]).status == 0)
+    }
     watcher = try setup.start()
     watcher.waitFor("the two new ones") { $0.filter { $0.event == "committed" }.count == 2 }
     usleep(500_000)
@@ -214,8 +225,9 @@ struct DropFolderTests {
     #expect(try Run.gallery(["trash", setup.document, "1"]).status == 0)
     #expect(try Run.gallery(["trash", setup.document, "--empty"]).status == 0)
     try FixtureImage.make(width: 90, height: 60, seed: 15).write(to: URL(fileURLWithPath: setup.folder + "/offline.jpg"))
-    let once = try Run.program(Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
-                               environment: ["XDG_STATE_HOME": setup.state])
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
+      environment: ["XDG_STATE_HOME": setup.state])
     #expect(once.status == 0, "\(once.stderr)")
     let sources = try setup.items().map { URL(string: $0.source)!.lastPathComponent }
     #expect(sources.count == 4)
@@ -256,7 +268,8 @@ struct DropFolderTests {
     #expect(missing.status != 0)
     let config = try setup.work.write("# inbox\n\(setup.folder):\(setup.document)\n", to: "watch.conf")
     try FixtureImage.make(width: 50, height: 40, seed: 20).write(to: URL(fileURLWithPath: setup.folder + "/c.jpg"))
-    let once = try Run.program(Run.galleryBinary, ["watch", "--config", config, "--once"], environment: ["XDG_STATE_HOME": setup.state])
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", "--config", config, "--once"], environment: ["XDG_STATE_HOME": setup.state])
     #expect(once.status == 0, "\(once.stderr)")
     #expect(try setup.items().count == 1)
   }
@@ -326,10 +339,14 @@ extension DropFolderTests {
       watcher.waitFor("the folder reported unwatched", timeout: 10) { $0.contains { $0.event == "unwatched" } }
       try FileManager.default.copyItem(atPath: try setup.image("top.jpg", seed: 31), toPath: setup.folder + "/top.jpg")
       try FileManager.default.copyItem(atPath: try setup.image("deep.jpg", seed: 32), toPath: setup.folder + "/later/deep.jpg")
-      watcher.waitFor("the top folder still watched", timeout: 20) { $0.contains { $0.event == "committed" && $0.path.hasSuffix("/top.jpg") } }
+      watcher.waitFor("the top folder still watched", timeout: 20) {
+        $0.contains { $0.event == "committed" && $0.path.hasSuffix("/top.jpg") }
+      }
     }
     // The limit is back: the folder is watched again and scanned.
-    watcher.waitFor("the new folder caught up", timeout: 30) { $0.contains { $0.event == "committed" && $0.path.hasSuffix("/later/deep.jpg") } }
+    watcher.waitFor("the new folder caught up", timeout: 30) {
+      $0.contains { $0.event == "committed" && $0.path.hasSuffix("/later/deep.jpg") }
+    }
     #expect(watcher.count("watched") == 1)
     #expect(watcher.log.contains("warning: cannot watch"))
     #expect(watcher.stop() == 0)
@@ -344,8 +361,9 @@ extension DropFolderTests {
       try FileManager.default.createDirectory(atPath: setup.folder + "/sub\(index)", withIntermediateDirectories: true)
     }
     let result = try InotifyLimits.with("max_user_watches", 2) {
-      try Run.program(Run.galleryBinary, ["watch", "--recursive", setup.folder, "--into", setup.document],
-                      environment: ["XDG_STATE_HOME": setup.state])
+      try Run.program(
+        Run.galleryBinary, ["watch", "--recursive", setup.folder, "--into", setup.document],
+        environment: ["XDG_STATE_HOME": setup.state])
     }
     #expect(result.status != 0)
     #expect(result.stderr.contains("fs.inotify.max_user_watches"), "\(result.stderr)")

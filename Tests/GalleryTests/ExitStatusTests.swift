@@ -1,6 +1,7 @@
 import Foundation
-@testable import GalleryKit
 import Testing
+
+@testable import GalleryKit
 
 @Suite("Errors say their exit status")
 struct ExitStatusTests {

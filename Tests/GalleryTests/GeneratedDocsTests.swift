@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import GalleryKit
+import Testing
 
 @Suite("Man pages and shell completions")
 struct GeneratedDocsTests {
@@ -17,8 +17,9 @@ struct GeneratedDocsTests {
       let committed = Self.root.appendingPathComponent(folder).path
       let generated = work.path(folder)
       let names = try FileManager.default.contentsOfDirectory(atPath: generated).sorted()
-      #expect(try FileManager.default.contentsOfDirectory(atPath: committed).sorted() == names,
-              "\(folder)/ lists other files than the generator makes: run `make docs`")
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: committed).sorted() == names,
+        "\(folder)/ lists other files than the generator makes: run `make docs`")
       for name in names {
         let fresh = try Data(contentsOf: URL(fileURLWithPath: generated + "/" + name))
         let old = try? Data(contentsOf: URL(fileURLWithPath: committed + "/" + name))
@@ -35,13 +36,18 @@ struct GeneratedDocsTests {
     let work = try TestWorkspace()
     let manpath = work.path("man")
     try FileManager.default.createDirectory(atPath: manpath + "/man1", withIntermediateDirectories: true)
-    let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path).filter { $0.hasSuffix(".1") }
+    let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path).filter {
+      $0.hasSuffix(".1")
+    }
     for page in pages {
-      try FileManager.default.copyItem(atPath: Self.root.appendingPathComponent("man/" + page).path, toPath: manpath + "/man1/" + page)
+      try FileManager.default.copyItem(
+        atPath: Self.root.appendingPathComponent("man/" + page).path, toPath: manpath + "/man1/" + page)
     }
     for words in [["gallery-drop"], ["gallery", "drop"], ["gallery-watch"]] {
       let found = try Run.program("man", ["-M", manpath, "-w"] + words)
-      #expect(found.status == 0 && found.stdout.contains("/man1/" + words.joined(separator: "-") + ".1"), "man \(words): \(found.stderr)")
+      #expect(
+        found.status == 0 && found.stdout.contains("/man1/" + words.joined(separator: "-") + ".1"),
+        "man \(words): \(found.stderr)")
     }
     for page in pages {
       let grog = try Run.program("lexgrog", [manpath + "/man1/" + page])
@@ -50,7 +56,8 @@ struct GeneratedDocsTests {
     }
     #expect(try Run.program("mandb", ["-q", "-c", manpath]).status == 0)
     let apropos = try Run.program("apropos", ["-M", manpath, "gallery"])
-    #expect(apropos.stdout.contains("gallery-drop (1)") && apropos.stdout.contains("Drop images into a gallery"), "\(apropos.stdout)")
+    #expect(
+      apropos.stdout.contains("gallery-drop (1)") && apropos.stdout.contains("Drop images into a gallery"), "\(apropos.stdout)")
     #expect(!apropos.stdout.contains("unknown subject"))
   }
 
@@ -79,7 +86,10 @@ struct GeneratedDocsTests {
     let parts = result.stdout.components(separatedBy: "---\n")
     #expect(parts.count == 2)
     let subcommands = Set(parts[0].split(separator: "\n").map(String.init))
-    #expect(subcommands.isSuperset(of: ["new", "show", "info", "drop", "move", "trash", "restore", "export", "uris", "compact", "check"]))
+    #expect(
+      subcommands.isSuperset(of: [
+        "new", "show", "info", "drop", "move", "trash", "restore", "export", "uris", "compact", "check",
+      ]))
     let options = Set(parts[1].split(separator: "\n").map(String.init))
     #expect(options.isSuperset(of: ["--at", "--recursive", "--keep-failed", "--max-pixels", "--jobs", "--json"]))
   }

@@ -25,7 +25,11 @@ struct ImageTests {
     let data = try FixtureImage.make(width: 500, height: 400, format: format)
     let image = try ImageProcessor.process(data, options: ImageOptions())
     #expect(image.width == 500 && image.height == 400)
-    #expect(image.format == ["jpeg": "jpeg", "png": "png", "webp": "webp", "gif": "gif", "tiff": "tiff"][String(format.rawValue.dropFirst()).replacingOccurrences(of: "jpg", with: "jpeg").replacingOccurrences(of: "tif", with: "tiff")])
+    #expect(
+      image.format
+        == ["jpeg": "jpeg", "png": "png", "webp": "webp", "gif": "gif", "tiff": "tiff"][
+          String(format.rawValue.dropFirst()).replacingOccurrences(of: "jpg", with: "jpeg").replacingOccurrences(
+            of: "tif", with: "tiff")])
     #expect(image.thumbnail.fileExtension == "jpg")
     #expect(image.hash == contentHash(of: data))
     #expect(image.hash.count == "sha256:".count + 64)
@@ -74,7 +78,8 @@ struct ImageTests {
   @Test("The cover is a 2x2 mosaic, grey where there are fewer than four images")
   func cover() throws {
     let thumbnails = try (1...3).map { seed in
-      try ImageProcessor.process(try FixtureImage.make(width: 300, height: 200, seed: seed), options: ImageOptions()).thumbnail.data
+      try ImageProcessor.process(try FixtureImage.make(width: 300, height: 200, seed: seed), options: ImageOptions()).thumbnail
+        .data
     }
     let cover = try ImageProcessor.process(try CoverMaker.cover(from: thumbnails), options: ImageOptions())
     #expect(cover.width == 256 && cover.height == 256)

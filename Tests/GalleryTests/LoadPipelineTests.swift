@@ -1,7 +1,8 @@
 import Foundation
-@testable import GalleryKit
 import GalleryTestSupport
 import Testing
+
+@testable import GalleryKit
 
 /// The drop's commit schedule, as a value driven by a manual clock: no process, no sleep.
 @Suite("The load pipeline: when outcomes are saved, and cancellation")
@@ -83,7 +84,9 @@ struct LoadPipelineTests {
     let drop = Task { try await ImageDrop.drop(sources, into: document, options: options) }
     // Cancel once the placeholders are saved (the document then holds 24 items).
     let deadline = Date() + 30
-    while (try? GalleryDocument.open(document).model.items.count) != 24 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    while (try? GalleryDocument.open(document).model.items.count) != 24 && Date() < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
     drop.cancel()
     let report = try await drop.value
     let items = try GalleryDocument.open(document).model.items

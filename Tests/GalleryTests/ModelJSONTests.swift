@@ -5,7 +5,8 @@ import Testing
 @Suite("gallery.json: the model's own JSON codec")
 struct ModelJSONTests {
   func sample() -> GalleryModel {
-    var model = GalleryModel(title: "Tricky \"title\" \\ with \u{7} bell, tab\t, é, 日本, 🖼️", now: Date(timeIntervalSince1970: 1_700_000_000))
+    var model = GalleryModel(
+      title: "Tricky \"title\" \\ with \u{7} bell, tab\t, é, 日本, 🖼️", now: Date(timeIntervalSince1970: 1_700_000_000))
     var ready = Item.placeholder(id: "abcdef", source: "file:///tmp/a%20b.jpg", now: Date(timeIntervalSince1970: 1_700_000_100))
     ready.state = .ready
     ready.placeholder = nil
@@ -15,7 +16,8 @@ struct ModelJSONTests {
     ready.hash = "sha256:" + String(repeating: "ab", count: 32)
     ready.thumbnail = "thumbnails/abcdef.jpg"
     ready.page = "https://example.invalid/page?q=1&r=/x"
-    let pending = Item.placeholder(id: "ghjkmn", source: "https://example.invalid/i.png", now: Date(timeIntervalSince1970: 1_700_000_200))
+    let pending = Item.placeholder(
+      id: "ghjkmn", source: "https://example.invalid/i.png", now: Date(timeIntervalSince1970: 1_700_000_200))
     var failed = pending.failed(because: "HTTP 404 \"Not Found\"\n")
     failed.id = "pqrstu"  // ids are unique across items and trash
     model.items = [ready, pending]
@@ -55,11 +57,14 @@ struct ModelJSONTests {
     #expect(model.settings.maxPixels == 1_000_000)
   }
 
-  @Test("Malformed JSON is an error, never a partial model", arguments: [
-    "", "{", "[]", #"{"format":1}"#, #"{"format":1,"title":"x","created":"yesterday","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]}"#,
-    #"{"format":1,"title":"x\u0001","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[{"id":"a"}],"trash":[]}"#,
-    #"{"format":1,"title":"x","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]} trailing"#,
-  ])
+  @Test(
+    "Malformed JSON is an error, never a partial model",
+    arguments: [
+      "", "{", "[]", #"{"format":1}"#,
+      #"{"format":1,"title":"x","created":"yesterday","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]}"#,
+      #"{"format":1,"title":"x\u0001","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[{"id":"a"}],"trash":[]}"#,
+      #"{"format":1,"title":"x","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]} trailing"#,
+    ])
   func malformed(_ text: String) {
     #expect(throws: (any Error).self) { try ModelCoding.decode(Data(text.utf8)) }
   }
@@ -69,7 +74,7 @@ struct ModelJSONTests {
 struct RandomModels {
   var generator: any RandomNumberGenerator
 
-  init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+  init(seed: UInt64) { generator = SplitMix(state: seed) }
 
   mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
   mutating func bool() -> Bool { Bool.random(using: &generator) }
@@ -78,7 +83,8 @@ struct RandomModels {
   /// Text with quotes, backslashes, controls (where the rules allow them), accents, CJK and
   /// emoji (a surrogate pair once escaped).
   mutating func text(controls: Bool) -> String {
-    let pieces = ["a", "Z", "0", " ", "\"", "\\", "/", "é", "日本", "🖼️", "&", "?", "%20"] + (controls ? ["\n", "\t", "\u{7}", "\u{1F}"] : [])
+    let pieces =
+      ["a", "Z", "0", " ", "\"", "\\", "/", "é", "日本", "🖼️", "&", "?", "%20"] + (controls ? ["\n", "\t", "\u{7}", "\u{1F}"] : [])
     return (0..<int(0...12)).map { _ in pieces[int(0...pieces.count - 1)] }.joined()
   }
 
@@ -89,7 +95,8 @@ struct RandomModels {
 
   mutating func item(_ index: Int) -> Item {
     var item = Item.placeholder(
-      id: id(index), source: "file:///tmp/" + text(controls: false).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!,
+      id: id(index),
+      source: "file:///tmp/" + text(controls: false).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!,
       page: bool() ? "https://example.invalid/p?q=\(int(0...99))" : nil, now: date())
     switch int(0...2) {
     case 0:
@@ -122,19 +129,6 @@ struct RandomModels {
     model.items = (0..<count).map { item($0) }
     model.trash = (0..<int(0...4)).map { TrashedItem(item: item(count + $0), trashed: date(), position: int(1...1000)) }
     return model
-  }
-}
-
-/// splitmix64: the same sequence on every run, so a failure can be replayed by its seed.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 

@@ -11,7 +11,9 @@ struct RecoveryTests {
     let images = try (0..<count).map { try work.image("k\($0).jpg", width: 2000, height: 1500, seed: 40 + $0) }
     let drop = try Run.start(["drop", "--jobs", "1", document] + images)
     for _ in 0..<4000 {
-      if let model = try? GalleryDocument.open(document).model, model.items.contains(where: { $0.state == .placeholder }) { break }
+      if let model = try? GalleryDocument.open(document).model, model.items.contains(where: { $0.state == .placeholder }) {
+        break
+      }
       usleep(500)
     }
     kill(drop.processIdentifier, SIGKILL)

@@ -21,7 +21,9 @@ struct SamplesTests {
     let export = try Run.gallery(["export", example, "--to", work.path("out")])
     #expect(export.status == 0, "\(export.stderr)")
     let exported = export.stdout.split(separator: "\n").map { (String($0) as NSString).lastPathComponent }
-    let samples = try FileManager.default.contentsOfDirectory(atPath: Self.samples).filter { $0.contains(".") && !$0.hasSuffix(".gallery") }
+    let samples = try FileManager.default.contentsOfDirectory(atPath: Self.samples).filter {
+      $0.contains(".") && !$0.hasSuffix(".gallery")
+    }
     #expect(Set(exported) == Set(samples))
     for name in exported {
       #expect(try work.bytes(work.path("out/" + name)) == (try work.bytes(Self.samples + "/" + name)))

@@ -12,17 +12,27 @@ struct ShellCompletionTests {
   /// A folder with `My Trip.gallery` holding landscape.jpg and wide.jpg; returns their ids.
   func trip(_ work: TestWorkspace) throws -> [String] {
     let document = try work.document("My Trip.gallery")
-    #expect(try Run.gallery(["drop", document, try work.image("landscape.jpg", seed: 1), try work.image("wide.jpg", seed: 2)]).status == 0)
+    #expect(
+      try Run.gallery(["drop", document, try work.image("landscape.jpg", seed: 1), try work.image("wide.jpg", seed: 2)]).status
+        == 0)
     return try Listing.of(document).items.map(\.id)
   }
 
   /// Starts `shell` in tmux, runs `setup`, types `line`, presses Tab and returns the screen
   /// once it shows `expected` (or after 15 s).
-  func complete(_ shell: String, setup: String, line: String, expecting expected: String, in work: TestWorkspace) throws -> String {
+  func complete(_ shell: String, setup: String, line: String, expecting expected: String, in work: TestWorkspace) throws -> String
+  {
     let session = "gallery-\(UUID().uuidString.prefix(8))"
-    let path = URL(fileURLWithPath: Run.galleryBinary).deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let path =
+      URL(fileURLWithPath: Run.galleryBinary).deletingLastPathComponent().path + ":"
+      + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     let environment = Run.isolatedHome.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-    _ = try Run.program("tmux", ["new-session", "-d", "-s", session, "-x", "160", "-y", "20", "env PATH=\(path) HOME=\(work.folder.path) \(environment) \(shell)"])
+    _ = try Run.program(
+      "tmux",
+      [
+        "new-session", "-d", "-s", session, "-x", "160", "-y", "20",
+        "env PATH=\(path) HOME=\(work.folder.path) \(environment) \(shell)",
+      ])
     defer { _ = try? Run.program("tmux", ["kill-session", "-t", session]) }
     Thread.sleep(forTimeInterval: 0.5)
     _ = try Run.program("tmux", ["send-keys", "-t", session, "\(setup); cd '\(work.folder.path)'; clear", "Enter"])
@@ -43,7 +53,8 @@ struct ShellCompletionTests {
     let work = try TestWorkspace()
     let ids = try trip(work)
     let setup = "source '\(Self.completions)/gallery.fish'"
-    let screen = try complete("fish --no-config -i", setup: setup, line: "gallery move My\\ Trip.gallery ", expecting: "wide.jpg", in: work)
+    let screen = try complete(
+      "fish --no-config -i", setup: setup, line: "gallery move My\\ Trip.gallery ", expecting: "wide.jpg", in: work)
     #expect(screen.contains(ids[0]) && screen.contains(ids[1]), "\(screen)")
     #expect(screen.contains("(landscape.jpg)") && screen.contains("(wide.jpg)"), "\(screen)")
     let then = try complete("fish --no-config -i", setup: setup, line: "gallery watch --then ", expecting: "delete", in: work)
@@ -77,8 +88,11 @@ struct ShellCompletionTests {
         printf '%s\\n' "${COMPREPLY[@]}"
         """
       let path = URL(fileURLWithPath: Run.galleryBinary).deletingLastPathComponent().path
-      let result = try Run.program("bash", ["-c", probe], environment: ["PATH": path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
-      #expect(Set(result.stdout.split(separator: "\n").map(String.init)) == Set(ids + ["1", "2"]), "\(word): \(result.stdout)\(result.stderr)")
+      let result = try Run.program(
+        "bash", ["-c", probe], environment: ["PATH": path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
+      #expect(
+        Set(result.stdout.split(separator: "\n").map(String.init)) == Set(ids + ["1", "2"]),
+        "\(word): \(result.stdout)\(result.stderr)")
     }
   }
 }

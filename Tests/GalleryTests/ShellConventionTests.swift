@@ -1,7 +1,7 @@
 import Foundation
+import GalleryCommands
 import GalleryKit
 import GalleryTestSupport
-import GalleryCommands
 import Logging
 import Testing
 
@@ -22,7 +22,9 @@ struct ShellConventionTests {
   func messageStyle() throws {
     let work = try TestWorkspace()
     let document = try work.document()
-    for arguments in [["drop", document, "--jobs", "0", "x.jpg"], ["frobnicate"], ["show"], ["drop", document, "--timeout", "inf", "x.jpg"]] {
+    for arguments in [
+      ["drop", document, "--jobs", "0", "x.jpg"], ["frobnicate"], ["show"], ["drop", document, "--timeout", "inf", "x.jpg"],
+    ] {
       let result = try Run.gallery(arguments)
       #expect(result.status == 64, "\(arguments)")
       #expect(result.stderr.hasPrefix("gallery: "), "\(arguments): \(result.stderr)")
@@ -55,7 +57,10 @@ struct ShellConventionTests {
     let badConfig = try work.write("a b c\n", to: "watch.conf")
     let cases: [(arguments: [String], status: Int32, says: String)] = [
       (["watch", "--config", badConfig], 64, "watch.conf: line 1: expected DIR:DOC"),
-      (["new", work.path("no/such/folder/a.gallery")], 73, "cannot write \(work.path("no/such/folder/a.gallery")): No such file or directory"),
+      (
+        ["new", work.path("no/such/folder/a.gallery")], 73,
+        "cannot write \(work.path("no/such/folder/a.gallery")): No such file or directory"
+      ),
       (["export", document, "--to", "/proc/1/x", "1"], 73, "cannot write /proc/1/x"),
       (["sheet", document, "-o", work.folder.path], 73, "cannot write \(work.folder.path): Is a directory"),
       (["browse", work.path("missing")], 66, "\(work.path("missing")): No such file or directory"),
@@ -93,8 +98,10 @@ struct ShellConventionTests {
     let work = try TestWorkspace()
     let document = try work.document()
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
-    let commands = [["show", "--json", document], ["info", "--json", document], ["check", "--json", document],
-                    ["trash", "--list", "--json", document], ["browse", "--json", work.folder.path], ["cache", "--info", "--json"]]
+    let commands = [
+      ["show", "--json", document], ["info", "--json", document], ["check", "--json", document],
+      ["trash", "--list", "--json", document], ["browse", "--json", work.folder.path], ["cache", "--info", "--json"],
+    ]
     for command in commands {
       let piped = try Run.gallery(command)
       #expect(piped.status == 0, "\(command): \(piped.stderr)")
@@ -127,7 +134,8 @@ struct ShellConventionTests {
         #expect(line.count <= columns - 1, "\(columns) columns: \(line)")
       }
     }
-    #expect(ProgressBar.line(label: "dropping", done: 5, total: 10, columns: 80) == "dropping [###############               ] 5/10")
+    #expect(
+      ProgressBar.line(label: "dropping", done: 5, total: 10, columns: 80) == "dropping [###############               ] 5/10")
     #expect(!ProgressBar.line(label: "dropping", done: 5, total: 10, columns: 20).contains("["))
   }
 
@@ -190,7 +198,8 @@ struct StumblingBlockTests {
   func numberedExport() throws {
     let work = try TestWorkspace()
     let document = try work.document()
-    #expect(try Run.gallery(["drop", document, try work.image("beach.jpg", seed: 1), try work.image("dunes.jpg", seed: 2)]).status == 0)
+    #expect(
+      try Run.gallery(["drop", document, try work.image("beach.jpg", seed: 1), try work.image("dunes.jpg", seed: 2)]).status == 0)
     #expect(try Run.gallery(["move", document, "2", "--to", "1"]).status == 0)
     #expect(try Run.gallery(["export", "--numbered", document, "--to", work.path("out")]).status == 0)
     #expect(try FileManager.default.contentsOfDirectory(atPath: work.path("out")).sorted() == ["001-dunes.jpg", "002-beach.jpg"])
@@ -203,18 +212,22 @@ struct StumblingBlockTests {
     let white = work.path("white.png")
     #expect(try Run.program("vips", ["black", white + ".v", "300", "200", "--bands", "3"]).status == 0)
     #expect(try Run.program("vips", ["linear", white + ".v", white, "1", "255"]).status == 0)
-    #expect(try Run.gallery(["drop", document, white, try work.image("a.jpg", seed: 1), try work.image("b.jpg", seed: 2)]).status == 0)
+    #expect(
+      try Run.gallery(["drop", document, white, try work.image("a.jpg", seed: 1), try work.image("b.jpg", seed: 2)]).status == 0)
     let gif = try Run.gallery(["sheet", document, "-o", work.path("sheet.gif")])
     #expect(gif.status == 64 && gif.stderr.contains(".gif"))
     #expect(!FileManager.default.fileExists(atPath: work.path("sheet.gif")))
     let sheet = work.path("sheet.png")
     #expect(try Run.gallery(["sheet", document, "--columns", "2", "-o", sheet]).status == 0)
-    let height = Int(try Run.program("vipsheader", ["-f", "height", sheet]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let height =
+      Int(try Run.program("vipsheader", ["-f", "height", sheet]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     // Two rows of items 1.5 wide, two a row across 1200 px: each row about 390 px, not 780.
     #expect(height < 900, "sheet is \(height) px tall")
     // The first tile's top-left pixel is its grey frame, not the white of the image or page.
     let pixel = try Run.program("vips", ["getpoint", sheet, "8", "8"]).stdout
-    #expect(pixel.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.first.map { $0 < 250 } == true, "\(pixel)")
+    #expect(
+      pixel.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.first.map { $0 < 250 }
+        == true, "\(pixel)")
   }
 
   @Test("sheet --captions writes each image's position, id or name under it; markup in names is text")
@@ -235,7 +248,8 @@ struct StumblingBlockTests {
       #expect(result.status == 0, "\(caption): \(result.stderr)")
       #expect(try height(sheet) == (try height(plain)) + 16, "\(caption)")
       // Dark text in the strip under the first tile (its left part).
-      let strip = try Run.program("vips", ["extract_area", sheet, work.path("strip-\(caption).png"), "8", String(try height(sheet) - 8 - 14), "40", "14"])
+      let strip = try Run.program(
+        "vips", ["extract_area", sheet, work.path("strip-\(caption).png"), "8", String(try height(sheet) - 8 - 14), "40", "14"])
       #expect(strip.status == 0)
       let minimum = try Run.program("vips", ["min", work.path("strip-\(caption).png")]).stdout
       #expect((Double(minimum.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 255) < 128, "\(caption): no text drawn")

@@ -10,7 +10,9 @@ struct UntrustedDocumentTests {
   /// A real document with two ready items.
   func genuine(_ work: TestWorkspace, name: String = "genuine.gallery") throws -> String {
     let document = try work.document(name)
-    let result = try Run.gallery(["drop", document, try work.image("a.jpg", seed: 3), try work.image("b.png", format: .png, seed: 4)])
+    let result = try Run.gallery([
+      "drop", document, try work.image("a.jpg", seed: 3), try work.image("b.png", format: .png, seed: 4),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     return document
   }
@@ -75,13 +77,17 @@ struct UntrustedDocumentTests {
         case "thumbnail size 2^63-1": model["settings"] = ["thumbnailSize": Int.max]
         case "year 0": HostileDocument.items(&model) { $0[0]["added"] = "0000-01-01T00:00:00+01:00" }
         case "leap second": model["created"] = "2016-12-31T23:59:60Z"
-        case "thumbnail entry outside thumbnails/": HostileDocument.items(&model) { $0[0]["thumbnail"] = "thumbnails/../../x.jpg" }
+        case "thumbnail entry outside thumbnails/":
+          HostileDocument.items(&model) { $0[0]["thumbnail"] = "thumbnails/../../x.jpg" }
         case "source with CR LF": HostileDocument.items(&model) { $0[0]["source"] = "file:///a.jpg\r\nfile:///etc/passwd" }
         case "hash that is a path": HostileDocument.items(&model) { $0[0]["hash"] = "sha256:../../../etc" }
         default: Issue.record("unknown case")
         }
       })
-    for command in [["show", hostile], ["restore", hostile, "1"], ["drop", hostile, try work.image("c.jpg", seed: 9)], ["sheet", hostile, "-o", work.path("s.png")], ["compact", hostile]] {
+    for command in [
+      ["show", hostile], ["restore", hostile, "1"], ["drop", hostile, try work.image("c.jpg", seed: 9)],
+      ["sheet", hostile, "-o", work.path("s.png")], ["compact", hostile],
+    ] {
       let result = try Run.gallery(command)
       #expect(!crashed(result), "\(`case`): \(command[0]) crashed")
       #expect(result.status == 65, "\(`case`): \(command[0]) exited \(result.status): \(result.stderr)")
@@ -94,10 +100,13 @@ struct UntrustedDocumentTests {
     let work = try TestWorkspace()
     let source = try genuine(work)
     let hostile = work.path("deep.gallery")
-    try HostileDocument.make(from: source, to: hostile, text: { text in
-      text.replacingOccurrences(
-        of: "\"items\":", with: "\"deep\":" + String(repeating: "[", count: 300_000) + String(repeating: "]", count: 300_000) + ",\"items\":")
-    })
+    try HostileDocument.make(
+      from: source, to: hostile,
+      text: { text in
+        text.replacingOccurrences(
+          of: "\"items\":",
+          with: "\"deep\":" + String(repeating: "[", count: 300_000) + String(repeating: "]", count: 300_000) + ",\"items\":")
+      })
     let result = try Run.gallery(["show", hostile])
     #expect(!crashed(result))
     #expect(result.status == 65)
@@ -133,7 +142,8 @@ struct UntrustedDocumentTests {
     _ = try Run.program("truncate", ["-s", "1G", folder + "/cover.jpg"])
     let sparse = work.path("sparse.gallery")
     let tar = try Run.program(
-      "tar", ["--sparse", "--format=pax", "-cf", sparse, "-C", folder, "mimetype", "thumbnails/\(id).jpg", "cover.jpg", "gallery.json"])
+      "tar",
+      ["--sparse", "--format=pax", "-cf", sparse, "-C", folder, "mimetype", "thumbnails/\(id).jpg", "cover.jpg", "gallery.json"])
     #expect(tar.status == 0, "\(tar.stderr)")
     #expect((try FileManager.default.attributesOfItem(atPath: sparse)[.size] as! Int) <= 1 << 20)
     for arguments in [["thumbnail", sparse, work.path("t.png"), "128"], ["compact", sparse], ["check", sparse]] {
@@ -179,7 +189,9 @@ struct UntrustedDocumentTests {
     }
     for command in [["show", hostile], ["browse", work.folder.path], ["info", hostile], ["check", hostile]] {
       let result = try Run.gallery(command)
-      #expect(!result.stdout.unicodeScalars.contains { $0.value == 0x1b || $0 == "\r" || $0.value == 0x07 }, "\(command[0]) printed controls")
+      #expect(
+        !result.stdout.unicodeScalars.contains { $0.value == 0x1b || $0 == "\r" || $0.value == 0x07 },
+        "\(command[0]) printed controls")
       #expect(!result.stderr.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(command[0]) printed controls")
     }
     #expect(try Run.gallery(["show", hostile]).stdout.contains("Trip\\x1B]0;pwned\\x07"))

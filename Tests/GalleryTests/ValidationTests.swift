@@ -14,7 +14,8 @@ struct ValidationTests {
     for index in 0..<(count + 1) {
       var id = ""
       repeat {
-        id = String(Array("abcdefghjkmnpqrstuvwxyz").randomElement(using: &random)!)
+        id =
+          String(Array("abcdefghjkmnpqrstuvwxyz").randomElement(using: &random)!)
           + String((0..<5).map { _ in Array("abcdefghjkmnpqrstuvwxyz23456789").randomElement(using: &random)! })
       } while ids.contains(id)
       ids.append(id)
@@ -43,18 +44,6 @@ struct ValidationTests {
     }
     model.revision = Int.random(in: 0...1_000_000, using: &random)
     return model
-  }
-
-  /// A deterministic generator, so a failure names a reproducible seed.
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
   }
 
   @Test("Ids: letters, digits, - and _, 1 to 32, not all digits, not an option, never a path")
@@ -126,14 +115,16 @@ struct ValidationTests {
       "2026-02-31T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+24:00", "2026-01-01T00:00:00",
     ])
   func impossibleDates(_ date: String) {
-    let text = #"{"format":1,"title":"x","created":"\#(date)","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]}"#
+    let text =
+      #"{"format":1,"title":"x","created":"\#(date)","modified":"2026-01-02T03:04:05Z","revision":0,"settings":{},"items":[],"trash":[]}"#
     #expect(throws: (any Error).self) { try ModelCoding.decode(Data(text.utf8)) }
   }
 
   @Test("The first and last representable days round-trip")
   func extremeDates() throws {
     for date in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
-      let text = #"{"format":1,"title":"x","created":"\#(date)","modified":"\#(date)","revision":0,"settings":{},"items":[],"trash":[]}"#
+      let text =
+        #"{"format":1,"title":"x","created":"\#(date)","modified":"\#(date)","revision":0,"settings":{},"items":[],"trash":[]}"#
       let model = try ModelCoding.decode(Data(text.utf8))
       #expect(try ModelCoding.decode(ModelCoding.encode(model)) == model)
       #expect(String(decoding: ModelCoding.encode(model), as: UTF8.self).contains(date))
@@ -143,9 +134,10 @@ struct ValidationTests {
   @Test("Unknown members may nest 64 deep, not deeper: no stack overflow at any depth")
   func nesting() {
     func document(depth: Int) -> Data {
-      Data((#"{"format":1,"title":"x","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"#
-        + #""settings":{},"items":[],"trash":[],"future":"# + String(repeating: "[", count: depth)
-        + String(repeating: "]", count: depth) + "}").utf8)
+      Data(
+        (#"{"format":1,"title":"x","created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","revision":0,"#
+          + #""settings":{},"items":[],"trash":[],"future":"# + String(repeating: "[", count: depth)
+          + String(repeating: "]", count: depth) + "}").utf8)
     }
     #expect((try? ModelCoding.decode(document(depth: 60))) != nil)
     #expect(throws: (any Error).self) { try ModelCoding.decode(document(depth: 65)) }

@@ -95,7 +95,8 @@ struct WebDropTests {
       ("http://127.0.0.1:1/nothing.jpg", "connection refused"),
     ]
     let started = Date()
-    let result = try web.gallery(["drop", "--timeout", "3", web.document, good] + cases.map(\.url) + [web.server.url("/redirect/5/good.jpg")])
+    let result = try web.gallery(
+      ["drop", "--timeout", "3", web.document, good] + cases.map(\.url) + [web.server.url("/redirect/5/good.jpg")])
     #expect(Date().timeIntervalSince(started) < 15, "the timeout bounds the drop")
     #expect(result.status == 1)
     for (url, reason) in cases {
@@ -121,15 +122,18 @@ struct WebDropTests {
     // The test server is also the proxy, and tunnels every host to itself: a name that
     // cannot resolve loads only through it.
     let proxy = ["http_proxy": web.server.url(""), "https_proxy": "", "no_proxy": "direct.invalid"]
-    let through = try Run.gallery(["drop", web.document, "http://photos.invalid/files/a.jpg"], environment: web.environment.merging(proxy) { $1 })
+    let through = try Run.gallery(
+      ["drop", web.document, "http://photos.invalid/files/a.jpg"], environment: web.environment.merging(proxy) { $1 })
     #expect(through.status == 0, "\(through.stderr)")
     #expect(try web.server.count("CONNECT photos.invalid:80") == 1)
 
-    let direct = try Run.gallery(["drop", web.document, "http://direct.invalid/files/b.jpg"], environment: web.environment.merging(proxy) { $1 })
+    let direct = try Run.gallery(
+      ["drop", web.document, "http://direct.invalid/files/b.jpg"], environment: web.environment.merging(proxy) { $1 })
     #expect(direct.status == 1, "no_proxy: not through the proxy, so the name does not resolve")
     #expect(try web.server.count("CONNECT direct.invalid:80") == 0)
 
-    let loopback = try Run.gallery(["drop", web.document, web.server.url("/files/b.jpg")], environment: web.environment.merging(proxy) { $1 })
+    let loopback = try Run.gallery(
+      ["drop", web.document, web.server.url("/files/b.jpg")], environment: web.environment.merging(proxy) { $1 })
     #expect(loopback.status == 0)
     #expect(try web.server.stats().paths.keys.filter { $0.hasPrefix("CONNECT 127.0.0.1") }.isEmpty)
     #expect(try Listing.of(web.document).items.map(\.aspectRatio) == [2, 0.5])
@@ -141,8 +145,13 @@ struct WebDropTests {
     try web.image("a.jpg", width: 200, height: 100, seed: 1)
     let port = URL(string: web.server.url(""))!.port!
     func drop(_ name: String, _ proxies: [String: String]) throws -> Run.Result {
-      let cleared = ["http_proxy": "", "https_proxy": "", "all_proxy": "", "HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "no_proxy": ""]
-      return try Run.gallery(["drop", web.document, "http://\(name).invalid/files/a.jpg"], environment: web.environment.merging(cleared.merging(proxies) { $1 }) { $1 })
+      let cleared = [
+        "http_proxy": "", "https_proxy": "", "all_proxy": "", "HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "",
+        "no_proxy": "",
+      ]
+      return try Run.gallery(
+        ["drop", web.document, "http://\(name).invalid/files/a.jpg"],
+        environment: web.environment.merging(cleared.merging(proxies) { $1 }) { $1 })
     }
     // SOCKS5, the proxy resolving the name.
     let socks = try drop("socks", ["http_proxy": "socks5h://127.0.0.1:\(port)"])
@@ -175,8 +184,10 @@ struct WebDropTests {
     let key = work.path("key.pem")
     let made = try Run.program(
       "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
-       "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+      [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+      ])
     #expect(made.status == 0, "\(made.stderr)")
     let server = try ImageServer(serving: work.path("web"), tls: (certificate, key))
     try FixtureImage.make(width: 300, height: 100, format: .jpeg, seed: 1).write(to: URL(fileURLWithPath: work.path("web/a.jpg")))
@@ -254,7 +265,9 @@ struct WebDropTests {
     #expect([slowItem, doomedItem].allSatisfy { $0.state == "placeholder" && $0.display == "pending" })
     // The quick one lands while the others still load; meanwhile another process inserts
     // before the slow placeholder, moves an item and trashes one placeholder.
-    ImageServer.waitUntil("the quick image") { try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" } }
+    ImageServer.waitUntil("the quick image") {
+      try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" }
+    }
     let inserted = try web.work.image("inserted.jpg", width: 300, height: 300, seed: 6)
     #expect(try web.gallery(["drop", "--at", "1", web.document, inserted]).status == 0)
     #expect(try web.gallery(["move", web.document, slowItem.id, "--to", "end"]).status == 0)
@@ -277,8 +290,12 @@ struct WebDropTests {
   @Test("Two processes drop into one document while a third moves and trashes")
   func concurrentDrops() throws {
     let web = try WebSetup()
-    let first = try (0..<4).map { try web.image("first\($0).jpg", width: 200 + $0, height: 100, seed: $0 + 1, query: "delay=0.\($0 + 3)") }
-    let second = try (0..<4).map { try web.image("second\($0).png", width: 100, height: 200 + $0, format: .png, seed: $0 + 11, query: "delay=0.\($0 + 2)") }
+    let first = try (0..<4).map {
+      try web.image("first\($0).jpg", width: 200 + $0, height: 100, seed: $0 + 1, query: "delay=0.\($0 + 3)")
+    }
+    let second = try (0..<4).map {
+      try web.image("second\($0).png", width: 100, height: 200 + $0, format: .png, seed: $0 + 11, query: "delay=0.\($0 + 2)")
+    }
     let a = try web.start(["drop", "--downloads", "2", web.document] + first)
     let b = try web.start(["drop", "--downloads", "2", web.document] + second)
     let pending = try web.placeholders(8)
@@ -306,7 +323,8 @@ struct WebDropTests {
     let web = try WebSetup()
     let image = try web.image("found.jpg", width: 200, height: 100, seed: 2)
     let encodedImage = image.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-    let link = "https://www.google.com/imgres?ImgUrl=\(encodedImage)&imgrefurl=https%3A%2F%2Fexample.org%2Fa+b%3Fq%3D1%3D2&tbnid=x"
+    let link =
+      "https://www.google.com/imgres?ImgUrl=\(encodedImage)&imgrefurl=https%3A%2F%2Fexample.org%2Fa+b%3Fq%3D1%3D2&tbnid=x"
     let result = try web.gallery(["drop", web.document, link])
     #expect(result.status == 0, "\(result.stderr)")
     let item = try #require(try GalleryDocument.open(web.document).model.items.first)
@@ -317,7 +335,9 @@ struct WebDropTests {
   @Test("Image-search parameters: key case, + and percent decoding, = inside values, only http(s)")
   func imageSearchParsing() throws {
     let parsed = try #require(
-      ImageSearchResult(url: URL(string: "http://x.test/imgres?IMGURL=https%3A%2F%2Fa.test%2Fp%20q%2Br.jpg%3Fs%3D1%3D2&imgRefUrl=http://b.test/x+y")!))
+      ImageSearchResult(
+        url: URL(
+          string: "http://x.test/imgres?IMGURL=https%3A%2F%2Fa.test%2Fp%20q%2Br.jpg%3Fs%3D1%3D2&imgRefUrl=http://b.test/x+y")!))
     #expect(parsed.image.absoluteString == "https://a.test/p%20q+r.jpg?s=1=2")
     #expect(parsed.page?.absoluteString == "http://b.test/x%20y")
     #expect(ImageSearchResult(url: URL(string: "http://x.test/imgres?imgurl=file%3A%2F%2F%2Fetc%2Fpasswd")!) == nil)
@@ -385,7 +405,9 @@ struct WebDropTests {
     // --trim evicts down to a size now.
     let trimmed = try Run.gallery(["cache", "--trim", "1", "--json"], environment: environment)
     #expect(trimmed.status == 0)
-    #expect((try JSONSerialization.jsonObject(with: trimmed.stdoutData) as? [String: Any])?["entries"] as? Int == 0, "\(trimmed.stdout)")
+    #expect(
+      (try JSONSerialization.jsonObject(with: trimmed.stdoutData) as? [String: Any])?["entries"] as? Int == 0, "\(trimmed.stdout)"
+    )
   }
 
   @Test("SIGINT during downloads: committed items kept, pending placeholders removed, exit 130")
@@ -395,7 +417,9 @@ struct WebDropTests {
     let held = try web.image("held.jpg", seed: 2, query: "hold=never")
     let log = web.document + ".stderr"
     let drop = try Run.start(["drop", web.document, quick, held], environment: web.environment, errors: log)
-    ImageServer.waitUntil("the quick image") { try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" } }
+    ImageServer.waitUntil("the quick image") {
+      try Listing.of(web.document).items.contains { $0.source == quick && $0.state == "ready" }
+    }
     ImageServer.waitUntil("the held request") { try web.server.count("/files/held.jpg", "held") == 1 }
     let started = Date()
     kill(drop.processIdentifier, SIGINT)
@@ -441,7 +465,9 @@ struct WebDropTests {
     let originals = try ["one.jpg", "two.png"].map { try web.work.bytes(web.server.folder + "/" + $0) }
     #expect(try web.gallery(["drop", "--embed", web.document] + urls).status == 0)
     #expect(try web.gallery(["cache", "--clear"]).status == 0)
-    #expect((try JSONSerialization.jsonObject(with: web.gallery(["cache", "--json"]).stdoutData) as? [String: Any])?["entries"] as? Int == 0)
+    #expect(
+      (try JSONSerialization.jsonObject(with: web.gallery(["cache", "--json"]).stdoutData) as? [String: Any])?["entries"] as? Int
+        == 0)
     for name in ["one.jpg", "two.png"] { try FileManager.default.removeItem(atPath: web.server.folder + "/" + name) }
     let out = web.work.path("out")
     let export = try web.gallery(["export", web.document, "--to", out])

@@ -52,14 +52,17 @@ struct BrowseCommand: ParsableCommand {
     }
     let formatter = DateFormatter()
     formatter.dateFormat = "yyyy-MM-dd HH:mm"
-    Terminal.out(entries.map { entry in
-      let counts = entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") } ?? "-"
-      return [
-        TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
-        ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
-        formatter.string(from: entry.modified), entry.path,
-      ].joined(separator: "  ") + "\n"
-    }.joined())
+    Terminal.out(
+      entries.map { entry in
+        let counts =
+          entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") }
+          ?? "-"
+        return [
+          TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
+          ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
+          formatter.string(from: entry.modified), entry.path,
+        ].joined(separator: "  ") + "\n"
+      }.joined())
   }
 
   private func entry(_ path: String) -> Entry {

@@ -60,7 +60,8 @@ struct CopyCommand: ParsableCommand {
     }
     // The payload reads every thumbnail: only when it is offered.
     if wanted(.gallery) {
-      chosen.append(.init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
+      chosen.append(
+        .init(type: DragPayload.mediaType, data: try DragPayload.make(from: target.document, ids: ids, move: false).encoded()))
     }
     if wanted(.image), ids.count == 1, let item = model.items.first(where: { $0.id == ids[0] }), item.state == .ready {
       chosen.append(.init(type: "image/png", data: try ClipboardImage.png(of: item, in: document)))
@@ -70,6 +71,7 @@ struct CopyCommand: ParsableCommand {
     }
     guard !chosen.isEmpty else { throw ValidationError("none of these items is a local file (try --as uri-list)") }
     let offered = try clipboard.copy(chosen)
-    Terminal.message("copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
+    Terminal.message(
+      "copied \(ids.count) item(s) to the clipboard (\(clipboard.tool.rawValue): \(offered.joined(separator: ", ")))")
   }
 }

@@ -67,7 +67,9 @@ struct DropCommand: AsyncParsableCommand {
   var sources: [String]
 
   func validate() throws {
-    guard !sources.isEmpty else { throw ValidationError("give at least one SOURCE (a file, a file:// URI, an http(s) URL, or -)") }
+    guard !sources.isEmpty else {
+      throw ValidationError("give at least one SOURCE (a file, a file:// URI, an http(s) URL, or -)")
+    }
     if let maxPixels, !ModelValidation.Limits.maxPixels.contains(maxPixels) {
       throw ValidationError("--max-pixels must be from 1 to 10^12")
     }
@@ -75,6 +77,9 @@ struct DropCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    // libvips starts while the inputs and the document are read (a scope's child task is
+    // awaited when the scope ends, however it ends).
+    async let _ = ImageProcessor.startLibrary()
     let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
     let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
     var options = DropOptions()
@@ -95,11 +100,14 @@ struct DropCommand: AsyncParsableCommand {
     json: Bool = false
   ) async throws {
     if let payload = try DragPayload.decode(input) {
-      guard sources == ["-"] else { throw ValidationError("a gallery payload on standard input comes alone: drop files separately") }
+      guard sources == ["-"] else {
+        throw ValidationError("a gallery payload on standard input comes alone: drop files separately")
+      }
       let outcome = try payload.drop(into: document, at: options.position)
       try list(outcome.items, in: document, json: json)
       if outcome.movedOut > 0 {
-        Terminal.message("moved \(outcome.movedOut) item\(outcome.movedOut == 1 ? "" : "s") out of \(payload.source) (into its trash)")
+        Terminal.message(
+          "moved \(outcome.movedOut) item\(outcome.movedOut == 1 ? "" : "s") out of \(payload.source) (into its trash)")
       }
       if let notMoved = outcome.notMoved {
         Terminal.message("not moved: \(notMoved)")
@@ -184,7 +192,9 @@ enum Interruption {
   }
 
   /// The work's value, and whether a signal cancelled it.
-  static func cancelling<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> (value: T, interrupted: Bool) {
+  static func cancelling<T: Sendable>(
+    _ work: @escaping @Sendable () async throws -> T
+  ) async throws -> (value: T, interrupted: Bool) {
     let (signals, arrived) = AsyncStream.makeStream(of: Void.self)
     let watch = SignalWatch(signals: [SIGINT, SIGTERM]) { arrived.yield() }
     defer { withExtendedLifetime(watch) {} }

@@ -17,7 +17,8 @@ struct DuplicateCommand: ParsableCommand {
   var new: String?
 
   func run() throws {
-    let path = try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
+    let path =
+      try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
     try DocumentFiles.duplicate(target.document, to: path)
     RecentDocuments.note(path)
     Terminal.out(path + "\n")

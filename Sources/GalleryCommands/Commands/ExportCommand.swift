@@ -107,9 +107,11 @@ struct SafeFileNames {
 
   static func baseName(of item: Item) -> String {
     // An image dropped as data is named by its content.
-    let last = item.source.hasPrefix("urn:sha256:")
+    let last =
+      item.source.hasPrefix("urn:sha256:")
       ? "image-" + item.source.dropFirst("urn:sha256:".count).prefix(12) : URL(string: item.source)?.lastPathComponent ?? ""
-    var name = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0.value != 0x7f }.map(Character.init))
+    var name = String(
+      last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0.value != 0x7f }.map(Character.init))
     while name.hasPrefix(".") { name.removeFirst() }
     if name.isEmpty || name == "." || name == ".." { name = item.id }
     if (name as NSString).pathExtension.isEmpty, let format = item.format { name += "." + format }

@@ -21,7 +21,9 @@ struct MergeCommand: ParsableCommand {
   var into: String?
 
   func validate() throws {
-    guard (output == nil) != (into == nil) else { throw ValidationError("give -o NEW.gallery or --into DOC.gallery (one of them)") }
+    guard (output == nil) != (into == nil) else {
+      throw ValidationError("give -o NEW.gallery or --into DOC.gallery (one of them)")
+    }
     guard !documents.isEmpty else { throw ValidationError("name the documents to merge") }
   }
 

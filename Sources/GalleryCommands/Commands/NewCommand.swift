@@ -28,7 +28,9 @@ struct NewCommand: ParsableCommand {
 
   func validate() throws {
     guard (16...2048).contains(thumbnailSize) else { throw ValidationError("--thumbnail-size must be between 16 and 2048") }
-    guard ModelValidation.Limits.maxPixels.contains(maxPixels) else { throw ValidationError("--max-pixels must be from 1 to 10^12") }
+    guard ModelValidation.Limits.maxPixels.contains(maxPixels) else {
+      throw ValidationError("--max-pixels must be from 1 to 10^12")
+    }
   }
 
   func run() throws {

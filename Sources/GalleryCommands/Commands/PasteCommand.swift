@@ -37,6 +37,7 @@ struct PasteCommand: AsyncParsableCommand {
   ]
 
   func run() async throws {
+    async let _ = ImageProcessor.startLibrary()
     _ = try GalleryDocument.open(target.document)
     let clipboard = try Clipboard.current()
     let offered = try clipboard.types()
@@ -53,11 +54,14 @@ struct PasteCommand: AsyncParsableCommand {
     for type in usable where pasted == nil {
       do { pasted = (type, try clipboard.paste(type: type)) } catch { lastError = error }
     }
-    guard let (type, content) = pasted else { throw lastError ?? Clipboard.Unavailable(description: "the clipboard cannot be read") }
+    guard let (type, content) = pasted else {
+      throw lastError ?? Clipboard.Unavailable(description: "the clipboard cannot be read")
+    }
     var data = content
     if type == "x-special/gnome-copied-files" {
       // "copy" or "cut", then one URI a line.
-      data = Data(String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().joined(separator: "\n").utf8)
+      data = Data(
+        String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().joined(separator: "\n").utf8)
     }
     var options = DropOptions()
     options.position = position?.value

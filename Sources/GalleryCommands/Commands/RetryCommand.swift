@@ -16,7 +16,8 @@ struct RetryCommand: AsyncParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id (default: every stale placeholder and failed item).", completion: ItemCompletion.items)
+  @Argument(
+    help: "Items, by position or id (default: every stale placeholder and failed item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
   @OptionGroup(title: "Web downloads") var web: WebOptions

@@ -45,7 +45,8 @@ struct WatchCommand: ParsableCommand {
   @Option(name: .customLong("into"), help: "The document to drop into.", completion: .file(extensions: ["gallery"]))
   var document: String?
 
-  @Option(help: "A file of DIR:DOC pairs (default: $XDG_CONFIG_HOME/gallery/watch.conf when no DIR is given).", completion: .file())
+  @Option(
+    help: "A file of DIR:DOC pairs (default: $XDG_CONFIG_HOME/gallery/watch.conf when no DIR is given).", completion: .file())
   var config: String?
 
   @Flag(help: "Watch the folders below DIR too, including ones created later.")
@@ -58,7 +59,9 @@ struct WatchCommand: ParsableCommand {
   var settle = 200
 
   @Option(
-    help: "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved).")
+    help:
+      "What to do with a file once committed: keep (the item refers to it), move:DIR, or delete (with --embed, once the document holding it is saved)."
+  )
   var then = AfterCommitArgument(.keep)
 
   @Flag(help: "Embed the originals in the document (default: the document's setting).")
@@ -85,13 +88,16 @@ struct WatchCommand: ParsableCommand {
     if let document { return [DropFolder(folder: folders[0], document: document)] }
     if !folders.isEmpty {
       return try folders.map { pair in
-        guard let parsed = DropFolder(pair: pair) else { throw CommandFailure.usage("\(pair): expected DIR:DOC, or DIR --into DOC") }
+        guard let parsed = DropFolder(pair: pair) else {
+          throw CommandFailure.usage("\(pair): expected DIR:DOC, or DIR --into DOC")
+        }
         return parsed
       }
     }
     let path = config ?? Self.defaultConfig
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw CommandFailure.notFound("nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
+      throw CommandFailure.notFound(
+        "nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
     }
     let pairs: [DropFolder]
     do { pairs = try DropFolder.parseList(text) } catch { throw CommandFailure.usage("\(path): \(error)") }

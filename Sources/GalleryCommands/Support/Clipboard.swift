@@ -52,7 +52,8 @@ struct Clipboard {
     case .x11:
       let owner = try spawnOwner(input: X11Selection.encode(offers))
       guard owner == "ok" else {
-        throw Unavailable(description: owner.hasPrefix("error: ") ? String(owner.dropFirst(7)) : "the clipboard owner did not start")
+        throw Unavailable(
+          description: owner.hasPrefix("error: ") ? String(owner.dropFirst(7)) : "the clipboard owner did not start")
       }
       return offers.map(\.type)
     }
@@ -100,8 +101,11 @@ struct Clipboard {
   /// Runs a tool to its end, or until the clipboard's owner (another program, which xclip
   /// waits for) has had `answerTimeout` to answer. What it outputs is bounded like standard
   /// input.
-  private func run(_ path: String, _ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data, errors: String) {
-    let outcome = try ChildProcess.run(path, arguments, input: input, upTo: Self.answerTimeout, outputLimit: DragPayload.sizeLimit)
+  private func run(
+    _ path: String, _ arguments: [String], input: Data = Data()
+  ) throws -> (status: Int32, output: Data, errors: String) {
+    let outcome = try ChildProcess.run(
+      path, arguments, input: input, upTo: Self.answerTimeout, outputLimit: DragPayload.sizeLimit)
     guard case .exited(let status) = outcome.ending else {
       throw Unavailable(description: "the clipboard's owner did not answer within \(Int(Self.answerTimeout)) s")
     }

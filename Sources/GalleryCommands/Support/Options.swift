@@ -13,7 +13,8 @@ struct DocumentArgument: ParsableArguments {
     let opened = try GalleryDocument.open(document)
     if let damage = opened.damage {
       Terminal.message(
-        "warning: \(document) is damaged (\(damage)): showing what could be read; it is read-only until `gallery check --fix` rescues it")
+        "warning: \(document) is damaged (\(damage)): showing what could be read; it is read-only until `gallery check --fix` rescues it"
+      )
     }
     return opened
   }
@@ -124,7 +125,8 @@ struct WebOptions: ParsableArguments {
   var timeout: Double = 60
 
   @Option(
-    help: ArgumentHelp("Largest image accepted, downloaded or local (at most 256M), in bytes or with a K, M or G suffix.", valueName: "size"),
+    help: ArgumentHelp(
+      "Largest image accepted, downloaded or local (at most 256M), in bytes or with a K, M or G suffix.", valueName: "size"),
     transform: { text in
       guard let bytes = ByteCount.parse(text), bytes > 0 else { throw ValidationError("not a size: '\(text)' (try 50M)") }
       return bytes
@@ -140,7 +142,8 @@ struct WebOptions: ParsableArguments {
       throw ValidationError("--timeout must be a number of seconds from 0 to 86400 (a day)")
     }
     guard maxDownloadSize <= WebLimits.maxBytesCeiling else {
-      throw ValidationError("--max-download-size can be at most \(WebLimits.maxBytesCeiling >> 20)M (the largest original a document holds)")
+      throw ValidationError(
+        "--max-download-size can be at most \(WebLimits.maxBytesCeiling >> 20)M (the largest original a document holds)")
     }
   }
 

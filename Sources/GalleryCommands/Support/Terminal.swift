@@ -98,7 +98,8 @@ enum JSONOutput {
 
   static func write<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting =
+      pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
     Terminal.out(Array(try encoder.encode(value)) + [0x0A])
   }
@@ -107,7 +108,8 @@ enum JSONOutput {
   static func write(compact bytes: [UInt8]) throws {
     guard pretty else { return Terminal.out(bytes) }
     let object = try JSONSerialization.jsonObject(with: Data(bytes))
-    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    let data = try JSONSerialization.data(
+      withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     Terminal.out(Array(data) + [0x0A])
   }
 }

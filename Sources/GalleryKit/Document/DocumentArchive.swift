@@ -122,7 +122,9 @@ enum DocumentArchive {
         break scanning
       }
       guard entry.isRegularFile else {
-        damaged("entry \(ModelValidation.quoted(entry.name)) is not a regular file (a link, device, folder or sparse file)", at: position)
+        damaged(
+          "entry \(ModelValidation.quoted(entry.name)) is not a regular file (a link, device, folder or sparse file)",
+          at: position)
         continue
       }
       if let limit = sizeLimit(of: entry.name), entry.size > limit {
@@ -251,7 +253,7 @@ enum DocumentArchive {
       if replacing {
         try FileSystem.rename(temporary, to: target)
       } else {
-        do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch where error.errno == EEXIST {
+        do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch  where error.errno == EEXIST {
           throw DocumentError.exists(path)
         }
       }

@@ -64,18 +64,23 @@ public enum DocumentCheck {
     for name in layout.entries.keys.sorted() where !live.contains(name) {
       problems.append("orphan entry \(name): no item refers to it (`gallery compact` removes it)")
     }
-    if layout.entries[DocumentArchive.coverEntry] == nil { problems.append("the cover (\(DocumentArchive.coverEntry)) is missing") }
+    if layout.entries[DocumentArchive.coverEntry] == nil {
+      problems.append("the cover (\(DocumentArchive.coverEntry)) is missing")
+    }
 
     var notes: [String] = []
     if let reason = layout.tornReason {
-      notes.append("an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \(reason)")
+      notes.append(
+        "an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \(reason)")
     }
     if let cover = try? document.cover(), let problem = StoredImage.problem(cover) ?? StoredImage.decodeProblem(cover) {
       problems.append("the cover: \(problem) (the next edit that changes the first items makes a new one)")
     }
     let stale = model.items.filter { $0.displayState == .stale }.count
     if stale > 0 {
-      problems.append("\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them")
+      problems.append(
+        "\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them"
+      )
     }
     return CheckReport(problems: problems, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
   }
@@ -118,7 +123,9 @@ extension DocumentCheck {
     func readable(_ name: String?) -> Bool {
       guard let name else { return false }
       if entries[name] != nil { return true }
-      guard let location = layout.entries[name], let data = try? DocumentArchive.read(location, from: lock.file) else { return false }
+      guard let location = layout.entries[name], let data = try? DocumentArchive.read(location, from: lock.file) else {
+        return false
+      }
       if name.hasPrefix(DocumentArchive.thumbnailFolder), StoredImage.problem(data) ?? StoredImage.decodeProblem(data) != nil {
         return false
       }
@@ -153,10 +160,14 @@ extension DocumentCheck {
     }
     LayoutCache.forget(path)
     do {
-      try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
-        for name in model.referencedEntries { if let data = entries[name] { try writer.write(name: name, data: data, modified: model.modified) } }
-        try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
-      }, replacing: true)
+      try DocumentArchive.writeComplete(
+        to: path, model: model,
+        entries: { writer in
+          for name in model.referencedEntries {
+            if let data = entries[name] { try writer.write(name: name, data: data, modified: model.modified) }
+          }
+          try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
+        }, replacing: true)
     } catch {
       unlink(backup)
       throw error

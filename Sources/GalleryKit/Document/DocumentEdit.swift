@@ -136,7 +136,9 @@ extension GalleryDocument {
   }
 
   static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
-    Array(model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(CoverMaker.tilesAcross * CoverMaker.tilesAcross))
+    Array(
+      model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(
+        CoverMaker.tilesAcross * CoverMaker.tilesAcross))
   }
 
   /// Rewrites the document with only its live entries. Returns the file size before and after.
@@ -183,12 +185,14 @@ enum DocumentCompaction {
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
     var names = layout.model.referencedEntries
     if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
-    try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
-      for name in names {
-        guard let location = layout.entries[name] else { continue }
-        let data = try DocumentArchive.read(location, from: file)
-        try writer.write(name: name, data: data, modified: model.modified)
-      }
-    }, replacing: replacing)
+    try DocumentArchive.writeComplete(
+      to: path, model: model,
+      entries: { writer in
+        for name in names {
+          guard let location = layout.entries[name] else { continue }
+          let data = try DocumentArchive.read(location, from: file)
+          try writer.write(name: name, data: data, modified: model.modified)
+        }
+      }, replacing: replacing)
   }
 }

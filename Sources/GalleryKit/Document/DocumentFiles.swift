@@ -31,7 +31,8 @@ public enum DocumentFiles {
   public static func target(_ new: String, beside path: String) throws -> String {
     // The name must name a file: not empty, not "." or "..", not a folder.
     let base = (new as NSString).lastPathComponent
-    let stem = base.hasSuffix("." + DocumentName.fileExtension) ? String(base.dropLast(DocumentName.fileExtension.count + 1)) : base
+    let stem =
+      base.hasSuffix("." + DocumentName.fileExtension) ? String(base.dropLast(DocumentName.fileExtension.count + 1)) : base
     guard !new.isEmpty, !new.hasSuffix("/"), !stem.isEmpty, stem != ".", stem != "..",
       !new.unicodeScalars.contains(where: ModelValidation.isControl)
     else {
@@ -78,7 +79,8 @@ public enum DocumentFiles {
     let trash = data + "/Trash"
     // Private, as GIO makes them: a Trash lists what a user deleted.
     for folder in [trash, trash + "/files", trash + "/info"] {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
     let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
     let base = (absolute as NSString).lastPathComponent

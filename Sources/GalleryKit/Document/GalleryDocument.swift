@@ -47,13 +47,17 @@ public final class GalleryDocument {
 
   /// Creates an empty document; never overwrites an existing file.
   @discardableResult
-  public static func create(_ path: String, title: String? = nil, settings: GalleryModel.Settings = .init()) throws -> GalleryDocument {
+  public static func create(
+    _ path: String, title: String? = nil, settings: GalleryModel.Settings = .init()
+  ) throws -> GalleryDocument {
     var model = GalleryModel(title: title ?? DocumentName.title(forPath: path))
     model.settings = settings
     let cover = try CoverMaker.cover(from: [])
-    try DocumentArchive.writeComplete(to: path, model: model, entries: { writer in
-      try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
-    }, replacing: false)
+    try DocumentArchive.writeComplete(
+      to: path, model: model,
+      entries: { writer in
+        try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
+      }, replacing: false)
     return try open(path)
   }
 

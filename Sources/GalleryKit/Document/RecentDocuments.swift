@@ -33,7 +33,8 @@ public enum RecentDocuments {
   /// lose each other's entries; written through a temporary file that a killed command
   /// leaves behind only until the next update removes it.
   private static func update(_ change: (inout [String]) -> Void) {
-    try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try? FileManager.default.createDirectory(
+      atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     guard let lock = try? FileHandleFD(path: file + ".lock", flags: O_RDWR | O_CREAT, mode: 0o600),
       (try? lock.lockExclusive()) != nil
     else { return }

@@ -14,7 +14,8 @@ public enum DocumentMerge {
   /// The items of a document that can be carried elsewhere (ready and failed ones), with data.
   public static func carried(from path: String, ids: [String]? = nil) throws -> [Carried] {
     let document = try GalleryDocument.open(path)
-    let items = ids.map { wanted in wanted.compactMap { id in document.model.items.first { $0.id == id } } }
+    let items =
+      ids.map { wanted in wanted.compactMap { id in document.model.items.first { $0.id == id } } }
       ?? document.model.items
     return try items.filter { $0.state != .placeholder }.map { item in
       var thumbnail: Thumbnail?

@@ -43,7 +43,8 @@ public struct DragPayload: Codable, Sendable {
       source: URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path, move: move,
       moveToken: token,
       items: carried.map {
-        Entry(item: $0.item, thumbnailExtension: $0.thumbnail?.fileExtension, thumbnail: $0.thumbnail?.data, original: $0.original)
+        Entry(
+          item: $0.item, thumbnailExtension: $0.thumbnail?.fileExtension, thumbnail: $0.thumbnail?.data, original: $0.original)
       })
   }
 
@@ -113,7 +114,13 @@ public struct DragPayload: Codable, Sendable {
     var escaped = false
     for byte in data {
       if inString {
-        if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
         continue
       }
       switch byte {
@@ -202,7 +209,8 @@ public struct DragPayload: Codable, Sendable {
     }
     if outcome.movedOut < 0 {
       outcome.movedOut = 0
-      outcome.notMoved = "\(source) did not offer this move (already dropped, or never dragged with --move): the items were copied"
+      outcome.notMoved =
+        "\(source) did not offer this move (already dropped, or never dragged with --move): the items were copied"
     }
     return outcome
   }

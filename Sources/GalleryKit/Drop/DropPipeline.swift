@@ -65,13 +65,16 @@ public enum ImageDrop {
     // Refuse what can be refused without decoding, before the document is touched; web
     // sources are only known once downloaded. With keepFailed every source gets its item:
     // the full load refuses the same way, and the failure is kept.
-    let accepted = keepFailed ? sources : sources.filter { source in
-      guard case .file(let path) = source.location,
-        let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels, maxBytes: options.web.maxBytes)
-      else { return true }
-      refused.append(DropFailure(source: source.given, reason: reason))
-      return false
-    }
+    let accepted =
+      keepFailed
+      ? sources
+      : sources.filter { source in
+        guard case .file(let path) = source.location,
+          let reason = LocalImageLoader.precheck(path: path, maxPixels: maxPixels, maxBytes: options.web.maxBytes)
+        else { return true }
+        refused.append(DropFailure(source: source.given, reason: reason))
+        return false
+      }
     guard !accepted.isEmpty else { return DropReport(failures: refused) }
     let hasWeb = accepted.contains(where: \.isWeb)
     let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: hasWeb)
@@ -116,7 +119,7 @@ enum LoadPipeline {
   /// local loads are under way.
   static func run(
     _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
-    progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void,
+    progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
     savePlaceholders: () throws -> (ids: [String], save: SaveMark?)
   ) async throws -> DropReport {
     let clock = ContinuousClock()

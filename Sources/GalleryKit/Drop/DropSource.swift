@@ -134,7 +134,8 @@ public enum DropSourceParser {
       if checkingFiles, FileManager.default.fileExists(atPath: text) {
         return .success(DropSource(given: text, location: .file(path: absolute(text))))
       }
-      return .failure(DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http:// or https://)"))
+      return .failure(
+        DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http:// or https://)"))
     }
   }
 

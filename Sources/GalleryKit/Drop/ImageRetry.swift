@@ -24,7 +24,9 @@ public enum ImageRetry {
       let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, DropSource)] = []
       for id in wanted {
-        guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else { throw DocumentError.itemNotFound("with id \(id)") }
+        guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else {
+          throw DocumentError.itemNotFound("with id \(id)")
+        }
         let item = edit.model.items[index]
         switch item.displayState {
         case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
@@ -50,8 +52,7 @@ public enum ImageRetry {
     let report: DropReport
     do {
       report = try await LoadPipeline.run(
-        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
-        progress: { _, _ in }
+        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval)
       ) { (targets.map(\.id), nil) }
     } catch {
       await loader.shutdown()

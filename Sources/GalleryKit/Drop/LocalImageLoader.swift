@@ -15,7 +15,9 @@ public enum LocalImageLoader {
   /// special or empty files, content no image loader recognises, and too many pixels.
   /// Reads one prefix of the file once, in memory: libvips' own file sniffing opens the file
   /// once per loader.
-  public static func precheck(path: String, maxPixels: Int, maxBytes: Int = WebLimits().maxBytes, followLinks: Bool = true) -> String? {
+  public static func precheck(
+    path: String, maxPixels: Int, maxBytes: Int = WebLimits().maxBytes, followLinks: Bool = true
+  ) -> String? {
     let prefix: Data
     do {
       let read = try FileSystem.readPrefix(path, count: precheckPrefix, followLinks: followLinks)

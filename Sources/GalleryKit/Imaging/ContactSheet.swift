@@ -61,21 +61,24 @@ public enum ContactSheet {
       let total = current.reduce(0.0) { $0 + aspectRatios[$1] }
       var height: Double
       switch layout {
-      case .rowHeight(let target): height = justify ? (Double(width) - gaps) / total : min(Double(target), (Double(width) - gaps) / total)
+      case .rowHeight(let target):
+        height = justify ? (Double(width) - gaps) / total : min(Double(target), (Double(width) - gaps) / total)
       case .columns(let columns):
         // A short last row keeps the height a full row of such items would have: a lone
         // last item is not stretched across the sheet.
         let full = Double(columns)
-        height = justify
+        height =
+          justify
           ? (Double(width) - gaps) / total
           : (Double(width) - Double(spacing) * (full - 1)) / (full * total / Double(current.count))
       }
       // A 3,000,000x1 image must not make a 3,000,000-pixel tile, nor a 1x3,000,000 one a
       // row that tall: a tile is at most the sheet's width and a row at most `maxRowHeight`.
       height = min(max(1, height), Double(maxRowHeight))
-      rows.append(current.map {
-        Tile(index: $0, width: min(width, max(1, Int((aspectRatios[$0] * height).rounded()))), height: Int(height.rounded()))
-      })
+      rows.append(
+        current.map {
+          Tile(index: $0, width: min(width, max(1, Int((aspectRatios[$0] * height).rounded()))), height: Int(height.rounded()))
+        })
       current = []
     }
     for index in aspectRatios.indices {
@@ -128,7 +131,8 @@ public enum ContactSheet {
         // Each tile over its caption, 2 px apart.
         tiles = try zip(row, tiles).map { tile, image in
           let markup = captionMarkup(caption, item: items[tile.index], position: tile.index + 1)
-          return try image.joined(with: try .caption(markup, width: tile.width, height: captionHeight), horizontal: false, spacing: 2)
+          return try image.joined(
+            with: try .caption(markup, width: tile.width, height: captionHeight), horizontal: false, spacing: 2)
         }
       }
       rowImages.append(try join(tiles, horizontal: true, spacing: spacing))

@@ -50,6 +50,12 @@ public struct ImageOptions: Sendable {
 
 /// Probes, hashes and thumbnails images with libvips. Every decision is made from the bytes.
 public enum ImageProcessor {
+  /// Loads and starts libvips (tens of milliseconds: it loads its format modules), for a
+  /// command to run as a child task while it reads its inputs and its document.
+  public static func startLibrary() async {
+    _ = try? VipsRuntime.start()
+  }
+
   /// Probes the header (no full decode), refuses what is not an image or too large, then makes
   /// the thumbnail with shrink-on-load.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {

@@ -74,9 +74,10 @@ final class ArchiveReader {
       let type = UInt32(archive_entry_filetype(entry))
       let sparse = archive_entry_sparse_count(entry) > 0
       let linked = archive_entry_hardlink(entry) != nil || archive_entry_symlink(entry) != nil
-      return .entry(Entry(
-        name: name, size: archive_entry_size(entry),
-        isRegularFile: type == CArchive_AE_IFREG && !sparse && !linked))
+      return .entry(
+        Entry(
+          name: name, size: archive_entry_size(entry),
+          isRegularFile: type == CArchive_AE_IFREG && !sparse && !linked))
     case ARCHIVE_EOF:
       return .end
     case ARCHIVE_RETRY, ARCHIVE_WARN:
@@ -135,7 +136,8 @@ final class ArchiveReader {
 
 extension ArchiveError {
   static func limit(size: Int64, limit: Int64) -> ArchiveError {
-    ArchiveError(status: ARCHIVE_FATAL, message: "entry of \(size) bytes is over the limit of \(limit)", operation: "reading entry data")
+    ArchiveError(
+      status: ARCHIVE_FATAL, message: "entry of \(size) bytes is over the limit of \(limit)", operation: "reading entry data")
   }
 
   init(status: Int32, message: String, operation: String) {

@@ -1,8 +1,9 @@
 import CGallerySystem
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import Foundation
 
 /// Programs the commands start themselves (xclip, wl-copy, wl-paste, our own clipboard
 /// owner): spawned clean (no descriptor of ours but the three given, no signal blocked or
@@ -85,7 +86,7 @@ package enum ChildProcess {
     defer { posix_spawnattr_destroy(&attributes) }
     CGallerySystem_spawnattr_clean(&attributes, newSession ? 1 : 0)
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for argument in argv { free(argument) } }
     var pid: pid_t = 0
     let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, Glibc.environ)
     guard spawned == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(spawned)))") }

@@ -61,7 +61,8 @@ enum FileSystem {
   }
 
   /// Reads at most `count` bytes from the start of a regular file (for content sniffing).
-  static func readPrefix(_ path: String, count: Int, followLinks: Bool = true) throws(ReadFailure) -> (prefix: Data, size: Int64) {
+  static func readPrefix(_ path: String, count: Int, followLinks: Bool = true) throws(ReadFailure) -> (prefix: Data, size: Int64)
+  {
     let file = try openRegular(path, followLinks: followLinks)
     let size = (try? file.status()).map { Int64($0.st_size) } ?? 0
     do { return (try file.read(upTo: count), size) } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
@@ -262,7 +263,7 @@ public enum OutputFile {
     let existing: (file: FileHandleFD, type: mode_t)
     do {
       existing = try FileSystem.openWithoutBlocking(path, flags: O_WRONLY | O_NOFOLLOW)
-    } catch where error.errno == ENOENT {
+    } catch  where error.errno == ENOENT {
       return try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
     }
     guard existing.type == S_IFREG else { throw FileSystemError(errno: EINVAL, operation: "open", path: path) }

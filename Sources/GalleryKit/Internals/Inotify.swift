@@ -80,7 +80,8 @@ final class Inotify {
   /// Watches a folder, and with `recursive` every folder below it.
   /// The corresponding C functions are `inotifytools_watch_file` and `inotifytools_watch_recursively`.
   func watch(_ folder: String, recursive: Bool) throws(WatchError) {
-    let result = recursive
+    let result =
+      recursive
       ? inotifytools_watch_recursively(folder, Int32(bitPattern: Self.events))
       : inotifytools_watch_file(folder, Int32(bitPattern: Self.events))
     guard result == 1 else {

@@ -187,7 +187,9 @@ enum StoredImage {
   static func decodeProblem(_ data: Data) -> String? {
     let failed: VipsError? = data.withUnsafeBytes { raw in
       do {
-        let image = try VipsImageHandle.make("vips_thumbnail_buffer") { CVips_thumbnail_buffer(raw.baseAddress, raw.count, 16, $0) }
+        let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
+          CVips_thumbnail_buffer(raw.baseAddress, raw.count, 16, $0)
+        }
         _ = try VipsImageHandle.make("vips_image_copy_memory") { CVips_copy_memory(image.pointer, $0) }
         return nil
       } catch {

@@ -23,13 +23,13 @@ public enum X11Selection {
   /// `readyDescriptor` (then closed) once the selection is ours or cannot be.
   public static func serve(_ offers: [Offer], readyDescriptor: Int32) throws {
     let types = offers.map { strdup($0.type) }
-    defer { types.forEach { free($0) } }
+    defer { for type in types { free(type) } }
     let buffers = offers.map { offer -> UnsafeMutablePointer<UInt8> in
       let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, offer.data.count))
       offer.data.copyBytes(to: buffer, count: offer.data.count)
       return buffer
     }
-    defer { buffers.forEach { $0.deallocate() } }
+    defer { for buffer in buffers { buffer.deallocate() } }
     let typePointers: [UnsafePointer<CChar>?] = types.map { UnsafePointer($0) }
     let dataPointers: [UnsafePointer<UInt8>?] = buffers.map { UnsafePointer($0) }
     let lengths = offers.map(\.data.count)
@@ -63,7 +63,9 @@ public enum X11Selection {
       return String(decoding: data[index..<end], as: UTF8.self)
     }
     while index < data.endIndex {
-      guard let type = line(), let count = line().flatMap(Int.init), count >= 0, data.endIndex - index >= count else { return nil }
+      guard let type = line(), let count = line().flatMap(Int.init), count >= 0, data.endIndex - index >= count else {
+        return nil
+      }
       offers.append(Offer(type: type, data: Data(data[index..<index + count])))
       index += count
     }

@@ -6,12 +6,13 @@ public enum XDGDirectory {
   case cache, config, data, state
 
   public var path: String {
-    let (variable, fallback) = switch self {
-    case .cache: ("XDG_CACHE_HOME", "/.cache")
-    case .config: ("XDG_CONFIG_HOME", "/.config")
-    case .data: ("XDG_DATA_HOME", "/.local/share")
-    case .state: ("XDG_STATE_HOME", "/.local/state")
-    }
+    let (variable, fallback) =
+      switch self {
+      case .cache: ("XDG_CACHE_HOME", "/.cache")
+      case .config: ("XDG_CONFIG_HOME", "/.config")
+      case .data: ("XDG_DATA_HOME", "/.local/share")
+      case .state: ("XDG_STATE_HOME", "/.local/state")
+      }
     let environment = ProcessInfo.processInfo.environment
     if let value = environment[variable], value.hasPrefix("/") { return value }
     return Self.home + fallback

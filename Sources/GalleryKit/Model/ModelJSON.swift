@@ -567,7 +567,11 @@ enum ISO8601 {
 
 extension JSONReader {
   mutating func model() throws -> GalleryModel {
-    var format: Int?, title: String?, created: Date?, modified: Date?, revision: Int?
+    var format: Int?
+    var title: String?
+    var created: Date?
+    var modified: Date?
+    var revision: Int?
     var settings = GalleryModel.Settings()
     var items: [Item] = []
     var trash: [TrashedItem] = []
@@ -576,7 +580,9 @@ extension JSONReader {
       switch key {
       case "moveOffers":
         try r.array { r in
-          var token: String?, ids: [String] = [], created: Date?
+          var token: String?
+          var ids: [String] = []
+          var created: Date?
           try r.object { r, key in
             switch key {
             case "token": token = try r.string()
@@ -610,7 +616,9 @@ extension JSONReader {
         try r.array { items.append(try $0.item()) }
       case "trash":
         try r.array { r in
-          var item: Item?, trashed: Date?, position: Int?
+          var item: Item?
+          var trashed: Date?
+          var position: Int?
           try r.object { r, key in
             switch key {
             case "item": item = try r.item()
@@ -642,9 +650,22 @@ extension JSONReader {
   }
 
   mutating func item() throws -> Item {
-    var id: String?, source: String?, state: Item.State?, aspectRatio: Double?, added: Date?
-    var page: String?, width: Int?, height: Int?, orientation: Int?, format: String?, bytes: Int?
-    var hash: String?, thumbnail: String?, original: String?, placeholder: Item.Placeholder?, failure: String?
+    var id: String?
+    var source: String?
+    var state: Item.State?
+    var aspectRatio: Double?
+    var added: Date?
+    var page: String?
+    var width: Int?
+    var height: Int?
+    var orientation: Int?
+    var format: String?
+    var bytes: Int?
+    var hash: String?
+    var thumbnail: String?
+    var original: String?
+    var placeholder: Item.Placeholder?
+    var failure: String?
     try object { r, key in
       if try r.isNull() { return }
       switch key {
@@ -680,7 +701,11 @@ extension JSONReader {
   }
 
   mutating func placeholder() throws -> Item.Placeholder {
-    var from: String?, since: Date?, pid: Int?, host: String?, started: Date?
+    var from: String?
+    var since: Date?
+    var pid: Int?
+    var host: String?
+    var started: Date?
     try object { r, key in
       switch key {
       case "from": from = try r.string()

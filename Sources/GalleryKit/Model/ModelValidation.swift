@@ -58,7 +58,8 @@ public enum ModelValidation {
     let settings = model.settings
     require(
       Limits.thumbnailSize.contains(settings.thumbnailSize),
-      "thumbnail size \(settings.thumbnailSize) is outside \(Limits.thumbnailSize.lowerBound)...\(Limits.thumbnailSize.upperBound)")
+      "thumbnail size \(settings.thumbnailSize) is outside \(Limits.thumbnailSize.lowerBound)...\(Limits.thumbnailSize.upperBound)"
+    )
     require(Limits.maxPixels.contains(settings.maxPixels), "the pixel limit \(settings.maxPixels) is out of range")
 
     var ids = Set<String>()
@@ -69,7 +70,8 @@ public enum ModelValidation {
     for trashed in model.trash {
       problems += self.problems(of: trashed.item).map { Problem("in the trash: \($0)") }
       require(ids.insert(trashed.item.id).inserted, "item id \(quoted(trashed.item.id)) is used more than once")
-      require(Limits.position.contains(trashed.position), "trashed item \(quoted(trashed.item.id)) has position \(trashed.position)")
+      require(
+        Limits.position.contains(trashed.position), "trashed item \(quoted(trashed.item.id)) has position \(trashed.position)")
       require(Limits.dates.contains(trashed.trashed), "trashed item \(quoted(trashed.item.id)) has a date out of range")
     }
     let offers = model.moveOffers ?? []
@@ -108,7 +110,9 @@ public enum ModelValidation {
     if let original = item.original {
       require(isOriginalEntry(original), "original entry \(quoted(original)) is not originals/SHA256.EXT")
     }
-    if let failure = item.failure { require(isText(failure, limit: Limits.textBytes), "its failure reason is too long or has NUL") }
+    if let failure = item.failure {
+      require(isText(failure, limit: Limits.textBytes), "its failure reason is too long or has NUL")
+    }
     require(Limits.dates.contains(item.added), "its date added is out of range")
     if let placeholder = item.placeholder {
       require(isURLText(placeholder.from), "its placeholder's origin is not a URL")
@@ -157,7 +161,9 @@ public enum ModelValidation {
   public static func isThumbnailEntry(_ name: String) -> Bool {
     guard name.hasPrefix(DocumentArchive.thumbnailFolder) else { return false }
     let file = name.dropFirst(DocumentArchive.thumbnailFolder.count)
-    guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else { return false }
+    guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else {
+      return false
+    }
     return isValidID(String(file[..<dot]))
   }
 

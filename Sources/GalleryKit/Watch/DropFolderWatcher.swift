@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Foundation
 import Logging
 import Synchronization
@@ -209,7 +208,8 @@ public final class DropFolderWatcher {
 
   /// Takes every complete-looking file below `folder` not imported before.
   private func scan(_ folder: String, pair: Int) {
-    let paths = options.recursive
+    let paths =
+      options.recursive
       ? DropSourceParser.filesBelow(folder)
       : ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         .filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
@@ -260,7 +260,9 @@ public final class DropFolderWatcher {
       let ids = try GalleryDocument.edit(pairs[pair].document) { edit in
         let ids = edit.newItemIDs(files.count)
         edit.model.insert(
-          zip(ids, files).map { Item.placeholder(id: $0, source: URL(fileURLWithPath: $1.path).standardizedFileURL.absoluteString) },
+          zip(ids, files).map {
+            Item.placeholder(id: $0, source: URL(fileURLWithPath: $1.path).standardizedFileURL.absoluteString)
+          },
           at: nil)
         return ids
       }
@@ -459,11 +461,11 @@ public final class DropFolderWatcher {
       do {
         try FileSystem.renameWithoutReplacing(path, to: candidate)
         return candidate
-      } catch where error.errno == EXDEV {
+      } catch  where error.errno == EXDEV {
         guard (try? FileManager.default.copyItem(atPath: path, toPath: candidate)) != nil else { continue }
         unlink(path)
         return candidate
-      } catch where error.errno == EEXIST {
+      } catch  where error.errno == EEXIST {
         continue
       } catch {
         return nil

@@ -34,7 +34,8 @@ final class ImportMemory {
 
   func remember(_ entries: [(path: String, record: Record)]) {
     guard !entries.isEmpty else { return }
-    try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try? FileManager.default.createDirectory(
+      atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     var text = ""
     for (path, record) in entries where !path.contains("\n") && !path.contains("\t") {
       records[path] = record

@@ -77,7 +77,9 @@ public struct ProxySettings: Sendable, Equatable {
     case "socks5", "socks5h": kind = .socks5
     default:
       return .failure(
-        Unusable(message: "the proxy in $\(variable) uses \(scheme)://, which gallery does not support (http://, socks5://, socks5h://)"))
+        Unusable(
+          message: "the proxy in $\(variable) uses \(scheme)://, which gallery does not support (http://, socks5://, socks5h://)")
+      )
     }
     if kind == .socks5, url.user != nil {
       return .failure(Unusable(message: "the SOCKS proxy in $\(variable) asks for a password, which gallery does not support"))

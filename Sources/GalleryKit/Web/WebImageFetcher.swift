@@ -232,14 +232,16 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       case .cancelled: self = .cancelled
       case .remoteConnectionClosed: self = .transport("the server closed the connection before the end of the body")
       case .invalidProxyResponse: self = .transport("the proxy would not connect to \(host)")
-      case .proxyAuthenticationRequired: self = .transport("the proxy asks for a user name and password (put them in the proxy URL)")
+      case .proxyAuthenticationRequired:
+        self = .transport("the proxy asks for a user name and password (put them in the proxy URL)")
       case .httpProxyHandshakeTimeout: self = .timedOut(timeout)
       default: self = .transport("\(error)")
       }
     } else if let error = error as? NIOSSLError {
       let text = "\(error)"
       if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-        self = .transport("the TLS certificate of \(host) is not trusted (a certificate authority of your own goes in $SSL_CERT_FILE)")
+        self = .transport(
+          "the TLS certificate of \(host) is not trusted (a certificate authority of your own goes in $SSL_CERT_FILE)")
       } else {
         self = .transport("TLS handshake with \(host) failed: \(text)")
       }

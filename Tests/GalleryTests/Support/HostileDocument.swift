@@ -14,7 +14,12 @@ enum HostileDocument {
   ) throws {
     // The last revision's model (bsdtar -xO would print every revision's).
     let json = try Run.program(
-      "python3", ["-c", "import tarfile,sys\nt=tarfile.open(sys.argv[1])\nm=[m for m in t if m.name=='gallery.json'][-1]\nsys.stdout.buffer.write(t.extractfile(m).read())", source])
+      "python3",
+      [
+        "-c",
+        "import tarfile,sys\nt=tarfile.open(sys.argv[1])\nm=[m for m in t if m.name=='gallery.json'][-1]\nsys.stdout.buffer.write(t.extractfile(m).read())",
+        source,
+      ])
     #expect(json.status == 0)
     var model = try JSONSerialization.jsonObject(with: json.stdoutData) as! [String: Any]
     change(&model)

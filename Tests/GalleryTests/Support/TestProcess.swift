@@ -48,7 +48,7 @@ final class TestProcess: Sendable {
     let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
     let cArguments = argv.map { strdup($0) } + [nil]
     let cEnvironment = variables.map { strdup($0) } + [nil]
-    defer { (cArguments + cEnvironment).forEach { free($0) } }
+    defer { for pointer in cArguments + cEnvironment { free(pointer) } }
     var pid: pid_t = 0
     let result = posix_spawn(&pid, path, &actions, &attributes, cArguments, cEnvironment)
     guard result == 0 else { throw SpawnFailed(description: "cannot run \(executable): \(String(cString: strerror(result)))") }

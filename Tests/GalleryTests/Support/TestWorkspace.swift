@@ -176,4 +176,3 @@ func archiveNames(_ path: String, tool: String = "bsdtar") throws -> [String] {
   #expect(result.status == 0, "\(tool) -tf failed: \(result.stderr)")
   return result.stdout.split(separator: "\n").map(String.init)
 }
-

@@ -59,7 +59,9 @@ final class WatcherProcess: @unchecked Sendable {
       if !process.isRunning { break }
       usleep(10_000)
     }
-    Issue.record("timed out waiting for \(what); events: \(events.map { "\($0.event) \(($0.path as NSString).lastPathComponent)" }); log: \(log)", sourceLocation: sourceLocation)
+    Issue.record(
+      "timed out waiting for \(what); events: \(events.map { "\($0.event) \(($0.path as NSString).lastPathComponent)" }); log: \(log)",
+      sourceLocation: sourceLocation)
     return false
   }
 
