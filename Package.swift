@@ -15,6 +15,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
   ],
   targets: [
     // Thin system modules: C names stay inside GalleryKit/Internals.
@@ -46,6 +47,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOFoundationCompat", package: "swift-nio"),
       ]),
     .target(
       name: "GalleryCommands",

@@ -77,11 +77,9 @@ public enum ImageDrop {
       }
     guard !accepted.isEmpty else { return DropReport(failures: refused) }
     let hasWeb = accepted.contains(where: \.isWeb)
-    let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: hasWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
-    let report: DropReport
-    do {
-      report = try await LoadPipeline.run(
+    let report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
+      try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) {
         let (ids, save) = try GalleryDocument.editRecordingSave(path) { edit in
@@ -93,11 +91,7 @@ public enum ImageDrop {
         }
         return (ids, save)
       }
-    } catch {
-      await loader.shutdown()
-      throw error
     }
-    await loader.shutdown()
     return DropReport(
       committed: report.committed, failures: refused + report.failures, keptFailures: report.keptFailures,
       cancelled: report.cancelled)

@@ -40,6 +40,21 @@ public final class ImageLoader: Sendable {
     try? await decoding.shutdownGracefully()
   }
 
+  /// Runs `body` with a loader, and shuts the loader down however `body` ends.
+  static func using<T>(
+    _ imageOptions: ImageOptions, _ options: DropOptions, needsWeb: Bool, _ body: (ImageLoader) async throws -> T
+  ) async throws -> T {
+    let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: needsWeb)
+    do {
+      let value = try await body(loader)
+      await loader.shutdown()
+      return value
+    } catch {
+      await loader.shutdown()
+      throw error
+    }
+  }
+
   /// Loads one source. Cancellation of the calling task stops a download in progress and a
   /// decode that has not started.
   public func load(_ source: DropSource) async -> LoadOutcome {

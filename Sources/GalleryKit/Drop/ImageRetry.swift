@@ -48,17 +48,11 @@ public enum ImageRetry {
     }
     guard !targets.isEmpty else { return DropReport(failures: unusable) }
 
-    let loader = ImageLoader(imageOptions: imageOptions, options: options, needsWeb: targets.contains { $0.source.isWeb })
-    let report: DropReport
-    do {
-      report = try await LoadPipeline.run(
+    let report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
+      try await LoadPipeline.run(
         targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval)
       ) { (targets.map(\.id), nil) }
-    } catch {
-      await loader.shutdown()
-      throw error
     }
-    await loader.shutdown()
     // A retry keeps what fails again as a failed item, and says why.
     return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
   }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -145,7 +146,9 @@ public final class WebImageFetcher: Sendable {
           if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limits.maxBytes {
             return .failure(.tooLarge(limit: limits.maxBytes))
           }
-          body = Data(try await head.body.collect(upTo: limits.maxBytes).readableBytesView)
+          let collected = try await head.body.collect(upTo: limits.maxBytes)
+          // The Data shares the buffer's storage: a body is copied once, off the wire.
+          body = collected.getData(at: collected.readerIndex, length: collected.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
         }
       } catch is NIOTooManyBytesError {
         return .failure(.tooLarge(limit: limits.maxBytes))
