@@ -1,6 +1,7 @@
 import Foundation
-import GalleryKit
 import Testing
+
+@testable import GalleryKit
 
 @Suite("gallery.json: the model's own JSON codec")
 struct ModelJSONTests {
@@ -147,6 +148,25 @@ struct ModelCodecDifferentialTests {
       #expect(try decoder.decode(GalleryModel.self, from: ours) == model, "seed \(seed)")
       #expect(try ModelCoding.decode(try encoder.encode(model)) == model, "seed \(seed)")
       #expect(try ModelCoding.decode(ours) == model, "seed \(seed)")
+    }
+  }
+}
+
+@Suite("Dates without the C library")
+struct CivilTimeTests {
+  @Test("Seconds since 1970 become the same UTC fields as gmtime_r, from year 1 to 9999")
+  func matchesGmtime() {
+    var random = SplitMix(state: 11)
+    let edges: [Int64] = [0, -1, 86_399, 86_400, 951_782_400, 951_868_799, -62_135_596_800, 253_402_300_799, 1_700_000_000]
+    let samples = edges + (0..<2000).map { _ in Int64.random(in: -62_135_596_800...253_402_300_799, using: &random) }
+    for seconds in samples {
+      var time = time_t(seconds)
+      var parts = tm()
+      gmtime_r(&time, &parts)
+      let expected = CivilTime(
+        year: Int64(parts.tm_year) + 1900, month: Int64(parts.tm_mon) + 1, day: Int64(parts.tm_mday),
+        hour: Int64(parts.tm_hour), minute: Int64(parts.tm_min), second: Int64(parts.tm_sec))
+      #expect(CivilTime(secondsSince1970: seconds) == expected, "\(seconds)")
     }
   }
 }

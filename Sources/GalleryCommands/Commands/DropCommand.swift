@@ -1,11 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import GalleryKit
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 struct DropCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -163,26 +158,6 @@ struct DropCommand: AsyncParsableCommand {
   }
 }
 
-/// SIGINT and SIGTERM, owned in one place: while a source is alive the signals do not end
-/// the process (they would leave placeholders behind); its handler runs instead.
-final class SignalWatch {
-  private let sources: [DispatchSourceSignal]
-
-  init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
-    sources = signals.map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler(handler: handler)
-      source.resume()
-      return source
-    }
-  }
-
-  deinit {
-    for source in sources { source.cancel() }
-  }
-}
-
 /// Runs work that SIGINT or SIGTERM cancel instead of ending the process: the work sees its
 /// task cancelled and returns what it did.
 enum Interruption {
@@ -196,7 +171,7 @@ enum Interruption {
     _ work: @escaping @Sendable () async throws -> T
   ) async throws -> (value: T, interrupted: Bool) {
     let (signals, arrived) = AsyncStream.makeStream(of: Void.self)
-    let watch = SignalWatch(signals: [SIGINT, SIGTERM]) { arrived.yield() }
+    let watch = SignalWatch(signals: [.interrupt, .terminate]) { arrived.yield() }
     defer { withExtendedLifetime(watch) {} }
     return try await withThrowingTaskGroup(of: Event<T>.self) { group in
       group.addTask { .finished(try await work()) }

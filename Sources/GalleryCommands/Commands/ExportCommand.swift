@@ -37,7 +37,7 @@ struct ExportCommand: AsyncParsableCommand {
     let chosen = ids.compactMap { id in model.items.first { $0.id == id } }
     try OutputFile.makeFolder(folder)
     var failed = false
-    var names = SafeFileNames(folder: folder)
+    let names = SafeFileNames(folder: folder)
     let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
     for item in chosen {
       do {
@@ -132,25 +132,11 @@ struct SafeFileNames {
     return stem + suffix
   }
 
-  mutating func write(_ data: Data, preferredName: String) throws -> String {
-    let stem = (preferredName as NSString).deletingPathExtension
-    let ext = (preferredName as NSString).pathExtension
-    for attempt in 1...10_000 {
-      let name = attempt == 1 ? preferredName : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)")
-      let path = (folder as NSString).appendingPathComponent(name)
-      let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-      if fd < 0 {
-        if errno == EEXIST { continue }
-        throw ExportFailure("\(path): \(String(cString: strerror(errno)))")
-      }
-      defer { close(fd) }
-      let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      guard written == data.count else {
-        unlink(path)
-        throw ExportFailure("\(path): write failed")
-      }
-      return path
+  func write(_ data: Data, preferredName: String) throws -> String {
+    do {
+      return try OutputFile.createNew(in: folder, preferredName: preferredName, data: data)
+    } catch {
+      throw ExportFailure(error.description)
     }
-    throw ExportFailure("no free name for \(preferredName) in \(folder)")
   }
 }

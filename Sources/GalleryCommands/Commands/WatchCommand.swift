@@ -4,10 +4,6 @@ import Foundation
 import GalleryKit
 import Logging
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 struct WatchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "watch",
@@ -130,7 +126,7 @@ struct WatchCommand: ParsableCommand {
       if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
     }
     let stopRequest = watcher.stopRequest
-    let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { stopRequest.raise() }
+    let signals = SignalWatch(signals: [.interrupt, .terminate]) { stopRequest.raise() }
     try watcher.run()
     withExtendedLifetime(signals) {}
   }

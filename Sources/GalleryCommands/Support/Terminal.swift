@@ -2,10 +2,6 @@ import ArgumentParser
 import Foundation
 import GalleryKit
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6
 /// concurrency checking rightly distrusts.
 ///
@@ -14,37 +10,28 @@ import GalleryKit
 /// retitle the terminal or forge a line. Lines and columns are ours: `\n` and `\t` stay.
 /// Data formats (JSON, a uri-list with its CRLF) go out exactly, through `exact`.
 enum Terminal {
-  static func out(_ text: String) { write(1, Array(TerminalText.escaped(text, keepingLayout: true).utf8)) }
-  static func out(_ bytes: [UInt8]) { write(1, bytes) }
+  static func out(_ text: String) { write(.output, Array(TerminalText.escaped(text, keepingLayout: true).utf8)) }
+  static func out(_ bytes: [UInt8]) { write(.output, bytes) }
   /// Bytes of a data format, unchanged (a uri-list's CRLF, JSON).
-  static func exact(_ text: String) { write(1, Array(text.utf8)) }
-  static func err(_ text: String) { write(2, Array(text.utf8)) }
+  static func exact(_ text: String) { write(.output, Array(text.utf8)) }
+  static func err(_ text: String) { write(.error, Array(text.utf8)) }
 
   /// A line on standard error, prefixed with the program name.
   static func message(_ text: String) {
     err("gallery: \(TerminalText.escaped(text, keepingLayout: true))\n")
   }
 
-  static var errorIsTerminal: Bool { isatty(2) == 1 }
+  static var errorIsTerminal: Bool { StandardStream.error.isTerminal }
 
   /// Writes everything, or ends the program: output that cannot be written (a full disk,
   /// `> /dev/full`, a closed pipe) must not look like success. Standard error failing is
   /// ignored: there is nowhere left to say so.
-  private static func write(_ fd: Int32, _ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if n < 0 {
-        if errno == EINTR || errno == EAGAIN { continue }
-        guard fd == 1 else { return }
-        let code = errno
-        if code != EPIPE {
-          err("gallery: cannot write to standard output: \(String(cString: strerror(code)))\n")
-        }
-        exit(ExitStatus.ioError.rawValue)
-      }
-      offset += n
+  private static func write(_ stream: StandardStream, _ bytes: [UInt8]) {
+    guard let code = stream.write(bytes), stream == .output else { return }
+    if code != EPIPE {
+      err("gallery: cannot write to standard output: \(String(cString: strerror(code)))\n")
     }
+    exit(ExitStatus.ioError.rawValue)
   }
 }
 
@@ -94,7 +81,7 @@ struct CommandFailure: GalleryError {
 /// pretty-printed when standard output is a terminal (a person reads it), one line in a pipe
 /// or a file (a program reads it). `watch --events json` is a stream: one object a line.
 enum JSONOutput {
-  static var pretty: Bool { isatty(1) == 1 }
+  static var pretty: Bool { StandardStream.output.isTerminal }
 
   static func write<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()

@@ -18,12 +18,11 @@ public enum DocumentFiles {
   }
 
   static func freeName(in folder: String, stem: String) -> String {
-    for number in 1... {
-      let name = (number == 1 ? stem : "\(stem) \(number)") + "." + DocumentName.fileExtension
-      let path = (folder as NSString).appendingPathComponent(name)
-      if !FileManager.default.fileExists(atPath: path) { return path }
+    let names = FileSystem.candidateNames(for: stem + "." + DocumentName.fileExtension, separator: " ", count: .max)
+    for name in names where !FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name)) {
+      return (folder as NSString).appendingPathComponent(name)
     }
-    fatalError("unreachable")
+    fatalError("more than Int.max documents named \(stem)")
   }
 
   /// `NEW` as given, with `.gallery` added when it has no extension, beside `path` when it
@@ -84,28 +83,28 @@ public enum DocumentFiles {
     }
     let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
     let base = (absolute as NSString).lastPathComponent
-    let stem = (base as NSString).deletingPathExtension
-    for number in 1...10_000 {
-      let name = number == 1 ? base : "\(stem) \(number).\(DocumentName.fileExtension)"
+    for name in FileSystem.candidateNames(for: base, separator: " ") {
       let info = trash + "/info/" + name + ".trashinfo"
       // The .trashinfo is created first and exclusively: it reserves the name (the spec's rule).
-      let fd = open(info, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-      if fd < 0 {
-        if errno == EEXIST { continue }
-        throw DocumentError.io(FileSystemError(errno: errno, operation: "open", path: info))
+      let reservation: FileHandleFD
+      do { reservation = try FileHandleFD(path: info, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) } catch {
+        if error.errno == EEXIST { continue }
+        throw DocumentError.io(error)
       }
       let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
       let formatter = DateFormatter()
       formatter.locale = Locale(identifier: "en_US_POSIX")
       formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
       let text = "[Trash Info]\nPath=\(encoded)\nDeletionDate=\(formatter.string(from: Date()))\n"
-      _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
-      close(fd)
+      do { try reservation.writeAll(Data(text.utf8)) } catch {
+        FileSystem.remove(info)
+        throw DocumentError.io(error)
+      }
       let destination = trash + "/files/" + name
       do {
         try FileManager.default.moveItem(atPath: absolute, toPath: destination)
       } catch {
-        unlink(info)
+        FileSystem.remove(info)
         throw DocumentError.io(error)
       }
       return destination

@@ -15,10 +15,10 @@ struct DocumentLock {
     while true {
       let candidate = try GalleryDocument.openRegularFile(path, flags: O_RDWR)
       do { try candidate.lockExclusive() } catch { throw .io(error) }
-      var current = stat()
-      guard stat(path, &current) == 0 else {
-        if errno == ENOENT { throw .notFound(path) }
-        throw .io(FileSystemError(errno: errno, operation: "stat", path: path))
+      let current: stat
+      do { current = try FileSystem.statusOrError(of: path) } catch {
+        if error.errno == ENOENT { throw .notFound(path) }
+        throw .io(error)
       }
       guard let locked = try? candidate.status() else { continue }
       if locked.st_ino == current.st_ino && locked.st_dev == current.st_dev {

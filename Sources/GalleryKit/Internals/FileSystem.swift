@@ -77,10 +77,22 @@ enum FileSystem {
   }
 
   /// `stat` of a path (following links), or nil.
-  static func status(of path: String) -> stat? {
+  static func status(of path: String) -> stat? { try? statusOrError(of: path) }
+
+  /// The corresponding C function is `stat`.
+  static func statusOrError(of path: String) throws(FileSystemError) -> stat {
     var info = stat()
-    return stat(path, &info) == 0 ? info : nil
+    guard stat(path, &info) == 0 else { throw FileSystemError(errno: errno, operation: "stat", path: path) }
+    return info
   }
+
+  /// Removes a file; whether it was there. The corresponding C function is `unlink`.
+  @discardableResult
+  static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+
+  /// Sets a file's access and modification times to now. The corresponding C function is
+  /// `utimes`.
+  static func touch(_ path: String) { utimes(path, nil) }
 
   /// A fresh temporary name in the folder of `path`: `.NAME.tmp-PID-RANDOM`. The pid lets
   /// `removeStaleTemporaries` tell a killed writer's leftovers from a running one's.
@@ -116,6 +128,17 @@ enum FileSystem {
     guard code == EINVAL || code == ENOSYS else { throw FileSystemError(errno: code, operation: "rename", path: to) }
     guard link(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: to) }
     unlink(from)
+  }
+
+  /// The names to try, in order, for a file that must not replace another: `name`, then
+  /// `STEM<separator>2.EXT`, `STEM<separator>3.EXT`... (at most `count`). The one rule for
+  /// exports, the Trash, new documents and files moved aside.
+  static func candidateNames(for name: String, separator: String, count: Int = 10_000) -> some Sequence<String> {
+    let stem = (name as NSString).deletingPathExtension
+    let ext = (name as NSString).pathExtension
+    return (1...count).lazy.map { number in
+      number == 1 ? name : "\(stem)\(separator)\(number)" + (ext.isEmpty ? "" : ".\(ext)")
+    }
   }
 
   /// A pipe, both ends closed on exec. Optional so that a caller closes an end by setting
@@ -237,6 +260,28 @@ public enum OutputFile {
     }
   }
 
+  /// Writes `data` to a new file in `folder` under `preferredName`, or the first free name
+  /// after it (`NAME-2.EXT`...): an existing file is never replaced. Returns the path.
+  public static func createNew(in folder: String, preferredName: String, data: Data) throws(Failure) -> String {
+    for name in FileSystem.candidateNames(for: preferredName, separator: "-") {
+      let path = (folder as NSString).appendingPathComponent(name)
+      let file: FileHandleFD
+      do {
+        file = try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+      } catch  where error.errno == EEXIST {
+        continue
+      } catch {
+        throw Failure(path: path, errno: error.errno)
+      }
+      do { try file.writeAll(data) } catch {
+        FileSystem.remove(path)
+        throw Failure(path: path, errno: error.errno)
+      }
+      return path
+    }
+    throw Failure(path: (folder as NSString).appendingPathComponent(preferredName), errno: EEXIST)
+  }
+
   /// Makes a folder and the folders above it that are missing (mkdir -p).
   public static func makeFolder(_ path: String) throws(Failure) {
     var isFolder: ObjCBool = false
@@ -280,5 +325,30 @@ public enum TerminalSize {
   public static var columns: Int? {
     let columns = Int(CGallerySystem_terminal_columns(2))
     return columns > 0 ? columns : nil
+  }
+}
+
+/// Standard output and error, written with write(2) (no shared `FILE *` state).
+package enum StandardStream {
+  case output, error
+
+  var descriptor: Int32 { self == .output ? 1 : 2 }
+
+  /// Whether it is a terminal. The corresponding C function is `isatty`.
+  package var isTerminal: Bool { isatty(descriptor) == 1 }
+
+  /// Writes all of `bytes`; the errno of a failed write. The corresponding C function is
+  /// `write`.
+  package func write(_ bytes: [UInt8]) -> Int32? {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+      if n < 0 {
+        if errno == EINTR || errno == EAGAIN { continue }
+        return errno
+      }
+      offset += n
+    }
+    return nil
   }
 }

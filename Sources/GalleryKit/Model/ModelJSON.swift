@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 // `gallery.json` is read and written on every save, and holds one object per image: with
 // 10,000 images Foundation's Codable spends over 100 ms each way on generic metadata and
 // dictionaries. This hand-written codec for our one schema does the same in a few
@@ -71,11 +67,9 @@ struct JSONWriter {
 
   /// ISO 8601 in UTC, whole seconds: `2026-11-22T07:37:39Z`.
   mutating func date(_ value: Date) {
-    var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    func digits(_ number: Int32, _ count: Int, into bytes: inout [UInt8]) {
-      var divisor: Int32 = 1
+    let time = CivilTime(secondsSince1970: Int64(value.timeIntervalSince1970.rounded(.down)))
+    func digits(_ number: Int64, _ count: Int, into bytes: inout [UInt8]) {
+      var divisor: Int64 = 1
       for _ in 1..<count { divisor *= 10 }
       while divisor > 0 {
         bytes.append(UInt8(48 + (number / divisor) % 10))
@@ -83,17 +77,17 @@ struct JSONWriter {
       }
     }
     bytes.append(UInt8(ascii: "\""))
-    digits(parts.tm_year + 1900, 4, into: &bytes)
+    digits(time.year, 4, into: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    digits(parts.tm_mon + 1, 2, into: &bytes)
+    digits(time.month, 2, into: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    digits(parts.tm_mday, 2, into: &bytes)
+    digits(time.day, 2, into: &bytes)
     bytes.append(UInt8(ascii: "T"))
-    digits(parts.tm_hour, 2, into: &bytes)
+    digits(time.hour, 2, into: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    digits(parts.tm_min, 2, into: &bytes)
+    digits(time.minute, 2, into: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    digits(parts.tm_sec, 2, into: &bytes)
+    digits(time.second, 2, into: &bytes)
     raw("Z\"")
   }
 
@@ -243,6 +237,31 @@ extension JSONWriter {
       o.string("thumbnail", item.thumbnail)
       o.int("width", item.width)
     }
+  }
+}
+
+/// A UTC date and time from seconds since 1970, in the proleptic Gregorian calendar, by
+/// arithmetic (Howard Hinnant's days-to-civil): the model's codec needs no C library.
+struct CivilTime: Equatable {
+  var year, month, day, hour, minute, second: Int64
+
+  init(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) {
+    (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+  }
+
+  init(secondsSince1970 seconds: Int64) {
+    let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    let inDay = seconds - days * 86_400
+    (hour, minute, second) = (inDay / 3600, inDay % 3600 / 60, inDay % 60)
+    let shifted = days + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
   }
 }
 

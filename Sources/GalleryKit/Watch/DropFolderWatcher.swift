@@ -453,11 +453,8 @@ public final class DropFolderWatcher {
   /// Moves a file into a folder under a free name; returns the new path.
   private func moveAside(_ path: String, into folder: String) -> String? {
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let name = (path as NSString).lastPathComponent
-    let stem = (name as NSString).deletingPathExtension
-    let ext = (name as NSString).pathExtension
-    for attempt in 1...1000 {
-      let candidate = folder + "/" + (attempt == 1 ? name : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)"))
+    for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
+      let candidate = folder + "/" + name
       do {
         try FileSystem.renameWithoutReplacing(path, to: candidate)
         return candidate

@@ -108,14 +108,15 @@ public struct DownloadCache: Sendable {
     // A cache that cannot be written is no reason to fail a drop.
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let target = path(for: entry.url)
-    let temporary = folder + "/.tmp-\(getpid())-\(UUID().uuidString)"
+    // Not fsynced: a cache entry lost to a crash is downloaded again.
+    let temporary = FileSystem.temporaryName(beside: target)
     guard FileManager.default.createFile(atPath: temporary, contents: file) else { return }
-    if rename(temporary, target) != 0 { unlink(temporary) }
+    do { try FileSystem.rename(temporary, to: target) } catch { FileSystem.remove(temporary) }
   }
 
   /// Marks an entry as just used.
   public func touch(_ url: String) {
-    utimes(path(for: url), nil)
+    FileSystem.touch(path(for: url))
   }
 
   public struct Usage: Sendable, Equatable {
@@ -137,7 +138,7 @@ public struct DownloadCache: Sendable {
     var removed = Usage(entries: 0, bytes: 0)
     while total > limit, !files.isEmpty {
       let oldest = files.removeFirst()
-      if unlink(oldest.path) == 0 {
+      if FileSystem.remove(oldest.path) {
         total -= oldest.size
         removed.entries += 1
         removed.bytes += oldest.size
@@ -154,10 +155,9 @@ public struct DownloadCache: Sendable {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
     return names.compactMap { name in
       let path = folder + "/" + name
-      var info = stat()
-      guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+      guard let info = FileSystem.status(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
       // Another writer's temporary file is left alone unless it is an hour old.
-      if name.hasPrefix(".tmp-"), Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < 3600 { return nil }
+      if name.hasPrefix("."), Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < 3600 { return nil }
       let used = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
       return (path, Int(info.st_size), used)
     }

@@ -148,7 +148,8 @@ public final class WebImageFetcher: Sendable {
           }
           let collected = try await head.body.collect(upTo: limits.maxBytes)
           // The Data shares the buffer's storage: a body is copied once, off the wire.
-          body = collected.getData(at: collected.readerIndex, length: collected.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
+          body =
+            collected.getData(at: collected.readerIndex, length: collected.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
         }
       } catch is NIOTooManyBytesError {
         return .failure(.tooLarge(limit: limits.maxBytes))
@@ -240,17 +241,20 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       case .httpProxyHandshakeTimeout: self = .timedOut(timeout)
       default: self = .transport("\(error)")
       }
-    } else if let error = error as? NIOSSLError {
-      let text = "\(error)"
-      if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+    } else if case NIOSSLError.handshakeFailed(let reason) = error {
+      // NIOSSL keeps BoringSSL's reason code private: its text is all there is to tell an
+      // untrusted certificate from another failed handshake.
+      if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
         self = .transport(
           "the TLS certificate of \(host) is not trusted (a certificate authority of your own goes in $SSL_CERT_FILE)")
       } else {
-        self = .transport("TLS handshake with \(host) failed: \(text)")
+        self = .transport("TLS handshake with \(host) failed: \(reason)")
       }
+    } else if let error = error as? NIOSSLError {
+      self = .transport("TLS with \(host) failed: \(error)")
     } else if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
       self = .connectionRefused(host)
-    } else if "\(error)".contains("NXDOMAIN") || "\(error)".lowercased().contains("resolve") {
+    } else if case SocketAddressError.unknown = error {
       self = .cannotResolve(host)
     } else {
       self = .transport("\(error)")
