@@ -56,7 +56,10 @@ extension Gallery {
     Glibc.exit(SystemErrorText.exitStatus(of: error).rawValue)
   }
 
+  /// Errors may quote what a document, a file or another program said: control characters
+  /// are escaped, as in every message (lines stay lines).
   private static func printMessage(_ text: String) {
+    let text = TerminalText.escaped(text, keepingLayout: true)
     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     while lines.last?.isEmpty == true { lines.removeLast() }
     if let first = lines.first {

@@ -54,7 +54,8 @@ struct ShellConventionTests {
     let work = try TestWorkspace()
     let document = try work.document()
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
-    let badConfig = try work.write("a b c\n", to: "watch.conf")
+    // A line of the file is quoted in the message: its escape sequence must not reach the terminal.
+    let badConfig = try work.write("a b\u{1B}]0;pwned\u{7} c\n", to: "watch.conf")
     let cases: [(arguments: [String], status: Int32, says: String)] = [
       (["watch", "--config", badConfig], 64, "watch.conf: line 1: expected DIR:DOC"),
       (
@@ -74,6 +75,7 @@ struct ShellConventionTests {
       #expect(result.status == status, "\(arguments): \(result.stderr)")
       #expect(result.stderr.hasPrefix("gallery: ") && result.stderr.contains(says), "\(arguments): \(result.stderr)")
       #expect(!result.stderr.contains(".tmp-") && !result.stderr.contains("operation could not be completed"), "\(result.stderr)")
+      #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }, "\(result.stderr)")
     }
   }
 
