@@ -36,7 +36,7 @@ let package = Package(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
     // libc calls Swift cannot make directly (variadic, or _GNU_SOURCE only).
-    .systemLibrary(name: "CGallerySystem"),
+    .target(name: "CGallerySystem"),
     .systemLibrary(
       name: "CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]),

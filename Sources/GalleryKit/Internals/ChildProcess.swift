@@ -74,22 +74,8 @@ package enum ChildProcess {
     _ path: String, _ arguments: [String], input: Data, output: Int32, errors: Int32, newSession: Bool = false
   ) throws -> pid_t {
     var (inputRead, inputWrite) = try FileSystem.pipe()
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, inputRead!.rawValue, 0)
-    posix_spawn_file_actions_adddup2(&actions, output, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors, 2)
-    CGallerySystem_spawn_closefrom(&actions, 3)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    CGallerySystem_spawnattr_clean(&attributes, newSession ? 1 : 0)
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, Glibc.environ)
-    guard spawned == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(spawned)))") }
+    let pid = try start(
+      path, [path] + arguments, stdin: inputRead!.rawValue, stdout: output, stderr: errors, newSession: newSession)
     // Our read end closes now: a program that exits without reading makes the write fail
     // (EPIPE, with SIGPIPE ignored) rather than block.
     inputRead = nil
@@ -99,18 +85,59 @@ package enum ChildProcess {
     return pid
   }
 
+  /// Starts `path` with `argv` (its name first) and `environment` (`KEY=VALUE`; nil: ours),
+  /// standard input, output and error from the given descriptors, every other descriptor
+  /// closed, no signal blocked or ignored, in `directory` when given.
+  package static func start(
+    _ path: String, _ argv: [String], environment: [String]? = nil, directory: String? = nil,
+    stdin: Int32, stdout: Int32, stderr: Int32, newSession: Bool = false
+  ) throws(Failure) -> pid_t {
+    let cArguments = argv.map { strdup($0) } + [nil]
+    let cEnvironment = environment.map { $0.map { strdup($0) } + [nil] }
+    defer { for pointer in cArguments + (cEnvironment ?? []) { free(pointer) } }
+    var pid: Int32 = 0
+    let session: Int32 = newSession ? 1 : 0
+    let result =
+      if let cEnvironment {
+        CGallerySystem_spawn(path, cArguments, cEnvironment, stdin, stdout, stderr, directory, session, &pid)
+      } else {
+        CGallerySystem_spawn(path, cArguments, Glibc.environ, stdin, stdout, stderr, directory, session, &pid)
+      }
+    guard result == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(result)))") }
+    return pid
+  }
+
+  /// How a bounded wait for a child ended.
+  package enum Reaped {
+    /// It ended; its raw wait status.
+    case ended(Int32)
+    /// Still running at the deadline.
+    case running
+    /// Not our child any more (reaped elsewhere), or no pidfd.
+    case unknown
+  }
+
+  /// Waits for `pid` at most `milliseconds` (-1: no limit) and reaps it if it ended.
+  package static func reap(_ pid: pid_t, within milliseconds: Int32) -> Reaped {
+    var status: Int32 = 0
+    switch CGallerySystem_wait_child(pid, milliseconds, &status) {
+    case 1: return .ended(status)
+    case 0: return .running
+    default: return .unknown
+    }
+  }
+
   /// Waits for `pid` to end, at most `seconds`; past that kills it (SIGKILL) and reaps it.
   package static func wait(for pid: pid_t, upTo seconds: Double) -> Ending {
     var status: Int32 = 0
-    let milliseconds = Int32(min(max(seconds, 0), 86_400) * 1000)
-    switch CGallerySystem_wait_child(pid, milliseconds, &status) {
-    case 1:
-      break
-    case 0:
+    switch reap(pid, within: Int32(min(max(seconds, 0), 86_400) * 1000)) {
+    case .ended(let ended):
+      status = ended
+    case .running:
       kill(pid, SIGKILL)
-      _ = CGallerySystem_wait_child(pid, -1, &status)
+      _ = reap(pid, within: -1)
       return .killedAtDeadline
-    default:
+    case .unknown:
       // No pidfd (a kernel before 5.3): a plain blocking wait.
       while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }

@@ -142,10 +142,10 @@ enum FileSystem {
   }
 
   /// A pipe, both ends closed on exec. Optional so that a caller closes an end by setting
-  /// it to nil (a child's copy must be the last one). The corresponding C function is `pipe2`.
+  /// it to nil (a child's copy must be the last one). The corresponding C function is `pipe2(O_CLOEXEC)`.
   static func pipe() throws(FileSystemError) -> (read: FileHandleFD?, write: FileHandleFD?) {
     var ends: [Int32] = [-1, -1]
-    guard pipe2(&ends, O_CLOEXEC) == 0 else { throw FileSystemError(errno: errno, operation: "pipe", path: "a pipe") }
+    guard CGallerySystem_pipe_cloexec(&ends) == 0 else { throw FileSystemError(errno: errno, operation: "pipe", path: "a pipe") }
     return (FileHandleFD(adopting: ends[0], path: "a pipe"), FileHandleFD(adopting: ends[1], path: "a pipe"))
   }
 

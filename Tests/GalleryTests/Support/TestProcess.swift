@@ -1,5 +1,5 @@
-import CGallerySystem
 import Foundation
+import GalleryKit
 import Synchronization
 import Testing
 
@@ -31,27 +31,15 @@ final class TestProcess: Sendable {
     commandLine = ([executable] + arguments).joined(separator: " ")
     let null = open("/dev/null", O_RDWR | O_CLOEXEC)
     defer { close(null) }
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for (target, source) in [(0, stdin), (1, stdout), (2, stderr)] {
-      posix_spawn_file_actions_adddup2(&actions, source ?? null, Int32(target))
-    }
-    CGallerySystem_spawn_closefrom(&actions, 3)
-    if let directory { CGallerySystem_spawn_chdir(&actions, directory) }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    CGallerySystem_spawnattr_clean(&attributes, 0)
-
     let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-    let cArguments = argv.map { strdup($0) } + [nil]
-    let cEnvironment = variables.map { strdup($0) } + [nil]
-    defer { for pointer in cArguments + cEnvironment { free(pointer) } }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, path, &actions, &attributes, cArguments, cEnvironment)
-    guard result == 0 else { throw SpawnFailed(description: "cannot run \(executable): \(String(cString: strerror(result)))") }
+    let pid: pid_t
+    do {
+      pid = try ChildProcess.start(
+        path, argv, environment: variables, directory: directory, stdin: stdin ?? null, stdout: stdout ?? null,
+        stderr: stderr ?? null)
+    } catch {
+      throw SpawnFailed(description: error.description)
+    }
     processIdentifier = pid
   }
 
@@ -69,15 +57,14 @@ final class TestProcess: Sendable {
   /// records a failure naming it, so that a hang fails one test instead of the run.
   func wait(upTo seconds: TimeInterval = Run.deadline, sourceLocation: SourceLocation = #_sourceLocation) {
     guard isRunning else { return }
-    var raw: Int32 = 0
-    switch CGallerySystem_wait_child(processIdentifier, Int32(seconds * 1000), &raw) {
-    case 1:
+    switch ChildProcess.reap(processIdentifier, within: Int32(seconds * 1000)) {
+    case .ended(let raw):
       reaped.withLock { $0 = raw }
-    case 0:
+    case .running:
       kill(processIdentifier, SIGKILL)
       Issue.record("still running after \(Int(seconds)) s, killed: \(commandLine)", sourceLocation: sourceLocation)
-      if CGallerySystem_wait_child(processIdentifier, -1, &raw) == 1 { reaped.withLock { $0 = raw } }
-    default:
+      if case .ended(let raw) = ChildProcess.reap(processIdentifier, within: -1) { reaped.withLock { $0 = raw } }
+    case .unknown:
       // Reaped meanwhile by `isRunning` on another thread.
       while isRunning { usleep(10_000) }
     }
@@ -102,8 +89,7 @@ final class TestProcess: Sendable {
     // Never leave a zombie, nor a child running past its test.
     if isRunning {
       kill(processIdentifier, SIGKILL)
-      var raw: Int32 = 0
-      _ = CGallerySystem_wait_child(processIdentifier, -1, &raw)
+      _ = ChildProcess.reap(processIdentifier, within: -1)
     }
   }
 }

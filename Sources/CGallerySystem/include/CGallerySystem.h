@@ -1,0 +1,34 @@
+#ifndef GALLERY_CGALLERYSYSTEM_H
+#define GALLERY_CGALLERYSYSTEM_H
+// libc calls that Swift cannot make directly: variadic (syscall, fcntl, ioctl) or behind
+// _GNU_SOURCE (renameat2, pidfd, posix_spawn extensions). They are defined in shim.c: this
+// header includes no system header, since one compiled with _GNU_SOURCE would disagree with
+// other modules' view of the same structures (fd_set), which Clang refuses.
+
+/// rename(2) that fails with EEXIST instead of replacing `to` (renameat2 RENAME_NOREPLACE).
+int CGallerySystem_rename_noreplace(const char *from, const char *to);
+
+/// pipe2(fds, O_CLOEXEC): a pipe whose ends no exec inherits.
+int CGallerySystem_pipe_cloexec(int fds[2]);
+
+/// Clears O_NONBLOCK on `fd` (fcntl F_GETFL / F_SETFL).
+int CGallerySystem_clear_nonblock(int fd);
+
+/// The width of the terminal on `fd` in columns, or 0 when it is not one.
+int CGallerySystem_terminal_columns(int fd);
+
+/// Waits for child `pid` to end, at most `milliseconds` (-1: no limit), and reaps it: 1 with
+/// its wait status in `status`, 0 when it still runs at the deadline, -1 with errno set.
+/// A pidfd makes the wait one poll(2) rather than a sleep loop (Linux 5.3).
+int CGallerySystem_wait_child(int pid, int milliseconds, int *status);
+
+/// posix_spawn of `path` with `argv` and `envp`, standard input, output and error dup'ed from
+/// `in`, `out` and `err`, every other descriptor closed, no signal blocked or ignored
+/// (whatever the spawning thread had: Dispatch's and the test runner's threads block them
+/// all), in `directory` when not NULL, in a session of its own when `new_session` is set.
+/// 0 and the child's pid in `pid`, or an errno.
+int CGallerySystem_spawn(
+    const char *path, char *const argv[], char *const envp[], int in, int out, int err,
+    const char *directory, int new_session, int *pid);
+
+#endif
