@@ -259,11 +259,11 @@ enum DocumentArchive {
       }
       syncDirectory(containing: target)
     } catch let error as FileSystemError {
-      unlink(temporary)
+      FileSystem.remove(temporary)
       // Name the document, not the temporary beside it.
       throw OutputFile.Failure(path: path, errno: error.errno)
     } catch {
-      unlink(temporary)
+      FileSystem.remove(temporary)
       throw error
     }
   }

@@ -151,12 +151,16 @@ extension DocumentCheck {
     let target = FileSystem.resolvingLinks(path)
     var backup = target + ".damaged"
     var number = 1
-    while link(target, backup) != 0 {
-      guard errno == EEXIST, number < 1000 else {
-        throw DocumentError.io(FileSystemError(errno: errno, operation: "link", path: backup))
+    while true {
+      do {
+        try FileSystem.hardLink(target, as: backup)
+        break
+      } catch  where error.errno == EEXIST && number < 1000 {
+        number += 1
+        backup = target + ".damaged-\(number)"
+      } catch {
+        throw DocumentError.io(error)
       }
-      number += 1
-      backup = target + ".damaged-\(number)"
     }
     LayoutCache.forget(path)
     do {
@@ -169,7 +173,7 @@ extension DocumentCheck {
           try writer.write(name: DocumentArchive.coverEntry, data: cover, modified: model.modified)
         }, replacing: true)
     } catch {
-      unlink(backup)
+      FileSystem.remove(backup)
       throw error
     }
     return backup

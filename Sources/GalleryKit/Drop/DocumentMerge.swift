@@ -72,7 +72,7 @@ public enum DocumentMerge {
     do {
       return try GalleryDocument.edit(target) { edit in add(carried, to: &edit, at: nil) }
     } catch {
-      if create { unlink(target) }
+      if create { FileSystem.remove(target) }
       throw error
     }
   }

@@ -215,9 +215,5 @@ public struct DragPayload: Codable, Sendable {
     return outcome
   }
 
-  static func sameFile(_ a: String, _ b: String) -> Bool {
-    var first = stat()
-    var second = stat()
-    return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev && first.st_ino == second.st_ino
-  }
+  static func sameFile(_ a: String, _ b: String) -> Bool { FileSystem.isSameFile(a, b) }
 }

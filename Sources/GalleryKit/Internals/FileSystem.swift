@@ -86,6 +86,25 @@ enum FileSystem {
     return info
   }
 
+  /// The status of `path` itself, a symbolic link not followed. The corresponding C function
+  /// is `lstat`.
+  static func linkStatus(of path: String) -> stat? {
+    var info = stat()
+    return lstat(path, &info) == 0 ? info : nil
+  }
+
+  /// Whether two paths name the same file (device and inode).
+  static func isSameFile(_ a: String, _ b: String) -> Bool {
+    guard let first = status(of: a), let second = status(of: b) else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  /// A second name for a file; fails with EEXIST rather than replace. The corresponding C
+  /// function is `link`.
+  static func hardLink(_ path: String, as name: String) throws(FileSystemError) {
+    guard link(path, name) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: name) }
+  }
+
   /// Removes a file; whether it was there. The corresponding C function is `unlink`.
   @discardableResult
   static func remove(_ path: String) -> Bool { unlink(path) == 0 }

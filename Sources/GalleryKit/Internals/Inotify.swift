@@ -109,6 +109,10 @@ final class Inotify {
 /// With `recursive`, a folder created under a watched one is watched by this thread as soon
 /// as its event is read, before the event is passed on, so the loop's scan of the new folder
 /// cannot miss a file created in between.
+///
+/// `@unchecked Sendable` because of `inotify`, a non-Sendable owner of process-global C state:
+/// after `init` only the reader thread touches it; what other threads touch is `queue` (a
+/// `Mutex`) and `available` (a semaphore). (#11: to become an async sequence.)
 final class InotifyReader: @unchecked Sendable {
   enum Item: Sendable {
     case event(InotifyEvent)

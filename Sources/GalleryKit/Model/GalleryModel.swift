@@ -118,7 +118,7 @@ public struct Item: Codable, Sendable, Equatable {
     public var started: Date
 
     public static let current = Owner(
-      pid: getpid(), host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
+      pid: ProcessInfo.processInfo.processIdentifier, host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
   }
 
   public static func placeholder(id: String, source: String, page: String? = nil, now: Date = .nowInWholeSeconds) -> Item {

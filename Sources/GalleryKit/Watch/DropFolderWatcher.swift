@@ -196,8 +196,7 @@ public final class DropFolderWatcher {
     // Only regular files become drops: a symbolic link could point anywhere (/proc, a
     // device), and a FIFO would never complete.
     guard fileStamp(path) != nil else {
-      var info = stat()
-      if lstat(path, &info) == 0 { logger.info("ignored (not a regular file): \(path)") }
+      if FileSystem.linkStatus(of: path) != nil { logger.info("ignored (not a regular file): \(path)") }
       return nil
     }
     let file = Tracked(path: path, pair: pair)
@@ -406,7 +405,7 @@ public final class DropFolderWatcher {
         logger.info("committed \(file.path)")
         // Its bytes are inside the document, which is on disk (fsynced) by now.
         if options.afterCommit == .delete, image.original != nil {
-          unlink(file.path)
+          FileSystem.remove(file.path)
           continue
         }
       }
@@ -460,7 +459,7 @@ public final class DropFolderWatcher {
         return candidate
       } catch  where error.errno == EXDEV {
         guard (try? FileManager.default.copyItem(atPath: path, toPath: candidate)) != nil else { continue }
-        unlink(path)
+        FileSystem.remove(path)
         return candidate
       } catch  where error.errno == EEXIST {
         continue

@@ -49,7 +49,6 @@ final class ImportMemory {
 /// Size and modification time (nanoseconds) of a regular file, or nil: for a symbolic
 /// link, a FIFO, a device or a folder too, so a drop folder never tracks them.
 func fileStamp(_ path: String) -> (size: Int64, modified: Int64)? {
-  var info = stat()
-  guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+  guard let info = FileSystem.linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
   return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
 }
