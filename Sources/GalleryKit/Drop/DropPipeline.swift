@@ -78,7 +78,7 @@ public enum ImageDrop {
     guard !accepted.isEmpty else { return DropReport(failures: refused) }
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
-    let report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
+    var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
       try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) {
@@ -92,9 +92,8 @@ public enum ImageDrop {
         return (ids, save)
       }
     }
-    return DropReport(
-      committed: report.committed, failures: refused + report.failures, keptFailures: report.keptFailures,
-      cancelled: report.cancelled)
+    report.failures = refused + report.failures
+    return report
   }
 }
 
@@ -121,13 +120,14 @@ enum LoadPipeline {
     return try await withThrowingTaskGroup(of: Event.self) { group in
       var started = 0
       var running = 0
-      // Local files load while the placeholders are saved; downloads wait for them.
-      while started < sources.count, running < window, !sources[started].isWeb {
+      func startNext() {
         let (index, source) = (started, sources[started])
         group.addTask { .outcome(index, await loader.load(source)) }
         started += 1
         running += 1
       }
+      // Local files load while the placeholders are saved; downloads wait for them.
+      while started < sources.count, running < window, !sources[started].isWeb { startNext() }
       let (ids, placeholderSave) = try savePlaceholders()
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
       var report = DropReport()
@@ -140,12 +140,7 @@ enum LoadPipeline {
             started += 1
           }
         }
-        while started < sources.count, running < window {
-          let (index, source) = (started, sources[started])
-          group.addTask { .outcome(index, await loader.load(source)) }
-          started += 1
-          running += 1
-        }
+        while started < sources.count, running < window { startNext() }
         switch batch.next(now: clock.now) {
         case .finish:
           if batch.isLostCause(keepFailed: keepFailed), let placeholderSave, try GalleryDocument.rollBack(path, placeholderSave) {

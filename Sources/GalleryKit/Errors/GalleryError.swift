@@ -40,14 +40,20 @@ extension DocumentError: GalleryError {
   }
 }
 
-extension FileSystemError: GalleryError {
-  public var exitStatus: ExitStatus {
+extension ExitStatus {
+  /// The status a failed system call ends a command with: what is not there is 66, what
+  /// exists already 73, anything else I/O.
+  init(errno: Int32) {
     switch errno {
-    case ENOENT, ENOTDIR: .notFound
-    case EEXIST: .cannotCreate
-    default: .ioError
+    case ENOENT, ENOTDIR: self = .notFound
+    case EEXIST: self = .cannotCreate
+    default: self = .ioError
     }
   }
+}
+
+extension FileSystemError: GalleryError {
+  public var exitStatus: ExitStatus { ExitStatus(errno: errno) }
 }
 
 extension ArchiveError: GalleryError {
@@ -135,7 +141,7 @@ public enum SystemErrorText {
   public static func exitStatus(of error: Error) -> ExitStatus {
     if let error = error as? GalleryError { return error.exitStatus }
     let cocoa = error as NSError
-    return posixCode(of: cocoa).map { FileSystemError(errno: $0, operation: "", path: "").exitStatus } ?? .ioError
+    return posixCode(of: cocoa).map(ExitStatus.init(errno:)) ?? .ioError
   }
 
   /// The errno behind an error: its own, its underlying one's, or the one its Cocoa code
