@@ -16,6 +16,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // Thin system modules: C names stay inside GalleryKit/Internals.
@@ -48,6 +49,7 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     .target(
       name: "GalleryCommands",
@@ -55,6 +57,8 @@ let package = Package(
         "GalleryKit",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ]),
     .executableTarget(
       name: "gallery",
@@ -71,6 +75,10 @@ let package = Package(
       dependencies: ["GalleryKit", "CVipsFixture"]),
     .testTarget(
       name: "GalleryTests",
-      dependencies: ["GalleryKit", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz"]),
+      dependencies: [
+        "GalleryKit", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]),
   ]
 )

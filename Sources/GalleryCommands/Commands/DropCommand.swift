@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import UnixSignals
 
 struct DropCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -159,7 +160,9 @@ struct DropCommand: AsyncParsableCommand {
 }
 
 /// Runs work that SIGINT or SIGTERM cancel instead of ending the process: the work sees its
-/// task cancelled and returns what it did.
+/// task cancelled and returns what it did. The signals are trapped (swift-service-lifecycle's
+/// `UnixSignalsSequence`, which `watch` uses through its service group too) only while the
+/// work runs.
 enum Interruption {
   private enum Event<T: Sendable>: Sendable {
     case finished(T)
@@ -170,9 +173,7 @@ enum Interruption {
   static func cancelling<T: Sendable>(
     _ work: @escaping @Sendable () async throws -> T
   ) async throws -> (value: T, interrupted: Bool) {
-    let (signals, arrived) = AsyncStream.makeStream(of: Void.self)
-    let watch = SignalWatch(signals: [.interrupt, .terminate]) { arrived.yield() }
-    defer { withExtendedLifetime(watch) {} }
+    let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
     return try await withThrowingTaskGroup(of: Event<T>.self) { group in
       group.addTask { .finished(try await work()) }
       group.addTask {

@@ -1,10 +1,10 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import GalleryKit
 import Logging
+import ServiceLifecycle
 
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "watch",
     abstract: "Turn files put into a folder into drops (a drop folder).",
@@ -106,7 +106,7 @@ struct WatchCommand: ParsableCommand {
     return base + "/gallery/watch.conf"
   }
 
-  func run() throws {
+  func run() async throws {
     let level = logLevel.level
     LoggingSystem.bootstrap { _ in MessageLogHandler(level: level) }
     let logger = Logger(label: "gallery.watch")
@@ -125,10 +125,14 @@ struct WatchCommand: ParsableCommand {
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
     }
-    let stopRequest = watcher.stopRequest
-    let signals = SignalWatch(signals: [.interrupt, .terminate]) { stopRequest.raise() }
-    try watcher.run()
-    withExtendedLifetime(signals) {}
+    // SIGINT and SIGTERM stop it the careful way (see the discussion above); the service
+    // group owns them while it runs.
+    let service = ServiceGroupConfiguration.ServiceConfiguration(
+      service: watcher, successTerminationBehavior: .gracefullyShutdownGroup)
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [service], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
+    try await group.run()
   }
 }
 

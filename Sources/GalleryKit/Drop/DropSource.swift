@@ -52,10 +52,18 @@ public struct DropSource: Sendable, Equatable {
 public struct DropFailure: Error, Sendable, Equatable, CustomStringConvertible {
   public var source: String
   public var reason: String
+  /// What the image loader refused, when it was that (rules such as "not an image is not
+  /// tried again" look at this, not at the words).
+  public var refusal: ImageRefusal?
 
-  public init(source: String, reason: String) {
+  public init(source: String, reason: String, refusal: ImageRefusal? = nil) {
     self.source = source
     self.reason = reason
+    self.refusal = refusal
+  }
+
+  init(source: String, refusal: ImageRefusal) {
+    self.init(source: source, reason: refusal.description, refusal: refusal)
   }
 
   public var description: String { "\(source): \(reason)" }

@@ -58,7 +58,11 @@ public final class ImageLoader: Sendable {
   /// Loads one source. Cancellation of the calling task stops a download in progress and a
   /// decode that has not started.
   public func load(_ source: DropSource) async -> LoadOutcome {
-    let options = imageOptions
+    await load(source, options: imageOptions)
+  }
+
+  /// Loads one source with other image options (a watcher's documents differ in theirs).
+  public func load(_ source: DropSource, options: ImageOptions) async -> LoadOutcome {
     switch source.location {
     case .file(let path):
       return await decode(source) { try LocalImageLoader.load(path: path, options: options).get() }
@@ -84,9 +88,9 @@ public final class ImageLoader: Sendable {
     do {
       return .loaded(try await decoding.runIfActive(work))
     } catch let failure as DropFailure {
-      return .failed(DropFailure(source: source.given, reason: failure.reason))
+      return .failed(DropFailure(source: source.given, reason: failure.reason, refusal: failure.refusal))
     } catch let refusal as ImageRefusal {
-      return .failed(DropFailure(source: source.given, reason: refusal.description))
+      return .failed(DropFailure(source: source.given, refusal: refusal))
     } catch {
       // Cancelled while waiting for a thread, or the pool is shutting down.
       return .cancelled

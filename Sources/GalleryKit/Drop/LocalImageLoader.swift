@@ -51,7 +51,7 @@ public enum LocalImageLoader {
     do {
       return .success(try ImageProcessor.process(data, options: options))
     } catch {
-      return .failure(DropFailure(source: path, reason: error.description))
+      return .failure(DropFailure(source: path, refusal: error))
     }
   }
 

@@ -95,7 +95,8 @@ extension WatchError: GalleryError {
   public var exitStatus: ExitStatus {
     switch self {
     case .deleteNeedsEmbedding: .usage
-    case .folderGone: .notFound
+    case .folderGone, .notAFolder: .notFound
+    case .alreadyWatching: .unavailable
     case .watch(_, let code) where code == ENOENT || code == ENOTDIR: .notFound
     default: .ioError
     }

@@ -142,7 +142,7 @@ enum DecodeMemory {
 }
 
 /// Why an input was not accepted as an image.
-public enum ImageRefusal: Error, Equatable, CustomStringConvertible {
+public enum ImageRefusal: Error, Sendable, Equatable, CustomStringConvertible {
   case empty
   case notAnImage
   case tooManyPixels(width: Int, height: Int, limit: Int)

@@ -168,6 +168,35 @@ enum FileSystem {
     return (FileHandleFD(adopting: ends[0], path: "a pipe"), FileHandleFD(adopting: ends[1], path: "a pipe"))
   }
 
+  /// A new folder only this user can enter, in the runtime folder (or the temporary one).
+  /// The corresponding C function is `mkdtemp`.
+  static func makePrivateFolder(prefix: String) throws(FileSystemError) -> String {
+    let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { isDirectory($0) ? $0 : nil } ?? "/tmp"
+    var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else { throw FileSystemError(errno: errno, operation: "mkdtemp", path: base) }
+    return String(cString: template)
+  }
+
+  /// Removes a folder and what is in it, as far as it can.
+  static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+  /// Whether `path` is a folder (following links).
+  static func isDirectory(_ path: String) -> Bool {
+    guard let info = status(of: path) else { return false }
+    return (info.st_mode & S_IFMT) == S_IFDIR
+  }
+
+  /// Size and modification time of a regular file, not following a link; nil for anything
+  /// else (a link, a FIFO, a device, a folder) and for what is not there.
+  static func stamp(of path: String) -> FileStamp? {
+    guard let info = linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return FileStamp(
+      size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+  }
+
+  /// The words for an errno. The corresponding C function is `strerror`.
+  static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
   /// A new file in the temporary folder that has no name any more: it goes away with its
   /// last descriptor, whoever holds it.
   static func unlinkedTemporaryFile() throws(FileSystemError) -> FileHandleFD {

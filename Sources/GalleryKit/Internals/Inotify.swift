@@ -1,30 +1,38 @@
 import CInotifyTools
 import Foundation
+import NIOPosix
 import Synchronization
 
 /// One event, copied out of libinotifytools' static buffer at once.
-struct InotifyEvent: Sendable {
+package struct InotifyEvent: Sendable, Equatable {
   /// The watched folder, with a trailing slash; empty for a queue overflow.
-  var folder: String
-  var name: String
-  var mask: Mask
+  package var folder: String
+  package var name: String
+  package var mask: Mask
 
-  var path: String { folder + name }
-  func has(_ flags: Mask) -> Bool { !mask.isDisjoint(with: flags) }
+  package init(folder: String, name: String, mask: Mask) {
+    self.folder = folder
+    self.name = name
+    self.mask = mask
+  }
+
+  package var path: String { folder + name }
+  package func has(_ flags: Mask) -> Bool { !mask.isDisjoint(with: flags) }
 
   /// inotify's event bits, named for the code above this layer.
-  struct Mask: OptionSet, Sendable {
-    let rawValue: UInt32
-    static let create = Mask(rawValue: CInotifyTools_IN_CREATE)
-    static let closeWrite = Mask(rawValue: CInotifyTools_IN_CLOSE_WRITE)
-    static let movedTo = Mask(rawValue: CInotifyTools_IN_MOVED_TO)
-    static let movedFrom = Mask(rawValue: CInotifyTools_IN_MOVED_FROM)
-    static let delete = Mask(rawValue: CInotifyTools_IN_DELETE)
-    static let deleteSelf = Mask(rawValue: CInotifyTools_IN_DELETE_SELF)
-    static let moveSelf = Mask(rawValue: CInotifyTools_IN_MOVE_SELF)
-    static let unmount = Mask(rawValue: CInotifyTools_IN_UNMOUNT)
-    static let queueOverflow = Mask(rawValue: CInotifyTools_IN_Q_OVERFLOW)
-    static let isDirectory = Mask(rawValue: CInotifyTools_IN_ISDIR)
+  package struct Mask: OptionSet, Sendable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static let create = Mask(rawValue: CInotifyTools_IN_CREATE)
+    package static let closeWrite = Mask(rawValue: CInotifyTools_IN_CLOSE_WRITE)
+    package static let movedTo = Mask(rawValue: CInotifyTools_IN_MOVED_TO)
+    package static let movedFrom = Mask(rawValue: CInotifyTools_IN_MOVED_FROM)
+    package static let delete = Mask(rawValue: CInotifyTools_IN_DELETE)
+    package static let deleteSelf = Mask(rawValue: CInotifyTools_IN_DELETE_SELF)
+    package static let moveSelf = Mask(rawValue: CInotifyTools_IN_MOVE_SELF)
+    package static let unmount = Mask(rawValue: CInotifyTools_IN_UNMOUNT)
+    package static let queueOverflow = Mask(rawValue: CInotifyTools_IN_Q_OVERFLOW)
+    package static let isDirectory = Mask(rawValue: CInotifyTools_IN_ISDIR)
   }
 }
 
@@ -33,26 +41,38 @@ public enum WatchError: Error, CustomStringConvertible {
   case initialize(Int32)
   case watchLimit(String)
   case watch(String, Int32)
+  case notAFolder(String)
   case folderGone(String)
   case deleteNeedsEmbedding
+  /// libinotifytools has one state per process: one watcher at a time.
+  case alreadyWatching
 
   public var description: String {
     switch self {
-    case .initialize(let code): "cannot start inotify: \(String(cString: strerror(code)))"
+    case .initialize(let code): "cannot start inotify: \(FileSystem.errorText(code))"
     case .watchLimit(let path):
       "cannot watch \(path): the limit of inotify watches is reached; raise it with `sysctl fs.inotify.max_user_watches=524288` (now \(Inotify.maxUserWatches))"
-    case .watch(let path, let code): "cannot watch \(path): \(String(cString: strerror(code)))"
+    case .watch(let path, let code): "cannot watch \(path): \(FileSystem.errorText(code))"
+    case .notAFolder(let path): "cannot watch \(path): not a folder"
     case .folderGone(let path): "the watched folder \(path) was deleted, moved or unmounted"
     case .deleteNeedsEmbedding:
       "--then delete needs the originals embedded in the document (--embed, or `gallery new --embed`): nothing is deleted that the document does not hold"
+    case .alreadyWatching: "this process watches folders already: give one watcher all the folders"
     }
   }
 }
 
-/// The one owner of libinotifytools' process-global state. Not thread-safe, like the library:
-/// one thread makes all the calls.
+/// The one owner of libinotifytools' process-global state while a watcher reads it. Not
+/// thread-safe, like the library: one thread at a time makes the calls.
+///
+/// The library is initialized once per process and stays so (as libvips does): it keeps
+/// events it has read in a static buffer that its cleanup does not empty, and a later
+/// session would take them for its own. What a session owns is its watches: its `deinit`
+/// removes every one, so that events left over from it name no watch and are dropped, and
+/// the next session's watches get new numbers from the kernel.
 final class Inotify {
-  private static let taken = Atomic<Bool>(false)
+  private static let inSession = Atomic<Bool>(false)
+  private static let initialized = Mutex<Bool>(false)
 
   static let events: UInt32 =
     CInotifyTools_IN_CREATE | CInotifyTools_IN_CLOSE_WRITE | CInotifyTools_IN_MOVED_TO
@@ -61,20 +81,42 @@ final class Inotify {
 
   static var maxUserWatches: Int { Int(inotifytools_get_max_user_watches()) }
 
+  /// The highest watch number this session has seen: its watches are at most this and the
+  /// count of watches above it.
+  private var highestWatch: Int32 = 0
+
+  /// Takes libinotifytools for one session; `deinit` gives it back. A factory rather than a
+  /// throwing `init`: an instance that failed to take it must not run `deinit`.
   /// The corresponding C function is `inotifytools_initialize`, which returns 1 on success.
-  init() throws(WatchError) {
-    guard !Self.taken.exchange(true, ordering: .acquiring) else {
-      preconditionFailure("libinotifytools has one global state: one Inotify per process")
+  static func start() throws(WatchError) -> Inotify {
+    guard !inSession.exchange(true, ordering: .acquiring) else { throw .alreadyWatching }
+    let ready = initialized.withLock { done in
+      if !done { done = inotifytools_initialize() == 1 }
+      return done
     }
-    guard inotifytools_initialize() == 1 else {
-      Self.taken.store(false, ordering: .releasing)
+    guard ready else {
+      inSession.store(false, ordering: .releasing)
       throw .initialize(Int32(inotifytools_error()))
     }
+    return Inotify()
   }
 
+  private init() {}
+
+  /// The corresponding C functions are `inotifytools_filename_from_wd` and
+  /// `inotifytools_remove_watch_by_wd`.
   deinit {
-    inotifytools_cleanup()
-    Self.taken.store(false, ordering: .releasing)
+    var remaining = Int(inotifytools_get_num_watches())
+    var watch: Int32 = 1
+    // Watches of a recursive watch follow its folder's number; a margin covers any gap.
+    while remaining > 0 && watch <= highestWatch + Int32(clamping: remaining) + 1024 {
+      if inotifytools_filename_from_wd(watch) != nil {
+        inotifytools_remove_watch_by_wd(watch)
+        remaining -= 1
+      }
+      watch += 1
+    }
+    Self.inSession.store(false, ordering: .releasing)
   }
 
   /// Watches a folder, and with `recursive` every folder below it.
@@ -88,98 +130,113 @@ final class Inotify {
       let code = Int32(inotifytools_error())
       throw code == ENOSPC ? .watchLimit(folder) : .watch(folder, code)
     }
+    let top = max(inotifytools_wd_from_filename(folder), inotifytools_wd_from_filename(folder + "/"))
+    highestWatch = max(highestWatch, Int32(top))
   }
 
-  /// The next event, waiting at most `timeout` seconds (0: do not wait); nil when none came.
-  /// The corresponding C function is `inotifytools_next_event`.
-  func next(timeout: Int) -> InotifyEvent? {
-    guard let event = inotifytools_next_event(timeout) else { return nil }
+  /// The next event, waiting at most `timeout` (nil: as long as it takes); nil when none
+  /// came. The corresponding C function is `inotifytools_next_event` (whose 0 means no limit).
+  func next(timeout: Duration?) -> InotifyEvent? {
+    let seconds = timeout.map { max(1, Int($0.components.seconds)) } ?? -1
+    guard let event = inotifytools_next_event(seconds) else { return nil }
     let mask = InotifyEvent.Mask(rawValue: event.pointee.mask)
     if mask.contains(.queueOverflow) { return InotifyEvent(folder: "", name: "", mask: mask) }
+    highestWatch = max(highestWatch, event.pointee.wd)
+    // No folder: a watch removed since (an earlier session's); the watcher ignores it.
     var folder = inotifytools_filename_from_wd(event.pointee.wd).map { String(cString: $0) } ?? ""
     if !folder.isEmpty && !folder.hasSuffix("/") { folder += "/" }
     return InotifyEvent(folder: folder, name: String(cString: CInotifyTools_event_name(event)), mask: mask)
   }
 }
 
-/// Reads inotify events on a thread of its own, which makes every libinotifytools call after
-/// start-up (the library blocks for whole seconds at least, and is not thread-safe): the
-/// watch loop waits on `next(timeout:)` with millisecond timeouts instead.
+/// What the reader passes on.
+package enum InotifyItem: Sendable {
+  case event(InotifyEvent)
+  /// A folder created under a watched one could not be watched (the watch limit): the
+  /// others are still watched, and this one is tried again every `retryInterval`.
+  case unwatched(String, WatchError)
+  /// A folder that could not be watched is watched now: what arrived meanwhile needs a scan.
+  case watchedAgain(String)
+}
+
+/// Reads inotify events for the length of a scope: `InotifyReader.reading(...) { events in }`
+/// sets the watches, reads on one thread of its own (libinotifytools blocks and is not
+/// thread-safe), passes the events on as an async sequence, and when the scope ends wakes
+/// that thread, waits for it and frees libinotifytools' state, so that another watcher can
+/// start in the same process.
 ///
-/// With `recursive`, a folder created under a watched one is watched by this thread as soon
-/// as its event is read, before the event is passed on, so the loop's scan of the new folder
-/// cannot miss a file created in between.
+/// The library cannot be woken from a blocking read, except by an event: the reader also
+/// watches a private folder of its own, and a file created there is its signal to end.
 ///
-/// `@unchecked Sendable` because of `inotify`, a non-Sendable owner of process-global C state:
-/// after `init` only the reader thread touches it; what other threads touch is `queue` (a
-/// `Mutex`) and `available` (a semaphore). (#11: to become an async sequence.)
-final class InotifyReader: @unchecked Sendable {
-  enum Item: Sendable {
-    case event(InotifyEvent)
-    case failure(WatchError)
-    /// A folder created under a watched one could not be watched (the watch limit): the
-    /// others are still watched, and this one is tried again every `retryInterval`.
-    case unwatched(String, WatchError)
-    /// A folder that could not be watched is watched now: what arrived meanwhile needs a scan.
-    case watchedAgain(String)
-  }
+/// With `recursive`, a folder created under a watched one is watched by the reading thread as
+/// soon as its event is read, before the event is passed on, so the watcher's scan of the new
+/// folder cannot miss a file created in between.
+package enum InotifyReader {
+  static let retryInterval: Duration = .seconds(5)
 
-  static let retryInterval = 5
-
-  private let inotify: Inotify
-  private let recursive: Bool
-  private let queue = Mutex<[Item]>([])
-  private let available = DispatchSemaphore(value: 0)
-
-  /// Watches the folders (on the calling thread), then starts reading.
-  init(folders: [String], recursive: Bool) throws(WatchError) {
-    inotify = try Inotify()
-    self.recursive = recursive
+  package static func reading<T: Sendable>(
+    folders: [String], recursive: Bool, _ body: (AsyncStream<InotifyItem>) async throws -> T
+  ) async throws -> T {
+    let inotify = try Inotify.start()
     for folder in folders { try inotify.watch(folder, recursive: recursive) }
-    let thread = Thread { [self] in self.readForever() }
-    thread.name = "inotify reader"
+    let wake = try FileSystem.makePrivateFolder(prefix: "gallery-watch")
+    defer { FileSystem.removeTree(wake) }
+    try inotify.watch(wake, recursive: false)
+    let loop = ReadLoop(inotify: inotify, wakeFolder: wake + "/", recursive: recursive)
+    let (items, continuation) = AsyncStream.makeStream(of: InotifyItem.self)
+    let thread = NIOThreadPool(numberOfThreads: 1)
     thread.start()
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        // Runs to its end even when the scope is cancelled: the wake-up below ends it.
+        try await thread.runIfActive { loop.run(continuation) }
+      }
+      let result: Result<T, any Error>
+      do { result = .success(try await body(items)) } catch { result = .failure(error) }
+      // The reader's signal to end (see above); the file goes with the folder.
+      _ = try? FileHandleFD(path: wake + "/end", flags: O_WRONLY | O_CREAT)
+      try? await group.waitForAll()
+      try? await thread.shutdownGracefully()
+      return try result.get()
+    }
   }
 
-  // The reader thread runs until the process exits: libinotifytools cannot be woken from a
-  // blocking read, so the Inotify instance is never freed under it.
+  /// The loop of the reading thread. `@unchecked Sendable`: it is handed to that thread,
+  /// which alone touches `inotify` (a non-Sendable owner of process-global C state) until
+  /// the loop returns.
+  private final class ReadLoop: @unchecked Sendable {
+    let inotify: Inotify
+    let wakeFolder: String
+    let recursive: Bool
 
-  private func readForever() {
-    var unwatched: [String] = []
-    while true {
-      let event = inotify.next(timeout: unwatched.isEmpty ? -1 : Self.retryInterval)
-      // Folders the watch limit kept out: tried again whenever the reader wakes.
-      unwatched = unwatched.filter { folder in
-        guard FileManager.default.fileExists(atPath: folder) else { return false }
-        guard (try? inotify.watch(folder, recursive: true)) != nil else { return true }
-        push(.watchedAgain(folder))
-        return false
-      }
-      guard let event else { continue }
-      if recursive, event.has(.isDirectory), event.has([.create, .movedTo]), !event.name.hasPrefix(".") {
-        do { try inotify.watch(event.path, recursive: true) } catch {
-          unwatched.append(event.path)
-          push(.unwatched(event.path, error))
+    init(inotify: Inotify, wakeFolder: String, recursive: Bool) {
+      self.inotify = inotify
+      self.wakeFolder = wakeFolder
+      self.recursive = recursive
+    }
+
+    func run(_ items: AsyncStream<InotifyItem>.Continuation) {
+      defer { items.finish() }
+      var unwatched: [String] = []
+      while true {
+        let event = inotify.next(timeout: unwatched.isEmpty ? nil : InotifyReader.retryInterval)
+        // Folders the watch limit kept out: tried again whenever the reader wakes.
+        unwatched = unwatched.filter { folder in
+          guard FileSystem.linkStatus(of: folder) != nil else { return false }
+          guard (try? inotify.watch(folder, recursive: true)) != nil else { return true }
+          items.yield(.watchedAgain(folder))
+          return false
         }
+        guard let event else { continue }
+        if event.folder == wakeFolder { return }
+        if recursive, event.has(.isDirectory), event.has([.create, .movedTo]), !event.name.hasPrefix(".") {
+          do { try inotify.watch(event.path, recursive: true) } catch {
+            unwatched.append(event.path)
+            items.yield(.unwatched(event.path, error))
+          }
+        }
+        items.yield(.event(event))
       }
-      push(.event(event))
     }
-  }
-
-  private func push(_ item: Item) {
-    queue.withLock { $0.append(item) }
-    available.signal()
-  }
-
-  /// Everything read so far, waiting up to `timeout` seconds for the first item.
-  func next(timeout: TimeInterval) -> [Item] {
-    guard available.wait(timeout: .now() + timeout) == .success else { return [] }
-    let items = queue.withLock { items in
-      defer { items.removeAll() }
-      return items
-    }
-    // One signal was consumed by the wait; take the others that the drained items left.
-    for _ in 1..<max(1, items.count) { _ = available.wait(timeout: .now()) }
-    return items
   }
 }

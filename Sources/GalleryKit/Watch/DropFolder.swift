@@ -76,6 +76,8 @@ public struct WatchOptions: Sendable {
   public var placeholderDelay: TimeInterval = 0.03
   /// Committed images are saved in batches at most this often while loads keep finishing.
   public var commitInterval: TimeInterval = 0.5
+  /// Where what was imported is remembered (default: `$XDG_STATE_HOME`).
+  public var stateFolder: String?
 
   public init() {}
 }

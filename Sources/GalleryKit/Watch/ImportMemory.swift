@@ -14,8 +14,8 @@ final class ImportMemory {
   let file: String
   private(set) var records: [String: Record] = [:]
 
-  init(for pair: DropFolder) {
-    let state = XDGDirectory.state.path
+  init(for pair: DropFolder, stateFolder: String? = nil) {
+    let state = stateFolder ?? XDGDirectory.state.path
     let key = contentHash(of: Data((pair.folder + "\n" + pair.document).utf8)).dropFirst(7).prefix(16)
     file = state + "/gallery/watch/\(key).tsv"
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
@@ -46,9 +46,14 @@ final class ImportMemory {
   }
 }
 
-/// Size and modification time (nanoseconds) of a regular file, or nil: for a symbolic
-/// link, a FIFO, a device or a folder too, so a drop folder never tracks them.
-func fileStamp(_ path: String) -> (size: Int64, modified: Int64)? {
-  guard let info = FileSystem.linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-  return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+/// Size and modification time (nanoseconds) of a regular file: what says that a file in a
+/// drop folder changed.
+package struct FileStamp: Sendable, Equatable {
+  package var size: Int64
+  package var modified: Int64
+
+  package init(size: Int64, modified: Int64) {
+    self.size = size
+    self.modified = modified
+  }
 }
