@@ -19,7 +19,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
-    // Thin system modules: C names stay inside GalleryKit/Internals.
+    // Thin system modules: C names stay inside GallerySystem.
     .systemLibrary(
       name: "CArchive", pkgConfig: "libarchive",
       providers: [.apt(["libarchive-dev"])]),
@@ -41,10 +41,18 @@ let package = Package(
     .systemLibrary(
       name: "CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]),
+    // The system layer: every C library and libc call, each behind a small Swift function
+    // or type that owns its handle or its process-global state.
+    .target(
+      name: "GallerySystem",
+      dependencies: [
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem",
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
     .target(
       name: "GalleryKit",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem",
+        "GallerySystem",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -54,7 +62,7 @@ let package = Package(
     .target(
       name: "GalleryCommands",
       dependencies: [
-        "GalleryKit",
+        "GalleryKit", "GallerySystem",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -67,7 +75,7 @@ let package = Package(
     // replayer of the same targets, which the tests run over the committed corpus.
     .executableTarget(
       name: "gallery-fuzz",
-      dependencies: ["GalleryKit"]),
+      dependencies: ["GalleryKit", "GallerySystem"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(
@@ -76,7 +84,7 @@ let package = Package(
     .testTarget(
       name: "GalleryTests",
       dependencies: [
-        "GalleryKit", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
+        "GalleryKit", "GallerySystem", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 /// The `gallery` command: image galleries as scriptable documents.
 public struct Gallery: ParsableCommand {

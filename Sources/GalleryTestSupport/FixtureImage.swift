@@ -1,6 +1,7 @@
 import CVipsFixture
 import Foundation
 import GalleryKit
+import GallerySystem
 
 /// Real images made by libvips, for the tests: a target of its own, so that nothing of it
 /// is linked into `gallery` (the linker drops the C fixture functions nobody calls).

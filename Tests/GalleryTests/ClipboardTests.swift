@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 /// A real X server (Xvfb) of the test's own, so xclip has a clipboard to work with.
 final class VirtualDisplay {
   let display: String

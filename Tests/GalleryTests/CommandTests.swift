@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("gallery new, show and info")
 struct DocumentCommandTests {
   @Test("new creates an empty document and refuses to overwrite one")

@@ -2,6 +2,8 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Several writers, and kill -9 at any moment")
 struct ConcurrencyAndCrashTests {
   @Test("Two processes dropping into one document at once lose no item")

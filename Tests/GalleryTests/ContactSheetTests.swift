@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("gallery sheet: the contact sheet")
 struct ContactSheetTests {
   @Test("Rows fill the width at the items' aspect ratios; --columns and --row-height zoom")

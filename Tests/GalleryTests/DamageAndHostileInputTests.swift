@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 /// Damage is never saved over; drag payloads, drop folders, command-line values and
 /// images are hostile until checked.
 @Suite("Damage, payloads, drop-folder entries, command-line values and images from others")

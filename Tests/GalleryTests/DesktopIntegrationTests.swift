@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Desktop integration: make install, MIME type, .desktop, thumbnailer")
 struct DesktopIntegrationTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("The document browser: new, browse, rename, duplicate, delete, thumbnail")
 struct DocumentBrowserTests {
   @Test("new without a name makes Untitled, Untitled 2, ...")

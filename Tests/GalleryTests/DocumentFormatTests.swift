@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("The .gallery document: a pax tar others can read")
 struct DocumentFormatTests {
   @Test("bsdtar, GNU tar and Python's tarfile list it, mimetype first")

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Between documents: merge, drag and drop")
 struct DragAndMergeTests {
   /// Two documents sharing one image: A = [a0, a1, shared], B = [shared, b1].

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 /// A drop folder, its document and a state folder, in one workspace.
 struct DropFolderSetup {
   let work: TestWorkspace

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Embedded originals: the document travels with its images")
 struct EmbedTests {
   @Test("drop --embed stores each content once; export works after the sources are gone")

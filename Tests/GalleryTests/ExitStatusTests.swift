@@ -2,12 +2,13 @@ import Foundation
 import Testing
 
 @testable import GalleryKit
+@testable import GallerySystem
 
 @Suite("Errors say their exit status")
 struct ExitStatusTests {
   @Test("Each error type of the library maps to the status gallery(1) documents for it")
   func statuses() {
-    let cases: [(error: any GalleryError, status: GalleryKit.ExitStatus)] = [
+    let cases: [(error: any GalleryError, status: GallerySystem.ExitStatus)] = [
       (DocumentError.notFound("d"), .notFound),
       (DocumentError.itemNotFound("9"), .notFound),
       (DocumentError.exists("d"), .cannotCreate),

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GallerySystem
+
 /// The fuzz targets' committed inputs, replayed through the same code libFuzzer drives
 /// (`make fuzz`): the seed corpus, and every input that once crashed (Tests/Fuzz/crashes),
 /// which must never crash again.

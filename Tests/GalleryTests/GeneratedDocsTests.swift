@@ -2,6 +2,8 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Man pages and shell completions")
 struct GeneratedDocsTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Images: probed by content, thumbnailed with shrink-on-load, oriented")
 struct ImageTests {
   @Test("EXIF orientations 1 to 8: displayed size, aspect ratio and thumbnail follow the tag", arguments: 1...8)

@@ -3,6 +3,7 @@ import GalleryTestSupport
 import Testing
 
 @testable import GalleryKit
+@testable import GallerySystem
 
 /// The drop's commit schedule, as a value driven by a manual clock: no process, no sleep.
 @Suite("The load pipeline: when outcomes are saved, and cancellation")

@@ -2,6 +2,8 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Model edits: insert, move, trash and restore")
 struct ModelEditingTests {
   func model(_ ids: [String]) -> GalleryModel {

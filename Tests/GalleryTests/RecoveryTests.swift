@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 @Suite("After a killed drop: stale placeholders, retry and check --fix")
 struct RecoveryTests {
   /// A document with `count` placeholders whose drop was killed with SIGKILL.

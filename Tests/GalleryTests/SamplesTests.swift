@@ -2,6 +2,8 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Samples/: the bundled images and the ready example gallery")
 struct SamplesTests {
   static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

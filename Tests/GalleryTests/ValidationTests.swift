@@ -2,6 +2,8 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GallerySystem
+
 /// The rules a model read from outside must keep, as pure functions: no files, no processes.
 @Suite("Validation on read: the rules, as unit tests")
 struct ValidationTests {

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import GalleryKit
+@testable import GallerySystem
 
 /// The drop-folder watcher's rules, driven by synthetic events and a manual clock: no
 /// inotify, no process, no sleep. (DropFolderTests checks the same rules end to end.)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 struct CacheCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct CheckCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

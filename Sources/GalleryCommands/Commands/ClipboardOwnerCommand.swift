@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 /// The background process `gallery copy` starts on X11: owns the CLIPBOARD selection and
 /// serves the types it was given on standard input until another client takes it.

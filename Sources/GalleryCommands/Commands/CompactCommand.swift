@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct CompactCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

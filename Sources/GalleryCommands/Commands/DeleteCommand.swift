@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 struct DeleteCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 import UnixSignals
 
 struct DropCommand: AsyncParsableCommand {

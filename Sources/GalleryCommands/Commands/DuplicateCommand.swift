@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct DuplicateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

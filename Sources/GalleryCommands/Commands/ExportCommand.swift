@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 struct ExportCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -87,7 +88,7 @@ struct ExportCommand: AsyncParsableCommand {
     } else {
       throw ExportFailure("its source is not a file")
     }
-    if GalleryKit.contentHash(of: data) != hash {
+    if GallerySystem.contentHash(of: data) != hash {
       throw ExportFailure("the original \(url.isFileURL ? url.path : url.absoluteString) has changed since it was dropped")
     }
     return data

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 struct InfoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

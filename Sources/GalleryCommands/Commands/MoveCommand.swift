@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct MoveCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

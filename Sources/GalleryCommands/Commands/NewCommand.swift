@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct NewCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct RestoreCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct RetryCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

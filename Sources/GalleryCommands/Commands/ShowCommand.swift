@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 struct ShowCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

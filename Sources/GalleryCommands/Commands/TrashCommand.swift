@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GallerySystem
 
 struct TrashCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import GallerySystem
 
 /// The desktop clipboard. On X11, `gallery` owns the selection itself (a background
 /// `gallery clipboard-owner` process) and serves every type at once; it reads it with `xclip`.

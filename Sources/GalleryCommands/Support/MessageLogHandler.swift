@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import GallerySystem
 import Logging
 
 /// Logs in the one message style of every command: `gallery: message` on standard error,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 /// The document a command works on.
 struct DocumentArgument: ParsableArguments {

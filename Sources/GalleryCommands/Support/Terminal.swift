@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GallerySystem
 
 /// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6
 /// concurrency checking rightly distrusts.
@@ -29,7 +30,7 @@ enum Terminal {
   private static func write(_ stream: StandardStream, _ bytes: [UInt8]) {
     guard let code = stream.write(bytes), stream == .output else { return }
     if code != EPIPE {
-      err("gallery: cannot write to standard output: \(String(cString: strerror(code)))\n")
+      err("gallery: cannot write to standard output: \(FileSystem.errorText(code))\n")
     }
     exit(ExitStatus.ioError.rawValue)
   }

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// Where an entry of the last complete revision lies in the file.
 struct EntryLocation: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// What `gallery check` found.
 public struct CheckReport: Codable, Sendable {

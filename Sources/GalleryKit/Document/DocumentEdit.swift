@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// One locked edit of a document: the freshly re-read model to change, plus the new entries
 /// the save must write with it.

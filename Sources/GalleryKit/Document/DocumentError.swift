@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// Why a document could not be opened, saved or edited. Every case names the file and says why.
 public enum DocumentError: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 import Synchronization
 
 /// The last layout this process read or wrote for each document, so that an edit right after

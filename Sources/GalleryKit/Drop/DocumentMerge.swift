@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// Merging galleries: the items of each source in order, the same content only once, their
 /// thumbnails (and embedded originals) carried over as they are: nothing is refetched or

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// What `gallery drag --type gallery` writes and `gallery drop DST -` reads: items with their
 /// metadata, thumbnails and embedded originals, so a drop needs no refetch and no new

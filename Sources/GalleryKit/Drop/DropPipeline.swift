@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// Options of one drop.
 public struct DropOptions: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 import NIOCore
 import NIOPosix
 

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// Loads again the items a drop could not finish: stale placeholders (their loader was
 /// killed) and failed items. Each becomes a placeholder of this process again, is loaded

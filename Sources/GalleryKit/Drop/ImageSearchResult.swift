@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// An image-search result link (`.../imgres?imgurl=<image>&imgrefurl=<page>`), which is what a
 /// browser drags out of a search page: the image is the `imgurl` parameter, not the link.

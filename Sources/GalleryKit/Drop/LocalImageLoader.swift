@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// An item's image as PNG, for the clipboard (GIMP, LibreOffice and chat programs paste
 /// image/png): from the embedded original, or the local original when it still has the

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// A contact sheet laid out like the classic collection view: rows of thumbnails at their
 /// aspect ratios, each row filling the width; placeholders grey, failed items pale red.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GallerySystem
 import Synchronization
 
 /// What Gallery learns about an image when it is dropped: its displayed size, its content hash
@@ -130,7 +131,7 @@ public enum ImageProcessor {
 /// `perDecode`, and the large ones run one at a time, so that parallel jobs add up to at
 /// most one large decode plus the small ones.
 enum DecodeMemory {
-  static let perDecode = 384 << 20
+  static let perDecode = VipsRuntime.decodeMemoryLimit
   static let large = 48 << 20
   private static let largeDecode = Mutex<Void>(())
 

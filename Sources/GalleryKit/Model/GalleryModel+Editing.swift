@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 extension GalleryModel {
   /// Inserts items at a 1-based position, in order; past the end means the end.

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// The model stored as `gallery.json`: ordered items, the trash, and document settings.
 ///
@@ -118,7 +119,8 @@ public struct Item: Codable, Sendable, Equatable {
     public var started: Date
 
     public static let current = Owner(
-      pid: ProcessInfo.processInfo.processIdentifier, host: ProcessInfo.processInfo.hostName, started: ProcessStart.now)
+      pid: ProcessInfo.processInfo.processIdentifier, host: ProcessInfo.processInfo.hostName,
+      started: ProcessStart.ofThisProcess.wholeSeconds)
   }
 
   public static func placeholder(id: String, source: String, page: String? = nil, now: Date = .nowInWholeSeconds) -> Item {

@@ -1,3 +1,5 @@
+import GallerySystem
+
 /// How the command line names an item: a 1-based position or an id.
 public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
   case position(Int)

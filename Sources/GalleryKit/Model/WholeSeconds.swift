@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 extension Date {
   /// `gallery.json` stores times to the second; the model holds them so, to read back equal.

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// A folder whose new images go into a document.
 public struct DropFolder: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// What a drop folder has imported already (path, size, modification time, hash), so that a
 /// restart imports only what arrived while the watcher was not running. An append-only
@@ -43,17 +44,5 @@ final class ImportMemory {
     }
     guard let handle = try? FileHandleFD(path: file, flags: O_WRONLY | O_CREAT | O_APPEND) else { return }
     try? handle.writeAll(Data(text.utf8))
-  }
-}
-
-/// Size and modification time (nanoseconds) of a regular file: what says that a file in a
-/// drop folder changed.
-package struct FileStamp: Sendable, Equatable {
-  package var size: Int64
-  package var modified: Int64
-
-  package init(size: Int64, modified: Int64) {
-    self.size = size
-    self.modified = modified
   }
 }

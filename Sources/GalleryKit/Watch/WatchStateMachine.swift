@@ -1,3 +1,5 @@
+import GallerySystem
+
 /// The rules of a drop-folder watcher, as a value: what happens to each file from the moment
 /// it appears until it is committed, rejected or gone. It does nothing itself: every input
 /// (an inotify event translated by `translate`, a save or a load finished, the clock) returns

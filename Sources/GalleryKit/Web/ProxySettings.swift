@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// The proxies the environment names, as curl reads them: `https_proxy` (or `HTTPS_PROXY`)
 /// for https URLs, `http_proxy` for http ones (lower case only: a CGI server sets

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GallerySystem
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

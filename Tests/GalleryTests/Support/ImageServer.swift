@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GallerySystem
+
 /// The real HTTP server of `scripts/image-server`, on 127.0.0.1, serving a folder of the test's
 /// own; stopped when the value goes away.
 final class ImageServer {

@@ -1,3 +1,5 @@
+@testable import GallerySystem
+
 /// splitmix64: a deterministic generator, so that a failure names a seed that replays it.
 struct SplitMix: RandomNumberGenerator {
   var state: UInt64

@@ -3,6 +3,8 @@ import GalleryKit
 import Synchronization
 import Testing
 
+@testable import GallerySystem
+
 /// A program the tests start, spawned with posix_spawn and waited for with waitpid.
 ///
 /// Not Foundation's `Process`: it learns that a child ended from SIGCHLD, and the test

@@ -3,6 +3,8 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GallerySystem
+
 /// A temporary folder for one test, removed when the test ends; makes real images (with
 /// libvips) and real documents in it.
 final class TestWorkspace {

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import GallerySystem
+
 /// A real `gallery watch` process, its JSON events collected as they come.
 final class WatcherProcess: @unchecked Sendable {
   struct Event: Decodable, Equatable {

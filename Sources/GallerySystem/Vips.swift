@@ -3,13 +3,18 @@ import Foundation
 
 /// An error reported by libvips, with its message copied out of the global error buffer.
 package struct VipsError: Error, CustomStringConvertible {
-  let operation: String
-  let message: String
+  package let operation: String
+  package let message: String
   package var description: String { message.isEmpty ? "\(operation) failed" : message }
+
+  package init(operation: String, message: String) {
+    self.operation = operation
+    self.message = message
+  }
 
   /// Copies and clears libvips' process-global error buffer at once, before another call
   /// can overwrite it.
-  static func take(_ operation: String) -> VipsError {
+  package static func take(_ operation: String) -> VipsError {
     let message = String(cString: CVips_error_buffer())
       .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }.joined(separator: "; ")
@@ -20,6 +25,10 @@ package struct VipsError: Error, CustomStringConvertible {
 
 /// The one owner of libvips' process-global state: loaded and started once, on first use.
 package enum VipsRuntime {
+  /// The most memory one decode may take (an interlaced or progressive image is decoded
+  /// whole): `DecodeMemory` refuses more.
+  package static let decodeMemoryLimit = 384 << 20
+
   private static let started: Bool = {
     // Decode problems reach the user as errors naming the file; libvips' own warnings on
     // stderr would only repeat them without the name. GALLERY_VIPS_WARNINGS=1 keeps them.
@@ -53,12 +62,12 @@ package final class VipsImageHandle {
     return VipsImageHandle(image)
   }
 
-  var width: Int { Int(CVips_width(pointer)) }
-  var height: Int { Int(CVips_height(pointer)) }
-  var hasAlpha: Bool { CVips_has_alpha(pointer) != 0 }
-  var orientation: Int { Int(CVips_orientation(pointer)) }
+  package var width: Int { Int(CVips_width(pointer)) }
+  package var height: Int { Int(CVips_height(pointer)) }
+  package var hasAlpha: Bool { CVips_has_alpha(pointer) != 0 }
+  package var orientation: Int { Int(CVips_orientation(pointer)) }
   /// Bytes a decode takes when the image cannot stream (0 when it can).
-  var fullDecodeBytes: Int { Int(CVips_full_decode_bytes(pointer)) }
+  package var fullDecodeBytes: Int { Int(CVips_full_decode_bytes(pointer)) }
 
   /// Encodes through a libvips saver that returns a g_malloc'ed buffer.
   package func encode(
@@ -84,37 +93,37 @@ package final class VipsImageHandle {
 extension VipsImageHandle {
   /// A thumbnail at most `size` pixels on its longer side, shrunk on load, EXIF orientation
   /// applied.
-  static func thumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
+  package static func thumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
     try make("vips_thumbnail_buffer") { CVips_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
   }
 
   /// A thumbnail cropped to a `size` square around its centre.
-  static func squareThumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
+  package static func squareThumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
     try make("vips_thumbnail_buffer") { CVips_square_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
   }
 
   /// A thumbnail of exactly `width` x `height` (the image cropped to fill it).
-  static func thumbnail(of bytes: UnsafeRawBufferPointer, width: Int, height: Int) throws -> VipsImageHandle {
+  package static func thumbnail(of bytes: UnsafeRawBufferPointer, width: Int, height: Int) throws -> VipsImageHandle {
     try make("vips_thumbnail_buffer") { CVips_thumbnail_exact(bytes.baseAddress, bytes.count, CInt(width), CInt(height), $0) }
   }
 
   /// A mid-grey square, for a missing or unusable tile.
-  static func greyTile(size: Int) throws -> VipsImageHandle {
+  package static func greyTile(size: Int) throws -> VipsImageHandle {
     try make("vips_black") { CVips_grey_tile(CInt(size), $0) }
   }
 
   /// A rectangle of one sRGB colour.
-  static func tile(width: Int, height: Int, red: Double, green: Double, blue: Double) throws -> VipsImageHandle {
+  package static func tile(width: Int, height: Int, red: Double, green: Double, blue: Double) throws -> VipsImageHandle {
     try make("vips_black") { CVips_color_tile(CInt(width), CInt(height), red, green, blue, $0) }
   }
 
   /// Text set by Pango (markup escaped by the caller), centred in `width` x `height`.
-  static func caption(_ markup: String, width: Int, height: Int) throws -> VipsImageHandle {
+  package static func caption(_ markup: String, width: Int, height: Int) throws -> VipsImageHandle {
     try make("vips_text") { CVips_caption(markup, CInt(width), CInt(height), $0) }
   }
 
   /// Images laid out in rows of `across`.
-  static func grid(_ images: [VipsImageHandle], across: Int) throws -> VipsImageHandle {
+  package static func grid(_ images: [VipsImageHandle], across: Int) throws -> VipsImageHandle {
     var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map(\.pointer)
     let joined = try make("vips_arrayjoin") { CVips_arrayjoin(&pointers, CInt(pointers.count), CInt(across), $0) }
     withExtendedLifetime(images) {}
@@ -122,27 +131,27 @@ extension VipsImageHandle {
   }
 
   /// Two images side by side (or one below the other), `spacing` pixels apart.
-  func joined(with other: VipsImageHandle, horizontal: Bool, spacing: Int) throws -> VipsImageHandle {
+  package func joined(with other: VipsImageHandle, horizontal: Bool, spacing: Int) throws -> VipsImageHandle {
     try Self.make("vips_join") { CVips_join(pointer, other.pointer, horizontal ? 1 : 0, CInt(spacing), $0) }
   }
 
   /// Framed by `width` pixels of grey `grey` (0 to 255).
-  func framed(width: Int, grey: Double) throws -> VipsImageHandle {
+  package func framed(width: Int, grey: Double) throws -> VipsImageHandle {
     try Self.make("vips_embed") { CVips_frame(pointer, CInt(width), grey, $0) }
   }
 
   /// Surrounded by `margin` pixels of white.
-  func withMargin(_ margin: Int) throws -> VipsImageHandle {
+  package func withMargin(_ margin: Int) throws -> VipsImageHandle {
     try Self.make("vips_embed") { CVips_margin(pointer, CInt(margin), $0) }
   }
 
   /// In sRGB.
-  func inSRGB() throws -> VipsImageHandle {
+  package func inSRGB() throws -> VipsImageHandle {
     try Self.make("vips_colourspace") { CVips_srgb(pointer, $0) }
   }
 
   /// Decoded into memory now: it no longer points into the bytes it was made from.
-  func copiedToMemory() throws -> VipsImageHandle {
+  package func copiedToMemory() throws -> VipsImageHandle {
     try Self.make("vips_image_copy_memory") { CVips_copy_memory(pointer, $0) }
   }
 
@@ -151,11 +160,11 @@ extension VipsImageHandle {
     try encode("vips_image_write_to_buffer") { CVips_write_to_buffer(pointer, suffix, $0, $1) }
   }
 
-  func jpeg(quality: Int) throws -> Data {
+  package func jpeg(quality: Int) throws -> Data {
     try encode("vips_jpegsave_buffer") { CVips_jpegsave_buffer(pointer, CInt(quality), $0, $1) }
   }
 
-  func webp(quality: Int) throws -> Data {
+  package func webp(quality: Int) throws -> Data {
     try encode("vips_webpsave_buffer") { CVips_webpsave_buffer(pointer, CInt(quality), $0, $1) }
   }
 }
@@ -164,11 +173,11 @@ extension VipsImageHandle {
 
 /// Images stored in a document (thumbnails, the cover) are untrusted too: they are decoded
 /// only when libvips recognises them and their size is that of a thumbnail.
-enum StoredImage {
-  static let maxPixels = 4096 * 4096
+package enum StoredImage {
+  package static let maxPixels = 4096 * 4096
 
   /// Why stored image bytes may not be decoded, or nil when they may.
-  static func problem(_ data: Data) -> String? {
+  package static func problem(_ data: Data) -> String? {
     guard VipsBuffer.loaderName(for: data) != nil else { return "not an image" }
     guard let header = try? VipsBuffer.header(of: data) else {
       _ = VipsError.take("header")
@@ -178,13 +187,13 @@ enum StoredImage {
     guard header.width > 0, header.height > 0, !pixels.overflow, pixels.partialValue <= maxPixels else {
       return "\(header.width)x\(header.height) is larger than a thumbnail may be"
     }
-    guard header.fullDecodeBytes <= DecodeMemory.perDecode else { return "it would take too much memory to decode" }
+    guard header.fullDecodeBytes <= VipsRuntime.decodeMemoryLimit else { return "it would take too much memory to decode" }
     return nil
   }
 
   /// Why the pixels do not decode (a truncated or corrupt body), or nil: decodes them, at a
   /// small size. Call after `problem` said nil.
-  static func decodeProblem(_ data: Data) -> String? {
+  package static func decodeProblem(_ data: Data) -> String? {
     let failed: VipsError? = data.withUnsafeBytes { raw in
       do {
         let image = try VipsImageHandle.make("vips_thumbnail_buffer") {
@@ -200,10 +209,10 @@ enum StoredImage {
   }
 }
 
-enum VipsBuffer {
+package enum VipsBuffer {
   /// The name of the libvips loader that recognises these bytes, or nil when none does.
   /// Decides by content only. The corresponding C function is `vips_foreign_find_load_buffer`.
-  static func loaderName(for data: Data) -> String? {
+  package static func loaderName(for data: Data) -> String? {
     guard (try? VipsRuntime.start()) != nil else { return nil }
     let name: UnsafePointer<CChar>? = data.withUnsafeBytes { raw in
       CVips_find_load_buffer(raw.baseAddress, raw.count)
@@ -214,7 +223,7 @@ enum VipsBuffer {
   }
 
   /// Opens the header only. The corresponding C function is `vips_image_new_from_buffer`.
-  static func header(of data: Data) throws -> VipsImageHandle {
+  package static func header(of data: Data) throws -> VipsImageHandle {
     // libvips may keep a pointer into the buffer for lazy decoding, so the image must not
     // outlive `data`: callers use it within the same scope.
     try data.withUnsafeBytes { raw in

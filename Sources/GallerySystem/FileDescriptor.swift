@@ -6,11 +6,11 @@ import Foundation
 
 /// Owns one open file descriptor; closes it on deinit. Every call retries on EINTR and turns
 /// failure into a thrown `POSIXError` carrying the path.
-final class FileHandleFD {
-  let rawValue: Int32
-  let path: String
+package final class FileHandleFD {
+  package let rawValue: Int32
+  package let path: String
 
-  init(path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) {
+  package init(path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) {
     let fd = retryingEINTR { open(path, flags | O_CLOEXEC, mode) }
     guard fd >= 0 else { throw FileSystemError(errno: errno, operation: "open", path: path) }
     rawValue = fd
@@ -18,7 +18,7 @@ final class FileHandleFD {
   }
 
   /// Takes ownership of a descriptor opened elsewhere (a pipe's end).
-  init(adopting descriptor: Int32, path: String) {
+  package init(adopting descriptor: Int32, path: String) {
     rawValue = descriptor
     self.path = path
   }
@@ -26,40 +26,40 @@ final class FileHandleFD {
   deinit { close(rawValue) }
 
   /// The file's size. The corresponding C function is `fstat`.
-  func size() throws(FileSystemError) -> Int64 { Int64(try status().st_size) }
+  package func size() throws(FileSystemError) -> Int64 { Int64(try status().st_size) }
 
   /// The corresponding C function is `fstat`.
-  func status() throws(FileSystemError) -> stat {
+  package func status() throws(FileSystemError) -> stat {
     var info = stat()
     guard fstat(rawValue, &info) == 0 else { throw FileSystemError(errno: errno, operation: "fstat", path: path) }
     return info
   }
 
   /// The corresponding C function is `flock`.
-  func lockExclusive() throws(FileSystemError) {
+  package func lockExclusive() throws(FileSystemError) {
     guard retryingEINTR({ flock(rawValue, LOCK_EX) }) == 0 else {
       throw FileSystemError(errno: errno, operation: "flock", path: path)
     }
   }
 
   /// The corresponding C function is `lseek`.
-  func seek(to offset: Int64) throws(FileSystemError) {
+  package func seek(to offset: Int64) throws(FileSystemError) {
     guard lseek(rawValue, off_t(offset), SEEK_SET) >= 0 else {
       throw FileSystemError(errno: errno, operation: "lseek", path: path)
     }
   }
 
-  var offset: Int64 { Int64(lseek(rawValue, 0, SEEK_CUR)) }
+  package var offset: Int64 { Int64(lseek(rawValue, 0, SEEK_CUR)) }
 
   /// The corresponding C function is `ftruncate`.
-  func truncate(to length: Int64) throws(FileSystemError) {
+  package func truncate(to length: Int64) throws(FileSystemError) {
     guard retryingEINTR({ ftruncate(rawValue, off_t(length)) }) == 0 else {
       throw FileSystemError(errno: errno, operation: "ftruncate", path: path)
     }
   }
 
   /// The corresponding C function is `fsync`.
-  func sync() throws(FileSystemError) {
+  package func sync() throws(FileSystemError) {
     guard retryingEINTR({ fsync(rawValue) }) == 0 else {
       throw FileSystemError(errno: errno, operation: "fsync", path: path)
     }
@@ -67,7 +67,7 @@ final class FileHandleFD {
 
   /// Reads up to `count` bytes from the current offset (fewer at the end of the file).
   /// The corresponding C function is `read`.
-  func read(upTo count: Int) throws(FileSystemError) -> Data {
+  package func read(upTo count: Int) throws(FileSystemError) -> Data {
     var data = Data(count: count)
     var filled = 0
     let failure: Int32 = data.withUnsafeMutableBytes { raw in
@@ -87,7 +87,7 @@ final class FileHandleFD {
   }
 
   /// Writes all of `data` at the current offset. The corresponding C function is `write`.
-  func writeAll(_ data: Data) throws(FileSystemError) {
+  package func writeAll(_ data: Data) throws(FileSystemError) {
     let result: Int32 = data.withUnsafeBytes { raw in
       var done = 0
       while done < raw.count {
@@ -114,7 +114,7 @@ public struct FileSystemError: Error, CustomStringConvertible {
   public var code: POSIXErrorCode? { POSIXErrorCode(rawValue: errno) }
 }
 
-func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
+package func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
   while true {
     let result = call()
     if result < 0 && errno == EINTR { continue }
@@ -123,7 +123,7 @@ func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
 }
 
 /// Makes a rename durable. The corresponding C function is `fsync` on the directory.
-func syncDirectory(containing path: String) {
+package func syncDirectory(containing path: String) {
   let directory = (path as NSString).deletingLastPathComponent
   if let fd = try? FileHandleFD(path: directory.isEmpty ? "." : directory, flags: O_RDONLY | O_DIRECTORY) {
     try? fd.sync()

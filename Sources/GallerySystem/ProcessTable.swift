@@ -2,11 +2,19 @@ import Foundation
 
 /// Which processes run, from kill(2) and /proc: a placeholder's owner is alive while its
 /// loading process runs (the same pid, started at the same time, on this host).
-enum ProcessStart {
-  static let now: Date = (startTime(of: getpid()) ?? Date()).wholeSeconds
+package enum ProcessStart {
+  /// Whether a process with this pid runs (or exists and is someone else's). The
+  /// corresponding C function is `kill` with signal 0.
+  package static func exists(_ pid: Int32) -> Bool {
+    // kill(0) and kill(-1) signal groups, not a process: no loader has such a pid.
+    pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+  }
+
+  /// When this process started.
+  package static let ofThisProcess: Date = startTime(of: getpid()) ?? Date()
 
   /// When a process started, so that a recycled pid is not mistaken for a placeholder's owner.
-  static func startTime(of pid: Int32) -> Date? {
+  package static func startTime(of pid: Int32) -> Date? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = stat.lastIndex(of: ")"),
       let btimeLine = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?
@@ -18,16 +26,5 @@ enum ProcessStart {
     guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
     let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
     return Date(timeIntervalSince1970: bootTime + ticks / hertz)
-  }
-}
-
-extension Item.Owner {
-  /// Whether the loading process still runs. On another host we cannot tell: assume it does.
-  public var isAlive: Bool {
-    guard host == ProcessInfo.processInfo.hostName else { return true }
-    // kill(0) and kill(-1) signal groups, not a process: no loader has such a pid.
-    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
-    guard let start = ProcessStart.startTime(of: pid) else { return true }
-    return abs(start.timeIntervalSince(started)) < 2
   }
 }

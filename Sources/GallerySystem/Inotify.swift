@@ -70,16 +70,16 @@ public enum WatchError: Error, CustomStringConvertible {
 /// session would take them for its own. What a session owns is its watches: its `deinit`
 /// removes every one, so that events left over from it name no watch and are dropped, and
 /// the next session's watches get new numbers from the kernel.
-final class Inotify {
+package final class Inotify {
   private static let inSession = Atomic<Bool>(false)
   private static let initialized = Mutex<Bool>(false)
 
-  static let events: UInt32 =
+  package static let events: UInt32 =
     CInotifyTools_IN_CREATE | CInotifyTools_IN_CLOSE_WRITE | CInotifyTools_IN_MOVED_TO
     | CInotifyTools_IN_MOVED_FROM | CInotifyTools_IN_DELETE | CInotifyTools_IN_DELETE_SELF
     | CInotifyTools_IN_MOVE_SELF | CInotifyTools_IN_UNMOUNT
 
-  static var maxUserWatches: Int { Int(inotifytools_get_max_user_watches()) }
+  package static var maxUserWatches: Int { Int(inotifytools_get_max_user_watches()) }
 
   /// The highest watch number this session has seen: its watches are at most this and the
   /// count of watches above it.
@@ -88,7 +88,7 @@ final class Inotify {
   /// Takes libinotifytools for one session; `deinit` gives it back. A factory rather than a
   /// throwing `init`: an instance that failed to take it must not run `deinit`.
   /// The corresponding C function is `inotifytools_initialize`, which returns 1 on success.
-  static func start() throws(WatchError) -> Inotify {
+  package static func start() throws(WatchError) -> Inotify {
     guard !inSession.exchange(true, ordering: .acquiring) else { throw .alreadyWatching }
     let ready = initialized.withLock { done in
       if !done { done = inotifytools_initialize() == 1 }
@@ -121,7 +121,7 @@ final class Inotify {
 
   /// Watches a folder, and with `recursive` every folder below it.
   /// The corresponding C functions are `inotifytools_watch_file` and `inotifytools_watch_recursively`.
-  func watch(_ folder: String, recursive: Bool) throws(WatchError) {
+  package func watch(_ folder: String, recursive: Bool) throws(WatchError) {
     let result =
       recursive
       ? inotifytools_watch_recursively(folder, Int32(bitPattern: Self.events))
@@ -136,7 +136,7 @@ final class Inotify {
 
   /// The next event, waiting at most `timeout` (nil: as long as it takes); nil when none
   /// came. The corresponding C function is `inotifytools_next_event` (whose 0 means no limit).
-  func next(timeout: Duration?) -> InotifyEvent? {
+  package func next(timeout: Duration?) -> InotifyEvent? {
     let seconds = timeout.map { max(1, Int($0.components.seconds)) } ?? -1
     guard let event = inotifytools_next_event(seconds) else { return nil }
     let mask = InotifyEvent.Mask(rawValue: event.pointee.mask)
@@ -172,7 +172,7 @@ package enum InotifyItem: Sendable {
 /// soon as its event is read, before the event is passed on, so the watcher's scan of the new
 /// folder cannot miss a file created in between.
 package enum InotifyReader {
-  static let retryInterval: Duration = .seconds(5)
+  package static let retryInterval: Duration = .seconds(5)
 
   package static func reading<T: Sendable>(
     folders: [String], recursive: Bool, _ body: (AsyncStream<InotifyItem>) async throws -> T
@@ -205,17 +205,17 @@ package enum InotifyReader {
   /// which alone touches `inotify` (a non-Sendable owner of process-global C state) until
   /// the loop returns.
   private final class ReadLoop: @unchecked Sendable {
-    let inotify: Inotify
-    let wakeFolder: String
-    let recursive: Bool
+    package let inotify: Inotify
+    package let wakeFolder: String
+    package let recursive: Bool
 
-    init(inotify: Inotify, wakeFolder: String, recursive: Bool) {
+    package init(inotify: Inotify, wakeFolder: String, recursive: Bool) {
       self.inotify = inotify
       self.wakeFolder = wakeFolder
       self.recursive = recursive
     }
 
-    func run(_ items: AsyncStream<InotifyItem>.Continuation) {
+    package func run(_ items: AsyncStream<InotifyItem>.Continuation) {
       defer { items.finish() }
       var unwatched: [String] = []
       while true {

@@ -12,7 +12,7 @@ public struct ArchiveError: Error, CustomStringConvertible {
 
   public var description: String { "\(operation): \(message)" }
 
-  init(_ handle: OpaquePointer, status: Int32, operation: String, writing: Bool = false) {
+  package init(_ handle: OpaquePointer, status: Int32, operation: String, writing: Bool = false) {
     self.status = status
     self.operation = operation
     self.writing = writing
@@ -26,17 +26,17 @@ public struct ArchiveError: Error, CustomStringConvertible {
 
 /// Reads a tar archive entry by entry from a file descriptor, from the descriptor's current
 /// offset on. Owns the `struct archive *`; never owns the descriptor.
-final class ArchiveReader {
+package final class ArchiveReader {
   private let handle: OpaquePointer
 
-  struct Entry {
-    var name: String
-    var size: Int64
+  package struct Entry {
+    package var name: String
+    package var size: Int64
     /// A plain file: not a link, a device, a folder or a sparse file.
-    var isRegularFile: Bool
+    package var isRegularFile: Bool
   }
 
-  init(fileDescriptor: Int32) throws {
+  package init(fileDescriptor: Int32) throws {
     guard let handle = archive_read_new() else { throw POSIXError(.ENOMEM) }
     self.handle = handle
     do {
@@ -52,7 +52,7 @@ final class ArchiveReader {
   deinit { archive_read_free(handle) }
 
   /// What reading the next header found.
-  enum Header {
+  package enum Header {
     case entry(Entry)
     /// A clean end-of-archive marker.
     case end
@@ -64,7 +64,7 @@ final class ArchiveReader {
   }
 
   /// The next header. The corresponding C function is `archive_read_next_header`.
-  func nextHeader() -> Header {
+  package func nextHeader() -> Header {
     var entry: OpaquePointer?
     let status = archive_read_next_header(handle, &entry)
     switch status {
@@ -88,7 +88,7 @@ final class ArchiveReader {
   }
 
   /// The next entry, or nil at the end of the archive. Throws on anything but a clean header.
-  func next() throws -> Entry? {
+  package func next() throws -> Entry? {
     switch nextHeader() {
     case .entry(let entry): return entry
     case .end: return nil
@@ -100,11 +100,11 @@ final class ArchiveReader {
   /// Offset in the file where the header last asked for starts (or the end-of-archive marker,
   /// or the torn bytes that stopped the read).
   /// The corresponding C function is `archive_read_header_position`.
-  var headerPosition: Int64 { archive_read_header_position(handle) }
+  package var headerPosition: Int64 { archive_read_header_position(handle) }
 
   /// Reads the current entry's data, refusing sizes above `limit`. Memory grows with the
   /// bytes actually read, never with the size a (hostile) header claims.
-  func readData(size: Int64, limit: Int64) throws -> Data {
+  package func readData(size: Int64, limit: Int64) throws -> Data {
     guard size >= 0, size <= limit else {
       throw ArchiveError.limit(size: size, limit: limit)
     }
@@ -124,7 +124,7 @@ final class ArchiveReader {
   }
 
   /// Skips the current entry's data (with seeks when the descriptor allows them).
-  func skipData() throws {
+  package func skipData() throws {
     let status = archive_read_data_skip(handle)
     guard status >= ARCHIVE_WARN else { throw ArchiveError(handle, status: status, operation: "skipping entry data") }
   }
@@ -135,12 +135,12 @@ final class ArchiveReader {
 }
 
 extension ArchiveError {
-  static func limit(size: Int64, limit: Int64) -> ArchiveError {
+  package static func limit(size: Int64, limit: Int64) -> ArchiveError {
     ArchiveError(
       status: ARCHIVE_FATAL, message: "entry of \(size) bytes is over the limit of \(limit)", operation: "reading entry data")
   }
 
-  init(status: Int32, message: String, operation: String) {
+  package init(status: Int32, message: String, operation: String) {
     self.status = status
     self.message = message
     self.operation = operation
@@ -150,11 +150,11 @@ extension ArchiveError {
 
 /// Writes pax (restricted) tar entries to a file descriptor at its current offset, with no
 /// block padding, so entries can be appended precisely. Owns the `struct archive *`.
-final class ArchiveWriter {
+package final class ArchiveWriter {
   private let handle: OpaquePointer
   private var closed = false
 
-  init(fileDescriptor: Int32) throws {
+  package init(fileDescriptor: Int32) throws {
     guard let handle = archive_write_new() else { throw POSIXError(.ENOMEM) }
     self.handle = handle
     do {
@@ -175,7 +175,7 @@ final class ArchiveWriter {
 
   /// Writes one regular file entry. The corresponding C functions are
   /// `archive_write_header` and `archive_write_data`.
-  func write(name: String, data: Data, modified: Date) throws {
+  package func write(name: String, data: Data, modified: Date) throws {
     guard let entry = archive_entry_new() else { throw POSIXError(.ENOMEM) }
     defer { archive_entry_free(entry) }
     archive_entry_set_pathname_utf8(entry, name)
@@ -196,7 +196,7 @@ final class ArchiveWriter {
   }
 
   /// Writes the end-of-archive marker.
-  func close() throws {
+  package func close() throws {
     closed = true
     try check(archive_write_close(handle), "closing the archive")
   }

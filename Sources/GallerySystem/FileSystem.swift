@@ -8,15 +8,15 @@ import Foundation
 /// File operations on paths that may come from someone else (a document's sources, a drop
 /// folder's entries): every read is bounded, nothing blocks on a FIFO, and links are
 /// followed only when the caller says so.
-enum FileSystem {
+package enum FileSystem {
   /// Why a local file could not be read.
-  enum ReadFailure: Error, CustomStringConvertible, Equatable {
+  package enum ReadFailure: Error, CustomStringConvertible, Equatable {
     case system(String)
     case notRegular
     case symbolicLink
     case tooLarge(limit: Int)
 
-    var description: String {
+    package var description: String {
       switch self {
       case .system(let text): text
       case .notRegular: "not a regular file"
@@ -30,13 +30,15 @@ enum FileSystem {
   /// Opens a path without blocking (a FIFO would block `open` itself) and says what kind of
   /// file it is (`S_IFREG`, `S_IFDIR`, ...) before a byte is read: every caller refuses what
   /// is not a regular file. Regular files ignore `O_NONBLOCK`.
-  static func openWithoutBlocking(_ path: String, flags: Int32) throws(FileSystemError) -> (file: FileHandleFD, type: mode_t) {
+  package static func openWithoutBlocking(
+    _ path: String, flags: Int32
+  ) throws(FileSystemError) -> (file: FileHandleFD, type: mode_t) {
     let file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK)
     return (file, try file.status().st_mode & S_IFMT)
   }
 
   /// Opens a file for reading, refusing anything but a regular file.
-  static func openRegular(_ path: String, followLinks: Bool) throws(ReadFailure) -> FileHandleFD {
+  package static func openRegular(_ path: String, followLinks: Bool) throws(ReadFailure) -> FileHandleFD {
     let opened: (file: FileHandleFD, type: mode_t)
     do {
       opened = try openWithoutBlocking(path, flags: O_RDONLY | (followLinks ? 0 : O_NOFOLLOW))
@@ -51,7 +53,7 @@ enum FileSystem {
 
   /// Reads a whole regular file of at most `limit` bytes. Reads at most `limit + 1` bytes
   /// whatever the file says its size is (files in /proc say 0 and never end).
-  static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(ReadFailure) -> Data {
+  package static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(ReadFailure) -> Data {
     let file = try openRegular(path, followLinks: followLinks)
     if let info = try? file.status(), info.st_size > limit { throw .tooLarge(limit: limit) }
     let data: Data
@@ -61,8 +63,9 @@ enum FileSystem {
   }
 
   /// Reads at most `count` bytes from the start of a regular file (for content sniffing).
-  static func readPrefix(_ path: String, count: Int, followLinks: Bool = true) throws(ReadFailure) -> (prefix: Data, size: Int64)
-  {
+  package static func readPrefix(
+    _ path: String, count: Int, followLinks: Bool = true
+  ) throws(ReadFailure) -> (prefix: Data, size: Int64) {
     let file = try openRegular(path, followLinks: followLinks)
     let size = (try? file.status()).map { Int64($0.st_size) } ?? 0
     do { return (try file.read(upTo: count), size) } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
@@ -70,17 +73,17 @@ enum FileSystem {
 
   /// The path with every symbolic link resolved, or the path itself when it cannot be.
   /// The corresponding C function is `realpath`.
-  static func resolvingLinks(_ path: String) -> String {
+  package static func resolvingLinks(_ path: String) -> String {
     guard let resolved = realpath(path, nil) else { return path }
     defer { free(resolved) }
     return String(cString: resolved)
   }
 
   /// `stat` of a path (following links), or nil.
-  static func status(of path: String) -> stat? { try? statusOrError(of: path) }
+  package static func status(of path: String) -> stat? { try? statusOrError(of: path) }
 
   /// The corresponding C function is `stat`.
-  static func statusOrError(of path: String) throws(FileSystemError) -> stat {
+  package static func statusOrError(of path: String) throws(FileSystemError) -> stat {
     var info = stat()
     guard stat(path, &info) == 0 else { throw FileSystemError(errno: errno, operation: "stat", path: path) }
     return info
@@ -88,41 +91,41 @@ enum FileSystem {
 
   /// The status of `path` itself, a symbolic link not followed. The corresponding C function
   /// is `lstat`.
-  static func linkStatus(of path: String) -> stat? {
+  package static func linkStatus(of path: String) -> stat? {
     var info = stat()
     return lstat(path, &info) == 0 ? info : nil
   }
 
   /// Whether two paths name the same file (device and inode).
-  static func isSameFile(_ a: String, _ b: String) -> Bool {
+  package static func isSameFile(_ a: String, _ b: String) -> Bool {
     guard let first = status(of: a), let second = status(of: b) else { return false }
     return first.st_dev == second.st_dev && first.st_ino == second.st_ino
   }
 
   /// A second name for a file; fails with EEXIST rather than replace. The corresponding C
   /// function is `link`.
-  static func hardLink(_ path: String, as name: String) throws(FileSystemError) {
+  package static func hardLink(_ path: String, as name: String) throws(FileSystemError) {
     guard link(path, name) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: name) }
   }
 
   /// Removes a file; whether it was there. The corresponding C function is `unlink`.
   @discardableResult
-  static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+  package static func remove(_ path: String) -> Bool { unlink(path) == 0 }
 
   /// Sets a file's access and modification times to now. The corresponding C function is
   /// `utimes`.
-  static func touch(_ path: String) { utimes(path, nil) }
+  package static func touch(_ path: String) { utimes(path, nil) }
 
   /// A fresh temporary name in the folder of `path`: `.NAME.tmp-PID-RANDOM`. The pid lets
   /// `removeStaleTemporaries` tell a killed writer's leftovers from a running one's.
-  static func temporaryName(beside path: String) -> String {
+  package static func temporaryName(beside path: String) -> String {
     let directory = (path as NSString).deletingLastPathComponent
     let base = (path as NSString).lastPathComponent
     return (directory.isEmpty ? "" : directory + "/") + ".\(base).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
   }
 
   /// Removes the temporaries of `path` whose writing process is gone.
-  static func removeStaleTemporaries(beside path: String) {
+  package static func removeStaleTemporaries(beside path: String) {
     let directory = (path as NSString).deletingLastPathComponent
     let prefix = ".\((path as NSString).lastPathComponent).tmp-"
     let folder = directory.isEmpty ? "." : directory
@@ -135,13 +138,13 @@ enum FileSystem {
   }
 
   /// Replaces `to` by `from` atomically. The corresponding C function is `rename`.
-  static func rename(_ from: String, to: String) throws(FileSystemError) {
+  package static func rename(_ from: String, to: String) throws(FileSystemError) {
     guard Glibc.rename(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "rename", path: to) }
   }
 
   /// Renames `from` to `to` unless `to` exists (EEXIST then). The corresponding C function
   /// is `renameat2` with `RENAME_NOREPLACE`; where the file system lacks it, link + unlink.
-  static func renameWithoutReplacing(_ from: String, to: String) throws(FileSystemError) {
+  package static func renameWithoutReplacing(_ from: String, to: String) throws(FileSystemError) {
     if CGallerySystem_rename_noreplace(from, to) == 0 { return }
     let code = errno
     guard code == EINVAL || code == ENOSYS else { throw FileSystemError(errno: code, operation: "rename", path: to) }
@@ -152,7 +155,7 @@ enum FileSystem {
   /// The names to try, in order, for a file that must not replace another: `name`, then
   /// `STEM<separator>2.EXT`, `STEM<separator>3.EXT`... (at most `count`). The one rule for
   /// exports, the Trash, new documents and files moved aside.
-  static func candidateNames(for name: String, separator: String, count: Int = 10_000) -> some Sequence<String> {
+  package static func candidateNames(for name: String, separator: String, count: Int = 10_000) -> some Sequence<String> {
     let stem = (name as NSString).deletingPathExtension
     let ext = (name as NSString).pathExtension
     return (1...count).lazy.map { number in
@@ -162,7 +165,7 @@ enum FileSystem {
 
   /// A pipe, both ends closed on exec. Optional so that a caller closes an end by setting
   /// it to nil (a child's copy must be the last one). The corresponding C function is `pipe2(O_CLOEXEC)`.
-  static func pipe() throws(FileSystemError) -> (read: FileHandleFD?, write: FileHandleFD?) {
+  package static func pipe() throws(FileSystemError) -> (read: FileHandleFD?, write: FileHandleFD?) {
     var ends: [Int32] = [-1, -1]
     guard CGallerySystem_pipe_cloexec(&ends) == 0 else { throw FileSystemError(errno: errno, operation: "pipe", path: "a pipe") }
     return (FileHandleFD(adopting: ends[0], path: "a pipe"), FileHandleFD(adopting: ends[1], path: "a pipe"))
@@ -170,7 +173,7 @@ enum FileSystem {
 
   /// A new folder only this user can enter, in the runtime folder (or the temporary one).
   /// The corresponding C function is `mkdtemp`.
-  static func makePrivateFolder(prefix: String) throws(FileSystemError) -> String {
+  package static func makePrivateFolder(prefix: String) throws(FileSystemError) -> String {
     let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { isDirectory($0) ? $0 : nil } ?? "/tmp"
     var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
     guard mkdtemp(&template) != nil else { throw FileSystemError(errno: errno, operation: "mkdtemp", path: base) }
@@ -178,28 +181,28 @@ enum FileSystem {
   }
 
   /// Removes a folder and what is in it, as far as it can.
-  static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+  package static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
   /// Whether `path` is a folder (following links).
-  static func isDirectory(_ path: String) -> Bool {
+  package static func isDirectory(_ path: String) -> Bool {
     guard let info = status(of: path) else { return false }
     return (info.st_mode & S_IFMT) == S_IFDIR
   }
 
   /// Size and modification time of a regular file, not following a link; nil for anything
   /// else (a link, a FIFO, a device, a folder) and for what is not there.
-  static func stamp(of path: String) -> FileStamp? {
+  package static func stamp(of path: String) -> FileStamp? {
     guard let info = linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return FileStamp(
       size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
   }
 
   /// The words for an errno. The corresponding C function is `strerror`.
-  static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+  package static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
   /// A new file in the temporary folder that has no name any more: it goes away with its
   /// last descriptor, whoever holds it.
-  static func unlinkedTemporaryFile() throws(FileSystemError) -> FileHandleFD {
+  package static func unlinkedTemporaryFile() throws(FileSystemError) -> FileHandleFD {
     let path = temporaryName(beside: FileManager.default.temporaryDirectory.appendingPathComponent("gallery").path)
     let file = try FileHandleFD(path: path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
     unlink(path)
@@ -208,7 +211,7 @@ enum FileSystem {
 
   /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
   /// writers of the same file left. For state files: the recent list, the cache index.
-  static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+  package static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
     removeStaleTemporaries(beside: path)
     let temporary = temporaryName(beside: path)
     do {
@@ -227,7 +230,7 @@ extension FileHandleFD {
   /// Gives this (new) file the mode and, where permitted, the owner of another, so that a
   /// rewrite of a private 0600 document stays private. The corresponding C functions are
   /// `fchmod` and `fchown`.
-  func takeMetadata(of original: stat) {
+  package func takeMetadata(of original: stat) {
     if original.st_uid != getuid() || original.st_gid != getgid() {
       _ = fchown(rawValue, original.st_uid, original.st_gid)
     }
@@ -274,6 +277,11 @@ public enum OutputFile {
     public var description: String { "cannot write \(path): \(String(cString: strerror(errno)))" }
     /// sysexits' "cannot create", but a full or failing disk is I/O.
     public var exitStatus: ExitStatus { [ENOSPC, EIO, EDQUOT].contains(errno) ? .ioError : .cannotCreate }
+
+    package init(path: String, errno: Int32) {
+      self.path = path
+      self.errno = errno
+    }
   }
 
   /// Replaces `path` atomically; an existing file's mode and owner are kept. What is not a
@@ -380,7 +388,7 @@ public enum TerminalSize {
 package enum StandardStream {
   case output, error
 
-  var descriptor: Int32 { self == .output ? 1 : 2 }
+  package var descriptor: Int32 { self == .output ? 1 : 2 }
 
   /// Whether it is a terminal. The corresponding C function is `isatty`.
   package var isTerminal: Bool { isatty(descriptor) == 1 }
@@ -398,5 +406,17 @@ package enum StandardStream {
       offset += n
     }
     return nil
+  }
+}
+
+/// Size and modification time (nanoseconds) of a regular file: what says that a file in a
+/// drop folder changed.
+package struct FileStamp: Sendable, Equatable {
+  package var size: Int64
+  package var modified: Int64
+
+  package init(size: Int64, modified: Int64) {
+    self.size = size
+    self.modified = modified
   }
 }
