@@ -51,6 +51,7 @@ test: setup lint
 # One formatter, its configuration committed (.swift-format); `make format` applies it.
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	scripts/check-layers
 
 format:
 	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
