@@ -171,3 +171,63 @@ struct CivilTimeTests {
     }
   }
 }
+
+@Suite("One codec for drag payloads and --json outputs")
+struct OutputCodecTests {
+  @Test("A drag payload round-trips through our codec; Foundation reads the same JSON (base64 bytes, ISO dates)")
+  func dragPayloadRoundTrip() throws {
+    for seed in UInt64(0)..<50 {
+      var random = RandomModels(seed: seed)
+      let items = random.model().items
+      let payload = DragPayload(
+        source: "/a/b.gallery", move: seed % 2 == 0, moveToken: seed % 2 == 0 ? "0123abcd" : nil,
+        items: items.enumerated().map { index, item in
+          DragPayload.Entry(
+            item: item, thumbnailExtension: index % 2 == 0 ? "jpg" : nil,
+            thumbnail: index % 2 == 0 ? Data((0..<index).map { UInt8($0) }) : nil,
+            original: index % 3 == 0 ? Data("original \(index)".utf8) : nil)
+        })
+      let bytes = payload.encoded()
+      let back = try bytes.withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        return try reader.dragPayload()
+      }
+      #expect(back.items.map(\.item) == items, "seed \(seed)")
+      #expect(back.items.map(\.thumbnail) == payload.items.map(\.thumbnail))
+      #expect(back.items.map(\.original) == payload.items.map(\.original))
+      #expect(back.items.map(\.thumbnailExtension) == payload.items.map(\.thumbnailExtension))
+      #expect(back.move == payload.move && back.moveToken == payload.moveToken && back.source == payload.source)
+      let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+      #expect(object?["type"] as? String == DragPayload.mediaType)
+      if let first = (object?["items"] as? [[String: Any]])?.first, let original = first["original"] as? String {
+        #expect(Data(base64Encoded: original) == payload.items[0].original)
+      }
+    }
+  }
+
+  @Test("What is not a payload is refused with words, not a crash: missing members, trailing bytes, bad base64")
+  func hostilePayloads() {
+    let cases = [
+      #"{"type":"application/x-gallery-items","version":1,"items":[]}"#,
+      #"{"type":"application/x-gallery-items","version":1,"source":"/a","move":false,"items":[]} {}"#,
+      #"{"type":"application/x-gallery-items","version":1,"source":"/a","move":false,"items":[{"item":{"id":"a1","source":"x","state":"ready","aspectRatio":1,"added":"2026-01-01T00:00:00Z"},"thumbnail":"%%%"}]}"#,
+      #"{"type":"application/x-gallery-items","version":"1","source":"/a","move":false,"items":[]}"#,
+    ]
+    for text in cases {
+      #expect(throws: DragPayload.Refusal.self, "\(text)") { try DragPayload.decode(Data(text.utf8)) }
+    }
+  }
+
+  @Test("Watch events, check reports and statistics: sorted keys, absent members left out")
+  func outputs() throws {
+    let event = WatchEvent(event: .committed, path: "/d/a.jpg", document: "/d.gallery", id: "abc", reason: nil, time: 1.5)
+    #expect(
+      String(decoding: event.jsonBytes, as: UTF8.self)
+        == #"{"document":"/d.gallery","event":"committed","id":"abc","path":"/d/a.jpg","time":1.5}"#)
+    let report = CheckReport(problems: ["a \"quoted\" problem"], note: nil)
+    #expect(String(decoding: report.jsonBytes, as: UTF8.self) == #"{"problems":["a \"quoted\" problem"]}"#)
+    let statistics = DocumentStatistics(fileBytes: 10, liveBytes: 8, deadBytes: 2, revisions: 3, tornBytes: 0, entryCount: 4)
+    let decoded = try JSONSerialization.jsonObject(with: Data(statistics.jsonBytes)) as? [String: Int]
+    #expect(decoded == ["deadBytes": 2, "entryCount": 4, "fileBytes": 10, "liveBytes": 8, "revisions": 3, "tornBytes": 0])
+  }
+}

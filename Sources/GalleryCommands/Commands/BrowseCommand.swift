@@ -22,7 +22,7 @@ struct BrowseCommand: ParsableCommand {
 
   @OptionGroup var output: OutputOptions
 
-  struct Entry: Encodable {
+  struct Entry: JSONWritable {
     var path: String
     var title: String?
     var items: Int?
@@ -77,6 +77,20 @@ struct BrowseCommand: ParsableCommand {
         pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified)
     } catch {
       return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
+    }
+  }
+}
+
+extension BrowseCommand.Entry {
+  func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.int64("bytes", bytes)
+      o.string("error", error)
+      o.int("items", items)
+      o.date("modified", modified)
+      o.string("path", path)
+      o.int("pending", pending)
+      o.string("title", title)
     }
   }
 }

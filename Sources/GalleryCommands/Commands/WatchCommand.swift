@@ -122,9 +122,7 @@ struct WatchCommand: AsyncParsableCommand {
     let json = events == .json
     let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
       guard json else { return }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      if let line = try? encoder.encode(event) { Terminal.out(String(decoding: line, as: UTF8.self) + "\n") }
+      Terminal.out(event.jsonBytes + [0x0A])
     }
     // SIGINT and SIGTERM stop it the careful way (see the discussion above); the service
     // group owns them while it runs.

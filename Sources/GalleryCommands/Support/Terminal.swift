@@ -84,12 +84,10 @@ struct CommandFailure: GalleryError {
 enum JSONOutput {
   static var pretty: Bool { StandardStream.output.isTerminal }
 
-  static func write<T: Encodable>(_ value: T) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting =
-      pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    Terminal.out(Array(try encoder.encode(value)) + [0x0A])
+  /// A value written by the model's codec (`JSONWritable`): compact, one line, or indented
+  /// for a terminal.
+  static func write<T: JSONWritable>(_ value: T) throws {
+    try write(compact: value.jsonBytes + [0x0A])
   }
 
   /// JSON written by our own codec (compact): re-indented for a terminal.

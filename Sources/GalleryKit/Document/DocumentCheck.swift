@@ -2,7 +2,7 @@ import Foundation
 import GallerySystem
 
 /// What `gallery check` found.
-public struct CheckReport: Codable, Sendable {
+public struct CheckReport: Sendable {
   public var problems: [String]
   /// A remark that is not a problem (an interrupted save the next write cleans up).
   public var note: String?
@@ -178,5 +178,14 @@ extension DocumentCheck {
       throw error
     }
     return backup
+  }
+}
+
+extension CheckReport: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.string("note", note)
+      o.strings("problems", problems)
+    }
   }
 }

@@ -4,10 +4,10 @@ import GallerySystem
 /// What `gallery drag --type gallery` writes and `gallery drop DST -` reads: items with their
 /// metadata, thumbnails and embedded originals, so a drop needs no refetch and no new
 /// thumbnail. Media type `application/x-gallery-items`.
-public struct DragPayload: Codable, Sendable {
+public struct DragPayload: Sendable {
   public static let mediaType = "application/x-gallery-items"
 
-  public struct Entry: Codable, Sendable {
+  public struct Entry: Sendable {
     public var item: Item
     public var thumbnailExtension: String?
     public var thumbnail: Data?
@@ -53,12 +53,7 @@ public struct DragPayload: Codable, Sendable {
     (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
   }
 
-  public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
-  }
+  public func encoded() -> Data { Data(jsonBytes + [0x0A]) }
 
   /// A payload that is not one: bad JSON, a wrong type, or an item that breaks the
   /// document rules.
@@ -73,11 +68,14 @@ public struct DragPayload: Codable, Sendable {
     guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return nil }
     guard data.count <= sizeLimit else { throw Refusal(description: "a gallery payload larger than \(sizeLimit >> 20) MiB") }
     guard !nestingExceeds(data, limit: 16) else { throw Refusal(description: "a gallery payload nested deeper than it can be") }
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
     let payload: DragPayload
-    do { payload = try decoder.decode(DragPayload.self, from: data) } catch {
-      throw Refusal(description: "not a valid \(mediaType) payload: \(Self.describe(error))")
+    do {
+      payload = try data.withUnsafeBytes { bytes in
+        var reader = JSONReader(bytes)
+        return try reader.dragPayload()
+      }
+    } catch {
+      throw Refusal(description: "not a valid \(mediaType) payload: \(error)")
     }
     guard payload.type == mediaType, payload.version == 1 else {
       throw Refusal(description: "not a \(mediaType) payload of version 1")
@@ -134,21 +132,6 @@ public struct DragPayload: Codable, Sendable {
       }
     }
     return false
-  }
-
-  /// A decoding error in a line, without Foundation's debug dump.
-  private static func describe(_ error: Error) -> String {
-    switch error {
-    case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
-      DecodingError.valueNotFound(_, let context):
-      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-      return (path.isEmpty ? "" : path + ": ") + context.debugDescription
-    case DecodingError.keyNotFound(let key, let context):
-      let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-      return "\(path) is missing"
-    default:
-      return "\(error)"
-    }
   }
 
   /// What dropping a payload did.
@@ -217,4 +200,82 @@ public struct DragPayload: Codable, Sendable {
   }
 
   static func sameFile(_ a: String, _ b: String) -> Bool { FileSystem.isSameFile(a, b) }
+}
+
+// MARK: - JSON
+
+extension DragPayload: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.value("items") { w in
+        w.array(items) { w, entry in
+          w.object { e in
+            e.value("item") { $0.item(entry.item) }
+            e.data("original", entry.original)
+            e.data("thumbnail", entry.thumbnail)
+            e.string("thumbnailExtension", entry.thumbnailExtension)
+          }
+        }
+      }
+      o.bool("move", move)
+      o.string("moveToken", moveToken)
+      o.string("source", source)
+      o.string("type", type)
+      o.int("version", version)
+    }
+  }
+}
+
+extension JSONReader {
+  mutating func dragPayload() throws -> DragPayload {
+    var type: String?
+    var version: Int?
+    var source: String?
+    var move: Bool?
+    var moveToken: String?
+    var items: [DragPayload.Entry] = []
+    try object { r, key in
+      if try r.isNull() { return }
+      switch key {
+      case "type": type = try r.string()
+      case "version": version = try r.int()
+      case "source": source = try r.string()
+      case "move": move = try r.bool()
+      case "moveToken": moveToken = try r.string()
+      case "items": try r.array { items.append(try $0.dragEntry()) }
+      default: try r.skipValue()
+      }
+    }
+    skipSpace()
+    guard index == bytes.count else { throw fail("trailing data after the payload") }
+    guard let type, let version, let source, let move else { throw fail("the payload lacks type, version, source or move") }
+    var payload = DragPayload(source: source, move: move, moveToken: moveToken, items: items)
+    payload.type = type
+    payload.version = version
+    return payload
+  }
+
+  private mutating func dragEntry() throws -> DragPayload.Entry {
+    var item: Item?
+    var thumbnailExtension: String?
+    var thumbnail: Data?
+    var original: Data?
+    try object { r, key in
+      if try r.isNull() { return }
+      switch key {
+      case "item": item = try r.item()
+      case "thumbnailExtension": thumbnailExtension = try r.string()
+      case "thumbnail": thumbnail = try r.base64("thumbnail")
+      case "original": original = try r.base64("original")
+      default: try r.skipValue()
+      }
+    }
+    guard let item else { throw fail("a payload entry lacks its item") }
+    return DragPayload.Entry(item: item, thumbnailExtension: thumbnailExtension, thumbnail: thumbnail, original: original)
+  }
+
+  private mutating func base64(_ name: String) throws -> Data {
+    guard let data = Data(base64Encoded: try string()) else { throw fail("\(name) is not base64") }
+    return data
+  }
 }

@@ -11,16 +11,16 @@ import GallerySystem
 /// Appends JSON text to a byte buffer: sorted keys, no insignificant spaces. A struct passed
 /// `inout` down the nesting, so one buffer is appended to and no access is checked at run
 /// time.
-struct JSONWriter {
-  var bytes: [UInt8] = []
+package struct JSONWriter {
+  package var bytes: [UInt8] = []
 
-  init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+  package init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
 
-  mutating func raw(_ text: StaticString) {
+  package mutating func raw(_ text: StaticString) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
     var utf8 = value.utf8
     let appended: Bool? = utf8.withContiguousStorageIfAvailable { buffer in
@@ -53,9 +53,9 @@ struct JSONWriter {
     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
   }
 
-  mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
+  package mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
-  mutating func double(_ value: Double) {
+  package mutating func double(_ value: Double) {
     precondition(value.isFinite, "JSON has no infinities")
     if value == value.rounded(), abs(value) < 1e15 {
       int(Int(value))
@@ -64,10 +64,10 @@ struct JSONWriter {
     }
   }
 
-  mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+  package mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
   /// ISO 8601 in UTC, whole seconds: `2026-11-22T07:37:39Z`.
-  mutating func date(_ value: Date) {
+  package mutating func date(_ value: Date) {
     let time = CivilTime(secondsSince1970: Int64(value.timeIntervalSince1970.rounded(.down)))
     func digits(_ number: Int64, _ count: Int, into bytes: inout [UInt8]) {
       var divisor: Int64 = 1
@@ -94,7 +94,7 @@ struct JSONWriter {
 
   /// Writes an object whose members `body` adds, separating them with commas. The buffer
   /// moves into the object writer and back (a swap, not a copy).
-  mutating func object(_ body: (inout ObjectWriter) -> Void) {
+  package mutating func object(_ body: (inout ObjectWriter) -> Void) {
     bytes.append(UInt8(ascii: "{"))
     var members = ObjectWriter()
     swap(&members.writer.bytes, &bytes)
@@ -103,7 +103,7 @@ struct JSONWriter {
     bytes.append(UInt8(ascii: "}"))
   }
 
-  mutating func array<S: Sequence>(_ elements: S, _ body: (inout JSONWriter, S.Element) -> Void) {
+  package mutating func array<S: Sequence>(_ elements: S, _ body: (inout JSONWriter, S.Element) -> Void) {
     bytes.append(UInt8(ascii: "["))
     var first = true
     for element in elements {
@@ -116,11 +116,11 @@ struct JSONWriter {
 }
 
 /// The members of one object being written. Keys must be given in sorted order.
-struct ObjectWriter {
+package struct ObjectWriter {
   fileprivate(set) var writer = JSONWriter(capacity: 0)
   private var first = true
 
-  mutating func key(_ name: StaticString) {
+  package mutating func key(_ name: StaticString) {
     if !first { writer.bytes.append(UInt8(ascii: ",")) }
     first = false
     writer.bytes.append(UInt8(ascii: "\""))
@@ -128,37 +128,97 @@ struct ObjectWriter {
     writer.raw("\":")
   }
 
-  mutating func string(_ name: StaticString, _ value: String?) {
+  package mutating func string(_ name: StaticString, _ value: String?) {
     guard let value else { return }
     key(name)
     writer.string(value)
   }
 
-  mutating func int(_ name: StaticString, _ value: Int?) {
+  package mutating func int(_ name: StaticString, _ value: Int?) {
     guard let value else { return }
     key(name)
     writer.int(value)
   }
 
-  mutating func double(_ name: StaticString, _ value: Double) {
+  package mutating func double(_ name: StaticString, _ value: Double) {
     key(name)
     writer.double(value)
   }
 
-  mutating func bool(_ name: StaticString, _ value: Bool) {
+  package mutating func bool(_ name: StaticString, _ value: Bool) {
     key(name)
     writer.bool(value)
   }
 
-  mutating func date(_ name: StaticString, _ value: Date?) {
+  package mutating func date(_ name: StaticString, _ value: Date?) {
     guard let value else { return }
     key(name)
     writer.date(value)
   }
 
-  mutating func value(_ name: StaticString, _ body: (inout JSONWriter) -> Void) {
+  package mutating func value(_ name: StaticString, _ body: (inout JSONWriter) -> Void) {
     key(name)
     body(&writer)
+  }
+
+  package mutating func int64(_ name: StaticString, _ value: Int64?) {
+    guard let value else { return }
+    key(name)
+    writer.bytes.append(contentsOf: String(value).utf8)
+  }
+
+  /// Bytes as a base64 string (what Foundation's `JSONEncoder` does with `Data`).
+  package mutating func data(_ name: StaticString, _ value: Data?) {
+    guard let value else { return }
+    key(name)
+    writer.string(value.base64EncodedString())
+  }
+
+  package mutating func strings(_ name: StaticString, _ values: [String]) {
+    key(name)
+    writer.array(values) { $0.string($1) }
+  }
+
+  package mutating func value<T: JSONWritable>(_ name: StaticString, _ value: T?) {
+    guard let value else { return }
+    key(name)
+    value.write(into: &writer)
+  }
+}
+
+/// A value written by this codec: `--json` outputs, drag payloads, events. Keys are written
+/// in sorted order, dates as whole-second ISO 8601, absent optionals left out, as in
+/// `gallery.json`.
+package protocol JSONWritable {
+  func write(into writer: inout JSONWriter)
+}
+
+extension JSONWritable {
+  /// The compact JSON text of the value.
+  package var jsonBytes: [UInt8] {
+    var writer = JSONWriter(capacity: 1024)
+    write(into: &writer)
+    return writer.bytes
+  }
+}
+
+extension Array: JSONWritable where Element: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.array(self) { $1.write(into: &$0) }
+  }
+}
+
+extension Item: JSONWritable {
+  package func write(into writer: inout JSONWriter) { writer.item(self) }
+}
+
+extension TrashedItem: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { t in
+      t.value("item") { $0.item(item) }
+      t.int("position", position)
+      t.date("trashed", trashed)
+    }
   }
 }
 
@@ -190,15 +250,7 @@ extension JSONWriter {
         }
       }
       o.string("title", model.title)
-      o.value("trash") {
-        $0.array(model.trash) { w, trashed in
-          w.object { t in
-            t.value("item") { $0.item(trashed.item) }
-            t.int("position", trashed.position)
-            t.date("trashed", trashed.trashed)
-          }
-        }
-      }
+      o.value("trash") { $0.array(model.trash) { $1.write(into: &$0) } }
     }
   }
 
@@ -276,7 +328,7 @@ struct JSONReadError: Error, CustomStringConvertible {
 }
 
 /// A strict JSON reader over bytes, pulling values as the model needs them.
-struct JSONReader {
+package struct JSONReader {
   let bytes: UnsafeRawBufferPointer
   var index = 0
   /// How deep `skipValue` may go into members this version does not know: a hostile
@@ -284,7 +336,7 @@ struct JSONReader {
   static let maxDepth = 64
   private var depth = 0
 
-  init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+  package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
   func fail(_ message: String) -> JSONReadError { JSONReadError(message: message, offset: index) }
 
