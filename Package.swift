@@ -49,10 +49,15 @@ let package = Package(
         "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem",
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
+    // The document model: items, their rules, their one JSON codec. No I/O but a process's
+    // liveness (GallerySystem's process table).
+    .target(
+      name: "GalleryModel",
+      dependencies: ["GallerySystem"]),
     .target(
       name: "GalleryKit",
       dependencies: [
-        "GallerySystem",
+        "GallerySystem", "GalleryModel",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -62,7 +67,7 @@ let package = Package(
     .target(
       name: "GalleryCommands",
       dependencies: [
-        "GalleryKit", "GallerySystem",
+        "GalleryKit", "GallerySystem", "GalleryModel",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -75,7 +80,7 @@ let package = Package(
     // replayer of the same targets, which the tests run over the committed corpus.
     .executableTarget(
       name: "gallery-fuzz",
-      dependencies: ["GalleryKit", "GallerySystem"]),
+      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(
@@ -84,7 +89,7 @@ let package = Package(
     .testTarget(
       name: "GalleryTests",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),

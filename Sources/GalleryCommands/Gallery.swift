@@ -1,5 +1,6 @@
 import ArgumentParser
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 /// The `gallery` command: image galleries as scriptable documents.

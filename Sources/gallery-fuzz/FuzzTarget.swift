@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 // The fuzz targets of the readers of untrusted input. Built two ways:

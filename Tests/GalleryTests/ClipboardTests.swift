@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A real X server (Xvfb) of the test's own, so xclip has a clipboard to work with.

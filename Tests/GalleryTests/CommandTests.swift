@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("gallery new, show and info")

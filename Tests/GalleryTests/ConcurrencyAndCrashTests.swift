@@ -2,6 +2,7 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("Several writers, and kill -9 at any moment")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("Desktop integration: make install, MIME type, .desktop, thumbnailer")

@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A drop folder, its document and a state folder, in one workspace.

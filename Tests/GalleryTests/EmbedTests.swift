@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("Embedded originals: the document travels with its images")

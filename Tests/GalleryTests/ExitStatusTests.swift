@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GalleryKit
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("Errors say their exit status")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// The fuzz targets' committed inputs, replayed through the same code libFuzzer drives

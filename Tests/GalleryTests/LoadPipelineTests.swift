@@ -3,6 +3,7 @@ import GalleryTestSupport
 import Testing
 
 @testable import GalleryKit
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// The drop's commit schedule, as a value driven by a manual clock: no process, no sleep.

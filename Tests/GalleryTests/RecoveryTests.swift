@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("After a killed drop: stale placeholders, retry and check --fix")

@@ -2,6 +2,7 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 @Suite("Samples/: the bundled images and the ready example gallery")

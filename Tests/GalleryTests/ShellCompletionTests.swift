@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// Completion in the real shells, typed and Tab-completed in a terminal (tmux), for a

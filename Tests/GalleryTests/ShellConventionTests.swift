@@ -5,6 +5,7 @@ import GalleryTestSupport
 import Logging
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// One message style, exit statuses that say what happened, files where the user's

@@ -2,6 +2,7 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// The rules a model read from outside must keep, as pure functions: no files, no processes.

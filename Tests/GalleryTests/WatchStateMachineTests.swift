@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import GalleryKit
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// The drop-folder watcher's rules, driven by synthetic events and a manual clock: no

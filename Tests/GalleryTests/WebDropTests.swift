@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A workspace with a real HTTP server on 127.0.0.1 serving its `web/` folder, and a download

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 /// The background process `gallery copy` starts on X11: owns the CLIPBOARD selection and

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 struct ShowCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 /// The desktop clipboard. On X11, `gallery` owns the selection itself (a background

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 import Logging
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryKit
+import GalleryModel
 import GallerySystem
 
 /// Standard output and error, written with write(2): no shared `FILE *` state, which Swift 6

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Where an entry of the last complete revision lies in the file.

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 #if canImport(Glibc)
@@ -14,8 +15,8 @@ enum DocumentArchive {
   static let mimetypeEntry = "mimetype"
   static let modelEntry = "gallery.json"
   static let coverEntry = "cover.jpg"
-  static let thumbnailFolder = "thumbnails/"
-  static let originalsFolder = "originals/"
+  static let thumbnailFolder = EntryName.thumbnailFolder
+  static let originalsFolder = EntryName.originalsFolder
 
   /// Limits that keep a hostile archive from making us allocate without bound. A
   /// document we write never comes near them: the model of 100,000 items is about 40 MB.

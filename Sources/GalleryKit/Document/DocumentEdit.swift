@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// One locked edit of a document: the freshly re-read model to change, plus the new entries

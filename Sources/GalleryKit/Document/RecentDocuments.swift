@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Recently used documents, most recent first, in `$XDG_STATE_HOME/gallery/recent`.

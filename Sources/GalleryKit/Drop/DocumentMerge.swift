@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Merging galleries: the items of each source in order, the same content only once, their

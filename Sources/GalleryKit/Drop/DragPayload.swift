@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// What `gallery drag --type gallery` writes and `gallery drop DST -` reads: items with their

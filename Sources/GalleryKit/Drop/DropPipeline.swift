@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Options of one drop.
@@ -321,5 +322,24 @@ public enum PlaceholderCommit {
     edit.model.items.removeAll { gone.contains($0.id) && $0.state == .placeholder }
     edit.model.trash.removeAll { gone.contains($0.item.id) && $0.item.state == .placeholder }
     return committed
+  }
+}
+
+extension Item {
+  /// This placeholder, committed with what loading found.
+  public func committed(with image: ProcessedImage, thumbnailEntry: String) -> Item {
+    var item = self
+    item.state = .ready
+    item.placeholder = nil
+    item.failure = nil
+    item.width = image.width
+    item.height = image.height
+    item.aspectRatio = Double(image.width) / Double(image.height)
+    item.orientation = image.orientation
+    item.format = image.format
+    item.bytes = image.byteCount
+    item.hash = image.hash
+    item.thumbnail = thumbnailEntry
+    return item
   }
 }

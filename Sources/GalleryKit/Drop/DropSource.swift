@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Something dropped: a local file or a web URL, with the text the user gave for it.

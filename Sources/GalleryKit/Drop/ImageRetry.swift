@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Loads again the items a drop could not finish: stale placeholders (their loader was

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// An image-search result link (`.../imgres?imgurl=<image>&imgrefurl=<page>`), which is what a

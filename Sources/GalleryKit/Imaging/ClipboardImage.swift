@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// An item's image as PNG, for the clipboard (GIMP, LibreOffice and chat programs paste

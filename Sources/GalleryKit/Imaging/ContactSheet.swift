@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// A contact sheet laid out like the classic collection view: rows of thumbnails at their

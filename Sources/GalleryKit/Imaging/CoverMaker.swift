@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// Makes a document's cover: a 2x2 mosaic of its first thumbnails, grey where there are

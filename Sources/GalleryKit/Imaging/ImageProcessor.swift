@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GalleryModel
 import GallerySystem
 import Synchronization
 

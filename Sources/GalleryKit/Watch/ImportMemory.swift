@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// What a drop folder has imported already (path, size, modification time, hash), so that a

@@ -1,3 +1,4 @@
+import GalleryModel
 import GallerySystem
 
 /// The rules of a drop-folder watcher, as a value: what happens to each file from the moment

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GallerySystem
 
 /// The proxies the environment names, as curl reads them: `https_proxy` (or `HTTPS_PROXY`)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryModel
 import GallerySystem
 import NIOCore
 import NIOFoundationCompat

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A program the tests run in the background (an HTTP server, an X server) that announces it

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// Documents as an attacker would make them: a real document's entries, with its model

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// The real HTTP server of `scripts/image-server`, on 127.0.0.1, serving a folder of the test's

@@ -1,3 +1,4 @@
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// splitmix64: a deterministic generator, so that a failure names a seed that replays it.

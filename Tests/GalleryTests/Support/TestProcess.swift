@@ -3,6 +3,7 @@ import GalleryKit
 import Synchronization
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A program the tests start, spawned with posix_spawn and waited for with waitpid.

@@ -3,6 +3,7 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A temporary folder for one test, removed when the test ends; makes real images (with

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// A real `gallery watch` process, its JSON events collected as they come.

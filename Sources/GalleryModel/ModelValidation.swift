@@ -33,12 +33,14 @@ public enum ModelValidation {
   /// A rule that a model breaks, naming the item (or the field) at fault.
   public struct Problem: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
   }
 
   /// A model that breaks rules: all of them, the first one named in the description.
   public struct Failure: Error, CustomStringConvertible, Sendable {
     public var problems: [Problem]
+
+    package init(problems: [Problem]) { self.problems = problems }
     public var description: String {
       (problems.first?.description ?? "invalid") + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
     }
@@ -160,8 +162,8 @@ public enum ModelValidation {
 
   /// `thumbnails/ID.jpg|webp|png` with a valid id.
   public static func isThumbnailEntry(_ name: String) -> Bool {
-    guard name.hasPrefix(DocumentArchive.thumbnailFolder) else { return false }
-    let file = name.dropFirst(DocumentArchive.thumbnailFolder.count)
+    guard name.hasPrefix(EntryName.thumbnailFolder) else { return false }
+    let file = name.dropFirst(EntryName.thumbnailFolder.count)
     guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else {
       return false
     }
@@ -170,8 +172,8 @@ public enum ModelValidation {
 
   /// `originals/SHA256HEX.EXT`, EXT a format name.
   public static func isOriginalEntry(_ name: String) -> Bool {
-    guard name.hasPrefix(DocumentArchive.originalsFolder) else { return false }
-    let file = name.dropFirst(DocumentArchive.originalsFolder.count)
+    guard name.hasPrefix(EntryName.originalsFolder) else { return false }
+    let file = name.dropFirst(EntryName.originalsFolder.count)
     guard let dot = file.firstIndex(of: ".") else { return false }
     return isHex(file[..<dot].utf8, count: 64) && isFormatName(String(file[file.index(after: dot)...]))
   }
@@ -184,11 +186,11 @@ public enum ModelValidation {
 
   /// A URL as stored: bounded, and no control characters (they would forge lines in a
   /// uri-list or escape sequences on a terminal).
-  static func isURLText(_ text: String) -> Bool {
+  package static func isURLText(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= Limits.urlBytes && !text.unicodeScalars.contains(where: isControl)
   }
 
-  static func isText(_ text: String, limit: Int) -> Bool {
+  package static func isText(_ text: String, limit: Int) -> Bool {
     text.utf8.count <= limit && !text.unicodeScalars.contains { $0.value == 0 }
   }
 
@@ -202,7 +204,7 @@ public enum ModelValidation {
   }
 
   /// An untrusted string shown in a message: quoted, cut, control characters escaped.
-  static func quoted(_ text: String) -> String {
+  package static func quoted(_ text: String) -> String {
     let cut = text.utf8.count > 64 ? String(decoding: Array(text.utf8.prefix(64)), as: UTF8.self) + "…" : text
     return "\"" + TerminalText.escaped(cut) + "\""
   }
@@ -236,4 +238,10 @@ public enum TerminalText {
     let text = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, digits - text.count)) + text
   }
+}
+
+/// The folders of a document's entries that the model names (`thumbnail`, `original`).
+package enum EntryName {
+  package static let thumbnailFolder = "thumbnails/"
+  package static let originalsFolder = "originals/"
 }

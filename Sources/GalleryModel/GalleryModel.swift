@@ -44,7 +44,7 @@ public struct GalleryModel: Codable, Sendable, Equatable {
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case thumbnailSize, maxPixels, keepFailed, embedOriginals }
+    package enum CodingKeys: String, CodingKey { case thumbnailSize, maxPixels, keepFailed, embedOriginals }
 
     public init(from decoder: Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -131,23 +131,6 @@ public struct Item: Codable, Sendable, Equatable {
       failure: nil)
   }
 
-  /// This placeholder, committed with what loading found.
-  public func committed(with image: ProcessedImage, thumbnailEntry: String) -> Item {
-    var item = self
-    item.state = .ready
-    item.placeholder = nil
-    item.failure = nil
-    item.width = image.width
-    item.height = image.height
-    item.aspectRatio = Double(image.width) / Double(image.height)
-    item.orientation = image.orientation
-    item.format = image.format
-    item.bytes = image.byteCount
-    item.hash = image.hash
-    item.thumbnail = thumbnailEntry
-    return item
-  }
-
   /// This placeholder, kept as a failure (the classic app's error image: aspect ratio 1).
   public func failed(because reason: String) -> Item {
     var item = self
@@ -193,7 +176,7 @@ extension Item {
 extension GalleryModel {
   /// The archive entries the model refers to (thumbnails and embedded originals of the items,
   /// then of the trash), each once, in item order.
-  var referencedEntries: [String] {
+  package var referencedEntries: [String] {
     var seen = Set<String>()
     var names: [String] = []
     for item in items + trash.map(\.item) {

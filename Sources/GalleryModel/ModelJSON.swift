@@ -223,7 +223,7 @@ extension TrashedItem: JSONWritable {
 }
 
 extension JSONWriter {
-  mutating func model(_ model: GalleryModel) {
+  package mutating func model(_ model: GalleryModel) {
     object { o in
       o.date("created", model.created)
       o.int("format", model.format)
@@ -255,7 +255,7 @@ extension JSONWriter {
   }
 
   /// An item's stored members, plus `extra` ones (sorted among them by the caller's keys).
-  mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
+  package mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
     object { o in
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
@@ -295,14 +295,14 @@ extension JSONWriter {
 
 /// A UTC date and time from seconds since 1970, in the proleptic Gregorian calendar, by
 /// arithmetic (Howard Hinnant's days-to-civil): the model's codec needs no C library.
-struct CivilTime: Equatable {
-  var year, month, day, hour, minute, second: Int64
+package struct CivilTime: Equatable {
+  package var year, month, day, hour, minute, second: Int64
 
-  init(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) {
+  package init(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) {
     (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
   }
 
-  init(secondsSince1970 seconds: Int64) {
+  package init(secondsSince1970 seconds: Int64) {
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let inDay = seconds - days * 86_400
     (hour, minute, second) = (inDay / 3600, inDay % 3600 / 60, inDay % 60)
@@ -321,26 +321,26 @@ struct CivilTime: Equatable {
 // MARK: - Reading
 
 /// Why `gallery.json` could not be read, with the byte offset.
-struct JSONReadError: Error, CustomStringConvertible {
-  var message: String
-  var offset: Int
-  var description: String { "\(message) at byte \(offset)" }
+package struct JSONReadError: Error, CustomStringConvertible {
+  package var message: String
+  package var offset: Int
+  package var description: String { "\(message) at byte \(offset)" }
 }
 
 /// A strict JSON reader over bytes, pulling values as the model needs them.
 package struct JSONReader {
-  let bytes: UnsafeRawBufferPointer
-  var index = 0
+  package let bytes: UnsafeRawBufferPointer
+  package var index = 0
   /// How deep `skipValue` may go into members this version does not know: a hostile
   /// document nested 300,000 arrays deep must not overflow the stack.
-  static let maxDepth = 64
+  package static let maxDepth = 64
   private var depth = 0
 
   package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-  func fail(_ message: String) -> JSONReadError { JSONReadError(message: message, offset: index) }
+  package func fail(_ message: String) -> JSONReadError { JSONReadError(message: message, offset: index) }
 
-  mutating func skipSpace() {
+  package mutating func skipSpace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -349,18 +349,18 @@ package struct JSONReader {
     }
   }
 
-  mutating func peek() throws -> UInt8 {
+  package mutating func peek() throws -> UInt8 {
     skipSpace()
     guard index < bytes.count else { throw fail("unexpected end of JSON") }
     return bytes[index]
   }
 
-  mutating func expect(_ byte: UInt8) throws {
+  package mutating func expect(_ byte: UInt8) throws {
     guard try peek() == byte else { throw fail("expected '\(Character(UnicodeScalar(byte)))'") }
     index += 1
   }
 
-  mutating func literal(_ text: StaticString) throws {
+  package mutating func literal(_ text: StaticString) throws {
     let count = text.utf8CodeUnitCount
     guard index + count <= bytes.count,
       memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
@@ -368,14 +368,14 @@ package struct JSONReader {
     index += count
   }
 
-  mutating func isNull() throws -> Bool {
+  package mutating func isNull() throws -> Bool {
     guard try peek() == UInt8(ascii: "n") else { return false }
     try literal("null")
     return true
   }
 
   /// Calls `member` with each key of an object; `member` must read the value.
-  mutating func object(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
+  package mutating func object(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
     try expect(UInt8(ascii: "{"))
     if try peek() == UInt8(ascii: "}") {
       index += 1
@@ -395,7 +395,7 @@ package struct JSONReader {
     }
   }
 
-  mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
+  package mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
     try expect(UInt8(ascii: "["))
     if try peek() == UInt8(ascii: "]") {
       index += 1
@@ -415,7 +415,7 @@ package struct JSONReader {
 
   /// An object key: the bytes themselves when it has no escapes (the usual case), so that
   /// matching keys allocates nothing.
-  mutating func key() throws -> JSONKey {
+  package mutating func key() throws -> JSONKey {
     try expect(UInt8(ascii: "\""))
     let start = index
     while index < bytes.count {
@@ -431,7 +431,7 @@ package struct JSONReader {
     return .decoded(try string())
   }
 
-  mutating func string() throws -> String {
+  package mutating func string() throws -> String {
     try expect(UInt8(ascii: "\""))
     let start = index
     // The common case: no escapes, so the bytes are the string.
@@ -515,7 +515,7 @@ package struct JSONReader {
     return Substring(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
   }
 
-  mutating func int() throws -> Int {
+  package mutating func int() throws -> Int {
     let text = try numberText()
     if let value = Int(text) { return value }
     // 1.0 and 1e3 are integers too, when they are whole.
@@ -523,12 +523,12 @@ package struct JSONReader {
     return Int(value)
   }
 
-  mutating func double() throws -> Double {
+  package mutating func double() throws -> Double {
     guard let value = Double(try numberText()), value.isFinite else { throw fail("invalid number") }
     return value
   }
 
-  mutating func bool() throws -> Bool {
+  package mutating func bool() throws -> Bool {
     if try peek() == UInt8(ascii: "t") {
       try literal("true")
       return true
@@ -538,14 +538,14 @@ package struct JSONReader {
   }
 
   /// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
-  mutating func date() throws -> Date {
+  package mutating func date() throws -> Date {
     let text = try string()
     guard let date = ISO8601.parse(text) else { throw fail("invalid date \"\(text)\"") }
     return date
   }
 
   /// Skips any value (members this version does not know).
-  mutating func skipValue() throws {
+  package mutating func skipValue() throws {
     depth += 1
     defer { depth -= 1 }
     guard depth <= Self.maxDepth else { throw fail("nested more than \(Self.maxDepth) levels deep") }
@@ -561,11 +561,11 @@ package struct JSONReader {
 }
 
 /// An object key being matched against the names the model knows.
-enum JSONKey {
+package enum JSONKey {
   case raw(UnsafeRawBufferPointer)
   case decoded(String)
 
-  static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
+  package static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
     switch key {
     case .raw(let bytes):
       guard bytes.count == pattern.utf8CodeUnitCount else { return false }
@@ -576,8 +576,8 @@ enum JSONKey {
   }
 }
 
-enum ISO8601 {
-  static func parse(_ text: String) -> Date? {
+package enum ISO8601 {
+  package static func parse(_ text: String) -> Date? {
     let b = Array(text.utf8)
     func number(_ range: Range<Int>) -> Int? {
       guard range.upperBound <= b.count else { return nil }
@@ -638,7 +638,7 @@ enum ISO8601 {
 }
 
 extension JSONReader {
-  mutating func model() throws -> GalleryModel {
+  package mutating func model() throws -> GalleryModel {
     var format: Int?
     var title: String?
     var created: Date?
@@ -721,7 +721,7 @@ extension JSONReader {
     return model
   }
 
-  mutating func item() throws -> Item {
+  package mutating func item() throws -> Item {
     var id: String?
     var source: String?
     var state: Item.State?
@@ -772,7 +772,7 @@ extension JSONReader {
       thumbnail: thumbnail, original: original, added: added, placeholder: placeholder, failure: failure)
   }
 
-  mutating func placeholder() throws -> Item.Placeholder {
+  package mutating func placeholder() throws -> Item.Placeholder {
     var from: String?
     var since: Date?
     var pid: Int?
