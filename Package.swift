@@ -54,10 +54,14 @@ let package = Package(
     .target(
       name: "GalleryModel",
       dependencies: ["GallerySystem"]),
+    // Images: decoding, thumbnails, covers, with libvips through GallerySystem.
+    .target(
+      name: "GalleryImaging",
+      dependencies: ["GallerySystem", "GalleryModel"]),
     .target(
       name: "GalleryKit",
       dependencies: [
-        "GallerySystem", "GalleryModel",
+        "GallerySystem", "GalleryModel", "GalleryImaging",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -67,7 +71,7 @@ let package = Package(
     .target(
       name: "GalleryCommands",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel",
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -80,16 +84,17 @@ let package = Package(
     // replayer of the same targets, which the tests run over the committed corpus.
     .executableTarget(
       name: "gallery-fuzz",
-      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel"]),
+      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(
       name: "GalleryTestSupport",
-      dependencies: ["GalleryKit", "CVipsFixture"]),
+      dependencies: ["GalleryKit", "GalleryImaging", "CVipsFixture"]),
     .testTarget(
       name: "GalleryTests",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryCommands", "GalleryTestSupport", "gallery", "gallery-fuzz",
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryCommands", "GalleryTestSupport", "gallery",
+        "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),

@@ -1,5 +1,6 @@
 import CVipsFixture
 import Foundation
+import GalleryImaging
 import GalleryKit
 import GallerySystem
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleryImaging
 import GalleryKit
 import GalleryModel
 import GallerySystem

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GalleryImaging
 import GalleryKit
 import GalleryModel
 import GallerySystem

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryImaging
 import GalleryKit
 import GalleryModel
 import GallerySystem

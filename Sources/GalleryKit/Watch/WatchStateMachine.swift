@@ -1,3 +1,4 @@
+import GalleryImaging
 import GalleryModel
 import GallerySystem
 

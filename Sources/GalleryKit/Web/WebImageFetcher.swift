@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryImaging
 import GalleryModel
 import GallerySystem
 import NIOCore
@@ -16,7 +17,7 @@ public struct WebLimits: Sendable {
   /// Seconds to establish a connection.
   public var connectTimeout: TimeInterval = 10
   /// Bytes of body accepted at most, enforced while the body streams in; local files too.
-  public var maxBytes = 50 * 1024 * 1024
+  public var maxBytes = ImageOptions.defaultMaxFileBytes
   /// The largest `maxBytes` may be: an embedded original must fit in a document entry.
   public static let maxBytesCeiling = Int(DocumentArchive.originalSizeLimit)
   /// Redirects followed at most.

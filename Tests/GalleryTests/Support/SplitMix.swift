@@ -1,3 +1,4 @@
+@testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem
 

@@ -23,10 +23,18 @@ public struct ProcessedImage: Sendable {
 public struct Thumbnail: Sendable {
   public var data: Data
   public var fileExtension: String
+
+  package init(data: Data, fileExtension: String) {
+    self.data = data
+    self.fileExtension = fileExtension
+  }
 }
 
 /// Limits and output settings for thumbnailing.
 public struct ImageOptions: Sendable {
+  /// The default largest file read, local or downloaded (`--max-download-size`).
+  public static let defaultMaxFileBytes = 50 * 1024 * 1024
+
   public var thumbnailSize: Int
   public var maxPixels: Int
   public var quality: Int
@@ -39,7 +47,7 @@ public struct ImageOptions: Sendable {
 
   public init(
     thumbnailSize: Int = 256, maxPixels: Int = 100_000_000, quality: Int = 80, keepOriginal: Bool = false,
-    maxFileBytes: Int = WebLimits().maxBytes, followLinks: Bool = true
+    maxFileBytes: Int = ImageOptions.defaultMaxFileBytes, followLinks: Bool = true
   ) {
     self.thumbnailSize = thumbnailSize
     self.maxPixels = maxPixels
@@ -106,7 +114,7 @@ public enum ImageProcessor {
   }
 
   /// JPEG for opaque images; WebP keeps the alpha channel of those that have one.
-  static func encodeThumbnail(_ image: VipsImageHandle, quality: Int) throws -> Thumbnail {
+  package static func encodeThumbnail(_ image: VipsImageHandle, quality: Int) throws -> Thumbnail {
     if image.hasAlpha {
       return Thumbnail(data: try image.webp(quality: quality), fileExtension: "webp")
     }
@@ -114,7 +122,7 @@ public enum ImageProcessor {
   }
 
   /// "VipsForeignLoadJpegBuffer" (or the nickname "jpegload_buffer") -> "jpeg".
-  static func formatName(loader: String) -> String {
+  package static func formatName(loader: String) -> String {
     var name = loader
     if name.hasPrefix("VipsForeignLoad") { name.removeFirst("VipsForeignLoad".count) }
     for suffix in ["Buffer", "Source", "File", "_buffer", "_source"] where name.hasSuffix(suffix) {
@@ -131,12 +139,12 @@ public enum ImageProcessor {
 /// 778 KB 16-bit interlaced PNG can need a gigabyte). Such a decode is refused over
 /// `perDecode`, and the large ones run one at a time, so that parallel jobs add up to at
 /// most one large decode plus the small ones.
-enum DecodeMemory {
-  static let perDecode = VipsRuntime.decodeMemoryLimit
-  static let large = 48 << 20
+package enum DecodeMemory {
+  package static let perDecode = VipsRuntime.decodeMemoryLimit
+  package static let large = 48 << 20
   private static let largeDecode = Mutex<Void>(())
 
-  static func reserving<T>(_ bytes: Int, _ body: () throws -> T) throws -> T {
+  package static func reserving<T>(_ bytes: Int, _ body: () throws -> T) throws -> T {
     guard bytes <= perDecode else { throw ImageRefusal.tooMuchMemory(bytes: bytes, limit: perDecode) }
     guard bytes > large else { return try body() }
     return try largeDecode.withLock { _ in try body() }
