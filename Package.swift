@@ -58,10 +58,15 @@ let package = Package(
     .target(
       name: "GalleryImaging",
       dependencies: ["GallerySystem", "GalleryModel"]),
+    // The `.gallery` file: reading, appending revisions under the lock, compaction, damage,
+    // check and rescue, recent documents, the Trash, sheets.
+    .target(
+      name: "GalleryDocument",
+      dependencies: ["GallerySystem", "GalleryModel", "GalleryImaging"]),
     .target(
       name: "GalleryKit",
       dependencies: [
-        "GallerySystem", "GalleryModel", "GalleryImaging",
+        "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -71,7 +76,7 @@ let package = Package(
     .target(
       name: "GalleryCommands",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging",
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -84,16 +89,17 @@ let package = Package(
     // replayer of the same targets, which the tests run over the committed corpus.
     .executableTarget(
       name: "gallery-fuzz",
-      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging"]),
+      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(
       name: "GalleryTestSupport",
-      dependencies: ["GalleryKit", "GalleryImaging", "CVipsFixture"]),
+      dependencies: ["GalleryKit", "GalleryImaging", "GalleryDocument", "CVipsFixture"]),
     .testTarget(
       name: "GalleryTests",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryCommands", "GalleryTestSupport", "gallery",
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument", "GalleryCommands",
+        "GalleryTestSupport", "gallery",
         "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

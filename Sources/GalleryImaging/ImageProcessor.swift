@@ -171,3 +171,7 @@ public enum ImageRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension ImageRefusal: GalleryError {
+  public var exitStatus: ExitStatus { .dataError }
+}

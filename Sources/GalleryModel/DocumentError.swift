@@ -37,3 +37,23 @@ public enum DocumentError: Error, CustomStringConvertible {
     }
   }
 }
+
+extension DocumentError: GalleryError {
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .notFound, .itemNotFound: .notFound
+    case .exists: .cannotCreate
+    case .badName: .usage
+    case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: .dataError
+    case .io(let error): SystemErrorText.exitStatus(of: error)
+    }
+  }
+}
+
+extension ModelValidation.Failure: GalleryError {
+  public var exitStatus: ExitStatus { .dataError }
+}
+
+extension JSONReadError: GalleryError {
+  package var exitStatus: ExitStatus { .dataError }
+}

@@ -33,4 +33,11 @@ public enum XDGDirectory {
     if path.hasPrefix("~/") { return home + path.dropFirst(1) }
     return path
   }
+
+  /// `path` made absolute: `~` expanded, a relative path taken from the current folder.
+  package static func absolute(_ path: String) -> String {
+    let expanded = expandingTilde(path)
+    if expanded.hasPrefix("/") { return expanded }
+    return FileManager.default.currentDirectoryPath + "/" + expanded
+  }
 }

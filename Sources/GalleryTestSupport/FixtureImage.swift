@@ -1,5 +1,6 @@
 import CVipsFixture
 import Foundation
+import GalleryDocument
 import GalleryImaging
 import GalleryKit
 import GallerySystem

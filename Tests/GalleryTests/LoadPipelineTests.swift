@@ -2,6 +2,7 @@ import Foundation
 import GalleryTestSupport
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryKit
 @testable import GalleryModel

@@ -2,6 +2,7 @@ import Foundation
 import GalleryKit
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem

@@ -5,6 +5,7 @@ import GalleryTestSupport
 import Logging
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryKit
 @testable import GalleryModel

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GalleryDocument
 import GalleryImaging
 import GalleryKit
 import GalleryModel

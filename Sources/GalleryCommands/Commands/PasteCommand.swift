@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleryDocument
 import GalleryImaging
 import GalleryKit
 import GalleryModel

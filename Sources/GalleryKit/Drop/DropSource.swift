@@ -1,4 +1,5 @@
 import Foundation
+import GalleryDocument
 import GalleryImaging
 import GalleryModel
 import GallerySystem
@@ -160,11 +161,7 @@ public enum DropSourceParser {
     return scheme.lowercased()
   }
 
-  static func absolute(_ path: String) -> String {
-    let expanded = XDGDirectory.expandingTilde(path)
-    if expanded.hasPrefix("/") { return expanded }
-    return FileManager.default.currentDirectoryPath + "/" + expanded
-  }
+  static func absolute(_ path: String) -> String { XDGDirectory.absolute(path) }
 
   static func isDirectory(_ path: String) -> Bool {
     var directory: ObjCBool = false

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryDocument
 import GalleryImaging
 import GalleryModel
 import GallerySystem

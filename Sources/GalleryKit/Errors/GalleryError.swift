@@ -1,27 +1,6 @@
 import Foundation
-import GalleryImaging
-import GalleryModel
+// The statuses of this target's errors; each target states its own.
 import GallerySystem
-
-extension DocumentError: GalleryError {
-  public var exitStatus: ExitStatus {
-    switch self {
-    case .notFound, .itemNotFound: .notFound
-    case .exists: .cannotCreate
-    case .badName: .usage
-    case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: .dataError
-    case .io(let error): SystemErrorText.exitStatus(of: error)
-    }
-  }
-}
-
-extension ModelValidation.Failure: GalleryError {
-  public var exitStatus: ExitStatus { .dataError }
-}
-
-extension ImageRefusal: GalleryError {
-  public var exitStatus: ExitStatus { .dataError }
-}
 
 extension DragPayload.Refusal: GalleryError {
   public var exitStatus: ExitStatus { .dataError }
@@ -29,11 +8,6 @@ extension DragPayload.Refusal: GalleryError {
 
 extension ImageRetry.Refusal: GalleryError {
   public var exitStatus: ExitStatus { .partial }
-}
-
-extension ContactSheet.TooLarge: GalleryError {
-  /// The size asked for on the command line is too large.
-  public var exitStatus: ExitStatus { .usage }
 }
 
 extension WatchConfigError: GalleryError {
@@ -47,8 +21,4 @@ extension WebFailure: GalleryError {
 
 extension DropFailure: GalleryError {
   public var exitStatus: ExitStatus { .partial }
-}
-
-extension JSONReadError: GalleryError {
-  package var exitStatus: ExitStatus { .dataError }
 }

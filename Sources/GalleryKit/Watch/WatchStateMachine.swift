@@ -1,3 +1,4 @@
+import GalleryDocument
 import GalleryImaging
 import GalleryModel
 import GallerySystem

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryDocument
 import GalleryImaging
 import GalleryModel
 import GallerySystem

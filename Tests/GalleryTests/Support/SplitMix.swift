@@ -1,3 +1,4 @@
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem

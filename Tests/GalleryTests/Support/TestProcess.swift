@@ -3,6 +3,7 @@ import GalleryKit
 import Synchronization
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem

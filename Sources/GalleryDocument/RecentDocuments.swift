@@ -5,9 +5,9 @@ import GallerySystem
 
 /// Recently used documents, most recent first, in `$XDG_STATE_HOME/gallery/recent`.
 public enum RecentDocuments {
-  static let limit = 50
+  package static let limit = 50
 
-  static var file: String {
+  package static var file: String {
     let state = XDGDirectory.state.path
     return state + "/gallery/recent"
   }
@@ -19,7 +19,7 @@ public enum RecentDocuments {
 
   /// Puts a document first. Best effort: a read-only home never makes a command fail.
   public static func note(_ path: String) {
-    let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
+    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
     guard !absolute.contains("\n") else { return }
     update { paths in
       paths.removeAll { $0 == absolute }
@@ -28,7 +28,7 @@ public enum RecentDocuments {
   }
 
   public static func forget(_ path: String) {
-    let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
+    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
     update { $0.removeAll { $0 == absolute } }
   }
 

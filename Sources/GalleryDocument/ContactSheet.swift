@@ -11,10 +11,10 @@ public enum ContactSheet {
     case position, id, name
   }
 
-  static let captionHeight = 14
+  package static let captionHeight = 14
 
   /// The caption's text for an item at a 1-based position, as Pango markup.
-  static func captionMarkup(_ caption: Caption, item: Item, position: Int) -> String {
+  package static func captionMarkup(_ caption: Caption, item: Item, position: Int) -> String {
     let text: String
     switch caption {
     case .position: text = String(position)
@@ -34,13 +34,13 @@ public enum ContactSheet {
   }
 
   /// One placed tile.
-  struct Tile: Equatable {
-    var index: Int
-    var width: Int
-    var height: Int
+  package struct Tile: Equatable {
+    package var index: Int
+    package var width: Int
+    package var height: Int
   }
 
-  static let maxRowHeight = 4096
+  package static let maxRowHeight = 4096
   /// The largest sheet rendered: it is held in memory while encoded (3 bytes a pixel).
   public static let maxPixels = 64_000_000
 
@@ -55,7 +55,7 @@ public enum ContactSheet {
   }
 
   /// Rows of tiles for items of these aspect ratios across `width` pixels (spacing between).
-  static func rows(aspectRatios: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
+  package static func rows(aspectRatios: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
     var rows: [[Tile]] = []
     var current: [Int] = []
     func close(justify: Bool) {
@@ -157,4 +157,9 @@ public enum ContactSheet {
     }
     return joined
   }
+}
+
+extension ContactSheet.TooLarge: GalleryError {
+  /// The size asked for on the command line is too large.
+  public var exitStatus: ExitStatus { .usage }
 }

@@ -12,25 +12,25 @@ import GallerySystem
 ///
 /// A revision is complete once its `gallery.json` is complete; everything after the last
 /// complete one is an interrupted save, ignored when read and cut off by the next write.
-enum DocumentArchive {
-  static let mimetypeEntry = "mimetype"
-  static let modelEntry = "gallery.json"
-  static let coverEntry = "cover.jpg"
-  static let thumbnailFolder = EntryName.thumbnailFolder
-  static let originalsFolder = EntryName.originalsFolder
+package enum DocumentArchive {
+  package static let mimetypeEntry = "mimetype"
+  package static let modelEntry = "gallery.json"
+  package static let coverEntry = "cover.jpg"
+  package static let thumbnailFolder = EntryName.thumbnailFolder
+  package static let originalsFolder = EntryName.originalsFolder
 
   /// Limits that keep a hostile archive from making us allocate without bound. A
   /// document we write never comes near them: the model of 100,000 items is about 40 MB.
-  static let modelSizeLimit: Int64 = 128 << 20
-  static let thumbnailSizeLimit: Int64 = 16 << 20
+  package static let modelSizeLimit: Int64 = 128 << 20
+  package static let thumbnailSizeLimit: Int64 = 16 << 20
   /// Originals are embedded only up to the download limit's ceiling (see `WebLimits`).
-  static let originalSizeLimit: Int64 = 256 << 20
+  package static let originalSizeLimit: Int64 = 256 << 20
 
-  static let endOfArchiveMarkerSize: Int64 = 1024
+  package static let endOfArchiveMarkerSize: Int64 = 1024
 
   /// The largest data an entry of this name may hold, or nil for names the model never
   /// refers to (skipped, never read).
-  static func sizeLimit(of name: String) -> Int64? {
+  package static func sizeLimit(of name: String) -> Int64? {
     if name == modelEntry { return modelSizeLimit }
     if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
     if name.hasPrefix(originalsFolder) { return originalSizeLimit }
@@ -47,7 +47,7 @@ enum DocumentArchive {
   /// entry, an entry over its size limit, a `gallery.json` that does not decode or breaks a
   /// rule) is *damage*: reading goes on past it, as bsdtar does, and the layout says so, so
   /// that the document opens read-only and no save ever truncates what could not be read.
-  static func scan(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+  package static func scan(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
     let fileSize: Int64
     do {
       let info = try file.status()
@@ -193,7 +193,7 @@ enum DocumentArchive {
   }
 
   /// Reads one entry's data where the layout says it is.
-  static func read(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
+  package static func read(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
     try file.seek(to: location.offset)
     let reader = try ArchiveReader(fileDescriptor: file.rawValue)
     guard let entry = try reader.next(), entry.isRegularFile, let limit = sizeLimit(of: entry.name) else {
@@ -206,7 +206,7 @@ enum DocumentArchive {
 
   /// Appends a revision: new entries first, then the model that refers to them, then the
   /// end-of-archive marker; fsyncs before returning. The caller holds the document lock.
-  static func append(
+  package static func append(
     _ entries: [(name: String, data: Data)], model: GalleryModel, to file: FileHandleFD,
     layout: ArchiveLayout
   ) throws -> ArchiveLayout {
@@ -238,7 +238,7 @@ enum DocumentArchive {
   /// overwritten (link(2) fails instead). With `replacing` true, a symlink is followed (the
   /// document it names is replaced, the link stays) and the new file keeps the old one's
   /// mode and, where permitted, its owner.
-  static func writeComplete(
+  package static func writeComplete(
     to path: String, model: GalleryModel, entries: (ArchiveWriter) throws -> Void, replacing: Bool
   ) throws {
     let target = replacing ? FileSystem.resolvingLinks(path) : path
@@ -272,7 +272,7 @@ enum DocumentArchive {
   }
 
   /// Removes temporary files left by a save that was killed (the caller holds the lock).
-  static func removeStaleTemporaries(for path: String) {
+  package static func removeStaleTemporaries(for path: String) {
     FileSystem.removeStaleTemporaries(beside: FileSystem.resolvingLinks(path))
   }
 }

@@ -12,7 +12,7 @@ public struct DocumentEdit {
   /// Entries the document holds already (an original shared by content is stored once).
   private let existingEntries: Set<String>
 
-  init(model: GalleryModel, existingEntries: Set<String> = []) {
+  package init(model: GalleryModel, existingEntries: Set<String> = []) {
     self.model = model
     self.existingEntries = existingEntries
   }
@@ -52,11 +52,11 @@ public struct DocumentEdit {
 
 /// Item ids: six characters, letters and digits that cannot be confused, starting with a
 /// letter so that an id is never read as a position.
-enum ItemID {
-  static let letters = Array("abcdefghjkmnpqrstuvwxyz")
-  static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+package enum ItemID {
+  package static let letters = Array("abcdefghjkmnpqrstuvwxyz")
+  package static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
 
-  static func make(avoiding taken: Set<String>) -> String {
+  package static func make(avoiding taken: Set<String>) -> String {
     while true {
       var id = String(letters.randomElement()!)
       for _ in 0..<5 { id.append(alphabet.randomElement()!) }
@@ -76,7 +76,7 @@ extension GalleryDocument {
 
   /// `edit`, also telling where the file ended before the save and which revision it made,
   /// so that the caller can take its own save back later if nothing else was saved since.
-  static func editRecordingSave<T>(
+  package static func editRecordingSave<T>(
     _ path: String, _ body: (inout DocumentEdit) throws -> T
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
@@ -91,7 +91,7 @@ extension GalleryDocument {
 
   /// Takes back the save `mark` describes, restoring the file byte for byte, when it is
   /// still the last one. Returns whether it did.
-  static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
+  package static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file)
     guard layout.model.revision == mark.revision, layout.revisionEnd == mark.end,
@@ -138,7 +138,7 @@ extension GalleryDocument {
       previousTail: layout.tornBytes == 0 ? min(layout.fileSize - layout.revisionEnd, 1 << 20) : 0)
   }
 
-  static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
+  package static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
     Array(
       model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(
         CoverMaker.tilesAcross * CoverMaker.tilesAcross))
@@ -157,23 +157,23 @@ extension GalleryDocument {
 }
 
 /// One appended save: where the file ended before it and after it, and the revision it made.
-struct SaveMark {
-  var previousEnd: Int64
-  var end: Int64
-  var revision: Int
+package struct SaveMark {
+  package var previousEnd: Int64
+  package var end: Int64
+  package var revision: Int
   /// The zeros after the previous revision (its end marker and any padding), restored by
   /// a roll-back so that the file is byte for byte what it was.
-  var previousTail: Int64 = 0
+  package var previousTail: Int64 = 0
 }
 
 /// Rewriting a document without its dead bytes: to a temporary file, fsync, rename.
-enum DocumentCompaction {
+package enum DocumentCompaction {
   /// Dead bytes past half the file, and enough of them to be worth a rewrite.
-  static func isWorthIt(_ layout: ArchiveLayout) -> Bool {
+  package static func isWorthIt(_ layout: ArchiveLayout) -> Bool {
     layout.deadBytes > layout.revisionEnd / 2 && layout.deadBytes > 256 * 1024
   }
 
-  static func compact(lock: DocumentLock, layout: ArchiveLayout) throws {
+  package static func compact(lock: DocumentLock, layout: ArchiveLayout) throws {
     let path = lock.file.path
     LayoutCache.forget(path)
     DocumentArchive.removeStaleTemporaries(for: path)
@@ -182,7 +182,7 @@ enum DocumentCompaction {
 
   /// Writes a complete document holding `model` and the live entries of `layout` (read from
   /// `file`): a compaction when it replaces the same path, a copy otherwise.
-  static func writeLive(
+  package static func writeLive(
     _ layout: ArchiveLayout, from file: FileHandleFD, model: GalleryModel, to path: String, replacing: Bool
   ) throws {
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.

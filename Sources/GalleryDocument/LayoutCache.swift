@@ -7,17 +7,17 @@ import Synchronization
 /// The last layout this process read or wrote for each document, so that an edit right after
 /// a read or a save (a drop's placeholder save, then its commit) does not scan and parse the
 /// whole file again when no other process has changed it meanwhile.
-enum LayoutCache {
+package enum LayoutCache {
   /// What identifies one state of a file: any write changes the size or the change time,
   /// a compaction the inode.
-  struct Stamp: Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: timespec
-    var changed: timespec
+  package struct Stamp: Equatable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modified: timespec
+    package var changed: timespec
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
       size = Int64(info.st_size)
@@ -25,7 +25,7 @@ enum LayoutCache {
       changed = info.st_ctim
     }
 
-    static func == (a: Stamp, b: Stamp) -> Bool {
+    package static func == (a: Stamp, b: Stamp) -> Bool {
       a.device == b.device && a.inode == b.inode && a.size == b.size
         && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
         && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
@@ -35,7 +35,7 @@ enum LayoutCache {
   private static let entries = Mutex<[String: (stamp: Stamp, layout: ArchiveLayout)]>([:])
 
   /// The layout of `file` as it is now: from the cache when the file has not changed.
-  static func layout(of file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+  package static func layout(of file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
     let stamp: Stamp
     do { stamp = Stamp(try file.status()) } catch { throw .io(error) }
     if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp {
@@ -47,12 +47,12 @@ enum LayoutCache {
   }
 
   /// Records the layout just written to `file`.
-  static func remember(_ layout: ArchiveLayout, of file: FileHandleFD) {
+  package static func remember(_ layout: ArchiveLayout, of file: FileHandleFD) {
     guard let info = try? file.status() else { return forget(file.path) }
     entries.withLock { $0[file.path] = (Stamp(info), layout) }
   }
 
-  static func forget(_ path: String) {
+  package static func forget(_ path: String) {
     _ = entries.withLock { $0.removeValue(forKey: path) }
   }
 }

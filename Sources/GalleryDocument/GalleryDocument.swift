@@ -13,12 +13,12 @@ import GallerySystem
 /// Edits go through `GalleryDocument.edit(_:_:)`, which locks, re-reads, applies and saves.
 public final class GalleryDocument {
   public let path: String
-  let file: FileHandleFD
-  let layout: ArchiveLayout
+  package let file: FileHandleFD
+  package let layout: ArchiveLayout
 
   public var model: GalleryModel { layout.model }
 
-  init(path: String, file: FileHandleFD, layout: ArchiveLayout) {
+  package init(path: String, file: FileHandleFD, layout: ArchiveLayout) {
     self.path = path
     self.file = file
     self.layout = layout
@@ -32,7 +32,7 @@ public final class GalleryDocument {
 
   /// Opens a document file without blocking on a FIFO or a device, and refuses anything
   /// that is not a regular file before reading a byte of it.
-  static func openRegularFile(_ path: String, flags: Int32) throws(DocumentError) -> FileHandleFD {
+  package static func openRegularFile(_ path: String, flags: Int32) throws(DocumentError) -> FileHandleFD {
     let opened: (file: FileHandleFD, type: mode_t)
     do { opened = try FileSystem.openWithoutBlocking(path, flags: flags) } catch {
       switch error.code {

@@ -20,7 +20,7 @@ public enum DocumentFiles {
     return freeName(in: folder.isEmpty ? "." : folder, stem: DocumentName.title(forPath: path) + " copy")
   }
 
-  static func freeName(in folder: String, stem: String) -> String {
+  package static func freeName(in folder: String, stem: String) -> String {
     let names = FileSystem.candidateNames(for: stem + "." + DocumentName.fileExtension, separator: " ", count: .max)
     for name in names where !FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name)) {
       return (folder as NSString).appendingPathComponent(name)
@@ -84,7 +84,7 @@ public enum DocumentFiles {
       try FileManager.default.createDirectory(
         atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
-    let absolute = URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path
+    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
     let base = (absolute as NSString).lastPathComponent
     for name in FileSystem.candidateNames(for: base, separator: " ") {
       let info = trash + "/info/" + name + ".trashinfo"

@@ -10,7 +10,9 @@ public enum ClipboardImage {
   /// Originals larger than this are offered at thumbnail size.
   public static let maxPixels = 40_000_000
 
-  public static func png(of item: Item, in document: GalleryDocument, maxBytes: Int = WebLimits().maxBytes) throws -> Data {
+  public static func png(
+    of item: Item, in document: GalleryDocument, maxBytes: Int = ImageOptions.defaultMaxFileBytes
+  ) throws -> Data {
     var candidates: [Data] = []
     if let embedded = try? document.original(of: item) {
       candidates.append(embedded)
@@ -27,7 +29,7 @@ public enum ClipboardImage {
     throw VipsError(operation: "png", message: "the image of item \(item.id) cannot be converted to PNG")
   }
 
-  static func encodePNG(_ data: Data) throws -> Data {
+  package static func encodePNG(_ data: Data) throws -> Data {
     try VipsRuntime.start()
     let header = try VipsBuffer.header(of: data)
     let pixels = header.width.multipliedReportingOverflow(by: header.height)

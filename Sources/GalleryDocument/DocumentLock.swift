@@ -11,10 +11,10 @@ import GallerySystem
 ///
 /// Compaction replaces the file by rename, so after taking the lock we check that the path
 /// still names the inode we locked; if not, we lock the new one. Readers never take it.
-struct DocumentLock {
-  let file: FileHandleFD
+package struct DocumentLock {
+  package let file: FileHandleFD
 
-  init(path: String) throws(DocumentError) {
+  package init(path: String) throws(DocumentError) {
     while true {
       let candidate = try GalleryDocument.openRegularFile(path, flags: O_RDWR)
       do { try candidate.lockExclusive() } catch { throw .io(error) }
