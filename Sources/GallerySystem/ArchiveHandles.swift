@@ -2,15 +2,15 @@ import CArchive
 import Foundation
 
 /// An error reported by libarchive, with its message copied at once.
-public struct ArchiveError: Error, CustomStringConvertible {
+package struct ArchiveError: Error, CustomStringConvertible {
   /// libarchive's status (`ARCHIVE_FATAL`, `ARCHIVE_FAILED`, ...).
-  public let status: Int32
-  public let message: String
-  public let operation: String
+  package let status: Int32
+  package let message: String
+  package let operation: String
   /// A write failed (I/O), rather than a read (damage).
-  public let writing: Bool
+  package let writing: Bool
 
-  public var description: String { "\(operation): \(message)" }
+  package var description: String { "\(operation): \(message)" }
 
   package init(_ handle: OpaquePointer, status: Int32, operation: String, writing: Bool = false) {
     self.status = status

@@ -3,7 +3,7 @@ import Foundation
 
 /// `sha256:<hex>` of some bytes: the content hash items record.
 /// The corresponding C function is `EVP_Digest` with `EVP_sha256`.
-public func contentHash(of data: Data) -> String {
+package func contentHash(of data: Data) -> String {
   var digest = [UInt8](repeating: 0, count: 32)
   let ok = data.withUnsafeBytes { raw in CCrypto_sha256(raw.baseAddress, raw.count, &digest) }
   precondition(ok == 1, "EVP_Digest(SHA-256) failed")

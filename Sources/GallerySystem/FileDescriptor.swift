@@ -105,13 +105,13 @@ package final class FileHandleFD {
 }
 
 /// A failed system call on a path, with the errno's text.
-public struct FileSystemError: Error, CustomStringConvertible {
-  public let errno: Int32
-  public let operation: String
-  public let path: String
+package struct FileSystemError: Error, CustomStringConvertible {
+  package let errno: Int32
+  package let operation: String
+  package let path: String
 
-  public var description: String { "\(path): \(String(cString: strerror(errno)))" }
-  public var code: POSIXErrorCode? { POSIXErrorCode(rawValue: errno) }
+  package var description: String { "\(path): \(String(cString: strerror(errno)))" }
+  package var code: POSIXErrorCode? { POSIXErrorCode(rawValue: errno) }
 }
 
 package func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {

@@ -239,19 +239,19 @@ extension FileHandleFD {
 }
 
 /// Standard input, read whole but bounded: a pipe may carry anything.
-public enum StandardInput {
-  public struct TooLarge: Error, CustomStringConvertible {
-    public var limit: Int
-    public var what: String
-    public init(limit: Int, what: String = "standard input") {
+package enum StandardInput {
+  package struct TooLarge: Error, CustomStringConvertible {
+    package var limit: Int
+    package var what: String
+    package init(limit: Int, what: String = "standard input") {
       self.limit = limit
       self.what = what
     }
-    public var description: String { "\(what) is larger than \(limit >> 20) MiB" }
+    package var description: String { "\(what) is larger than \(limit >> 20) MiB" }
   }
 
   /// The corresponding C function is `read` on descriptor 0.
-  public static func read(limit: Int) throws -> Data {
+  package static func read(limit: Int) throws -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while data.count <= limit {
@@ -268,15 +268,15 @@ public enum StandardInput {
 }
 
 /// Files a command writes for the user (a sheet, a thumbnail).
-public enum OutputFile {
+package enum OutputFile {
   /// An output named on the command line that could not be written; names that path, never
   /// the temporary beside it.
-  public struct Failure: GalleryError {
-    public var path: String
-    public var errno: Int32
-    public var description: String { "cannot write \(path): \(String(cString: strerror(errno)))" }
+  package struct Failure: GalleryError {
+    package var path: String
+    package var errno: Int32
+    package var description: String { "cannot write \(path): \(String(cString: strerror(errno)))" }
     /// sysexits' "cannot create", but a full or failing disk is I/O.
-    public var exitStatus: ExitStatus { [ENOSPC, EIO, EDQUOT].contains(errno) ? .ioError : .cannotCreate }
+    package var exitStatus: ExitStatus { [ENOSPC, EIO, EDQUOT].contains(errno) ? .ioError : .cannotCreate }
 
     package init(path: String, errno: Int32) {
       self.path = path
@@ -287,7 +287,7 @@ public enum OutputFile {
   /// Replaces `path` atomically; an existing file's mode and owner are kept. What is not a
   /// regular file is written to, never replaced: a device (/dev/stdout, /dev/full) or a FIFO
   /// gets the bytes, a folder is an error.
-  public static func replace(_ path: String, with data: Data) throws(Failure) {
+  package static func replace(_ path: String, with data: Data) throws(Failure) {
     let existing = FileSystem.status(of: path)
     let target = existing == nil ? path : FileSystem.resolvingLinks(path)
     if let existing, existing.st_mode & S_IFMT != S_IFREG {
@@ -318,7 +318,7 @@ public enum OutputFile {
 
   /// Writes `data` to a new file in `folder` under `preferredName`, or the first free name
   /// after it (`NAME-2.EXT`...): an existing file is never replaced. Returns the path.
-  public static func createNew(in folder: String, preferredName: String, data: Data) throws(Failure) -> String {
+  package static func createNew(in folder: String, preferredName: String, data: Data) throws(Failure) -> String {
     for name in FileSystem.candidateNames(for: preferredName, separator: "-") {
       let path = (folder as NSString).appendingPathComponent(name)
       let file: FileHandleFD
@@ -339,7 +339,7 @@ public enum OutputFile {
   }
 
   /// Makes a folder and the folders above it that are missing (mkdir -p).
-  public static func makeFolder(_ path: String) throws(Failure) {
+  package static func makeFolder(_ path: String) throws(Failure) {
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return }
     let parent = (path as NSString).deletingLastPathComponent
@@ -350,7 +350,7 @@ public enum OutputFile {
   /// Writes into `path` in place when it exists (the same file, which the caller may hold
   /// open: tumbler creates a thumbnailer's output and reads it through its own descriptor),
   /// or creates it. Never follows a symlink and never writes into anything but a regular file.
-  public static func writeInPlace(_ path: String, data: Data) throws(Failure) {
+  package static func writeInPlace(_ path: String, data: Data) throws(Failure) {
     do {
       let file = try openForOutput(path)
       try file.writeAll(data)
@@ -375,10 +375,10 @@ public enum OutputFile {
 }
 
 /// The terminal a command's messages go to.
-public enum TerminalSize {
+package enum TerminalSize {
   /// Columns of the terminal on standard error, or nil when it is not a terminal.
   /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
-  public static var columns: Int? {
+  package static var columns: Int? {
     let columns = Int(CGallerySystem_terminal_columns(2))
     return columns > 0 ? columns : nil
   }

@@ -37,7 +37,7 @@ package struct InotifyEvent: Sendable, Equatable {
 }
 
 /// Why watching failed, in words that say what to do.
-public enum WatchError: Error, CustomStringConvertible {
+package enum WatchError: Error, CustomStringConvertible {
   case initialize(Int32)
   case watchLimit(String)
   case watch(String, Int32)
@@ -47,7 +47,7 @@ public enum WatchError: Error, CustomStringConvertible {
   /// libinotifytools has one state per process: one watcher at a time.
   case alreadyWatching
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .initialize(let code): "cannot start inotify: \(FileSystem.errorText(code))"
     case .watchLimit(let path):

@@ -3,17 +3,17 @@ import Foundation
 
 /// The X11 CLIPBOARD selection, owned by this process and served in several types at once
 /// (see `CX11Selection.h`).
-public enum X11Selection {
-  public struct Failure: Error, CustomStringConvertible {
-    public var description: String
+package enum X11Selection {
+  package struct Failure: Error, CustomStringConvertible {
+    package var description: String
   }
 
   /// One type the selection is offered in.
-  public struct Offer: Sendable, Equatable {
-    public var type: String
-    public var data: Data
+  package struct Offer: Sendable, Equatable {
+    package var type: String
+    package var data: Data
 
-    public init(type: String, data: Data) {
+    package init(type: String, data: Data) {
       self.type = type
       self.data = data
     }
@@ -21,7 +21,7 @@ public enum X11Selection {
 
   /// Serves `offers` until another client takes the clipboard. "ok" or "error: ..." goes to
   /// `readyDescriptor` (then closed) once the selection is ours or cannot be.
-  public static func serve(_ offers: [Offer], readyDescriptor: Int32) throws {
+  package static func serve(_ offers: [Offer], readyDescriptor: Int32) throws {
     let types = offers.map { strdup($0.type) }
     defer { for type in types { free(type) } }
     let buffers = offers.map { offer -> UnsafeMutablePointer<UInt8> in
@@ -45,7 +45,7 @@ public enum X11Selection {
 
   /// Offers as bytes, for handing them to the serving process: per offer a line with the
   /// type, a line with the length, then the bytes.
-  public static func encode(_ offers: [Offer]) -> Data {
+  package static func encode(_ offers: [Offer]) -> Data {
     var data = Data()
     for offer in offers {
       data.append(Data("\(offer.type)\n\(offer.data.count)\n".utf8))
@@ -54,7 +54,7 @@ public enum X11Selection {
     return data
   }
 
-  public static func decode(_ data: Data) -> [Offer]? {
+  package static func decode(_ data: Data) -> [Offer]? {
     var offers: [Offer] = []
     var index = data.startIndex
     func line() -> String? {

@@ -2,10 +2,10 @@ import Foundation
 
 /// The XDG base directories (`$XDG_STATE_HOME`, ...), with the spec's defaults under `$HOME`
 /// when unset, empty or relative (the spec says a relative path is to be ignored).
-public enum XDGDirectory {
+package enum XDGDirectory {
   case cache, config, data, state
 
-  public var path: String {
+  package var path: String {
     let (variable, fallback) =
       switch self {
       case .cache: ("XDG_CACHE_HOME", "/.cache")
@@ -20,7 +20,7 @@ public enum XDGDirectory {
 
   /// `$HOME` when it is set to an absolute path (as every other program reads it), else the
   /// home directory of the user's passwd entry.
-  public static var home: String {
+  package static var home: String {
     if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
       return home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
     }
@@ -28,7 +28,7 @@ public enum XDGDirectory {
   }
 
   /// `~` and `~/...` under `home` (Foundation's expansion reads the passwd entry instead).
-  public static func expandingTilde(_ path: String) -> String {
+  package static func expandingTilde(_ path: String) -> String {
     if path == "~" { return home }
     if path.hasPrefix("~/") { return home + path.dropFirst(1) }
     return path
