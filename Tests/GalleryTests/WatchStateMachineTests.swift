@@ -81,6 +81,12 @@ struct WatchStateMachineTests {
       checkDeadline(now)
     }
 
+    /// A writer closes the file (as it is now: `stamp`).
+    mutating func close(_ path: String, at now: ContinuousClock.Instant) {
+      stamps[path] = WatchStateMachineTests.stamp
+      event(.closed(path: path, pair: 0, stamp: WatchStateMachineTests.stamp), at: now)
+    }
+
     mutating func tick(_ now: ContinuousClock.Instant) {
       run(machine.tick(now: now), now: now)
       checkDeadline(now)
@@ -139,7 +145,7 @@ struct WatchStateMachineTests {
     let path = "/drop/a.jpg"
     world.stamps[path] = Self.stamp
     world.event(.created(path: path, pair: 0), at: at(0))
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(5))
+    world.close(path, at: at(5))
     #expect(world.placeholderSaves.isEmpty)
     #expect(world.machine.nextDeadline == at(30))
     world.tick(at(30))
@@ -166,8 +172,7 @@ struct WatchStateMachineTests {
   func changedDuringSettle() {
     var world = Harness()
     let path = "/drop/a.jpg"
-    world.stamps[path] = Self.stamp
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(0))
+    world.close(path, at: at(0))
     world.tick(at(30))
     world.finishLoad(path, .success(Self.image("sha256:old")), at: at(50))
     // Reopened and written without our seeing the close yet: the stamp differs at the end.
@@ -185,11 +190,10 @@ struct WatchStateMachineTests {
   func closeAgain() {
     var world = Harness()
     let path = "/drop/a.jpg"
-    world.stamps[path] = Self.stamp
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(0))
+    world.close(path, at: at(0))
     world.tick(at(30))
     world.finishLoad(path, .success(Self.image("sha256:a")), at: at(60))
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(150))
+    world.close(path, at: at(150))
     // The load that was done is dropped; a new one starts and the settle time is new.
     #expect(world.started == [path])
     world.finishLoad(path, .success(Self.image("sha256:a")), at: at(170))
@@ -254,8 +258,7 @@ struct WatchStateMachineTests {
   func deletedWhileLoading() {
     var world = Harness()
     let path = "/drop/a.jpg"
-    world.stamps[path] = Self.stamp
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(0))
+    world.close(path, at: at(0))
     world.tick(at(30))
     world.event(.removed(path: path, movedOut: false), at: at(40))
     #expect(world.commits.isEmpty)
@@ -272,8 +275,9 @@ struct WatchStateMachineTests {
     world.event(.removed(path: path, movedOut: false), at: at(5))
     world.tick(at(30))
     #expect(world.placeholderSaves.isEmpty)
-    world.stamps[path] = Self.stamp
-    world.event(.closed(path: path, pair: 0, stamp: Self.stamp), at: at(40))
+    // Gone before it had a placeholder: nothing to remove, nothing to report.
+    #expect(world.reports(.removed).isEmpty)
+    world.close(path, at: at(40))
     world.tick(at(70))
     #expect(world.placeholderSaves == [[path]])
     world.finishLoad(path, .success(Self.image("sha256:a")), at: at(90))
@@ -307,8 +311,8 @@ struct WatchStateMachineTests {
     var world = Harness()
     world.stamps["/drop/a.jpg"] = Self.stamp
     world.stamps["/drop/b.txt"] = Self.stamp
-    world.event(.closed(path: "/drop/a.jpg", pair: 0, stamp: Self.stamp), at: at(0))
-    world.event(.closed(path: "/drop/b.txt", pair: 0, stamp: Self.stamp), at: at(0))
+    world.close("/drop/a.jpg", at: at(0))
+    world.close("/drop/b.txt", at: at(0))
     world.tick(at(30))
     let truncated = DropFailure(source: "/drop/a.jpg", refusal: .undecodable("premature end of JPEG"))
     world.finishLoad("/drop/a.jpg", .failure(truncated), at: at(50))
@@ -330,8 +334,7 @@ struct WatchStateMachineTests {
   func commitSpacing() {
     var world = Harness { $0.parallelism = 1 }
     for name in ["a", "b", "c"] {
-      world.stamps["/drop/\(name).jpg"] = Self.stamp
-      world.event(.closed(path: "/drop/\(name).jpg", pair: 0, stamp: Self.stamp), at: at(0))
+      world.close("/drop/\(name).jpg", at: at(0))
     }
     world.tick(at(30))
     #expect(world.started == ["/drop/a.jpg"])
@@ -383,8 +386,7 @@ struct WatchStateMachineTests {
     var world = Harness { $0.afterCommit = .delete }
     world.duplicatesInDocument = ["sha256:dup"]
     for name in ["a", "b", "c"] {
-      world.stamps["/drop/\(name).jpg"] = Self.stamp
-      world.event(.closed(path: "/drop/\(name).jpg", pair: 0, stamp: Self.stamp), at: at(0))
+      world.close("/drop/\(name).jpg", at: at(0))
     }
     world.tick(at(30))
     world.finishLoad("/drop/a.jpg", .success(Self.image("sha256:a", original: true)), at: at(50))
@@ -406,8 +408,8 @@ struct WatchStateMachineTests {
     }
     world.stamps["/drop/a.jpg"] = Self.stamp
     world.stamps["/drop/b.txt"] = Self.stamp
-    world.event(.closed(path: "/drop/a.jpg", pair: 0, stamp: Self.stamp), at: at(0))
-    world.event(.closed(path: "/drop/b.txt", pair: 0, stamp: Self.stamp), at: at(0))
+    world.close("/drop/a.jpg", at: at(0))
+    world.close("/drop/b.txt", at: at(0))
     world.tick(at(30))
     world.finishLoad("/drop/a.jpg", .success(Self.image("sha256:a")), at: at(50))
     world.finishLoad("/drop/b.txt", .failure(DropFailure(source: "b", refusal: .notAnImage)), at: at(50))
@@ -416,8 +418,7 @@ struct WatchStateMachineTests {
     #expect(world.commits.flatMap(\.rejected).map(\.moveTo) == ["/rejected"])
     // What the watcher moved is what the report and the memory name.
     var machine = Harness { $0.afterCommit = .move("/done") }
-    machine.stamps["/drop/a.jpg"] = Self.stamp
-    machine.event(.closed(path: "/drop/a.jpg", pair: 0, stamp: Self.stamp), at: at(0))
+    machine.close("/drop/a.jpg", at: at(0))
     machine.tick(at(30))
     machine.finishLoad("/drop/a.jpg", .success(Self.image("sha256:a")), at: at(50))
     let actions = machine.machine.tick(now: at(200))
@@ -440,8 +441,8 @@ struct WatchStateMachineTests {
   func stopping() {
     var world = Harness()
     for name in ["a", "b", "c"] { world.stamps["/drop/\(name).jpg"] = Self.stamp }
-    world.event(.closed(path: "/drop/a.jpg", pair: 0, stamp: Self.stamp), at: at(0))
-    world.event(.closed(path: "/drop/b.jpg", pair: 0, stamp: Self.stamp), at: at(0))
+    world.close("/drop/a.jpg", at: at(0))
+    world.close("/drop/b.jpg", at: at(0))
     world.tick(at(30))
     world.event(.created(path: "/drop/c.jpg", pair: 0), at: at(40))
     world.tick(at(70))
@@ -463,8 +464,7 @@ struct WatchStateMachineTests {
   @Test("The folder deleted: what is loaded is committed, then the watcher fails with the error")
   func folderGone() {
     var world = Harness()
-    world.stamps["/drop/a.jpg"] = Self.stamp
-    world.event(.closed(path: "/drop/a.jpg", pair: 0, stamp: Self.stamp), at: at(0))
+    world.close("/drop/a.jpg", at: at(0))
     world.tick(at(30))
     world.event(.folderGone(pair: 0), at: at(40))
     #expect(!world.log.contains { if case .fail = $0 { true } else { false } })

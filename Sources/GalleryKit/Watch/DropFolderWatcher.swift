@@ -77,6 +77,7 @@ public struct DropFolderWatcher: Service {
   }
 
   private func watch(_ events: AsyncStream<InotifyItem>?) async throws {
+    guard !pairs.isEmpty else { return }
     for pair in pairs { logger.info("watching \(pair.folder) into \(pair.document)") }
     let clock = ContinuousClock()
     var machine = WatchStateMachine(configuration, allowDuplicates: options.allowDuplicates, now: clock.now)

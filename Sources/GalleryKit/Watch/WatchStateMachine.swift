@@ -515,10 +515,12 @@ package struct WatchStateMachine {
       files[file.path] = nil
       actions.append(.report(.rejected, path: file.path, pair: pair, id: file.id, reason: file.reason))
     }
+    // A file that went before its placeholder was saved leaves nothing to report.
     for file in result.commit.removed {
       files[file.path] = nil
+      guard let id = file.id else { continue }
       actions.append(
-        .report(.removed, path: file.path, pair: pair, id: file.id, reason: "the file went away before it was complete"))
+        .report(.removed, path: file.path, pair: pair, id: id, reason: "the file went away before it was complete"))
     }
     return actions
   }
