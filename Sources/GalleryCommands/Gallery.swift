@@ -1,9 +1,5 @@
 import ArgumentParser
-import GalleryDocument
-import GalleryImaging
 import GalleryKit
-import GalleryModel
-import GallerySystem
 
 /// The `gallery` command: image galleries as scriptable documents.
 public struct Gallery: ParsableCommand {

@@ -1,5 +1,4 @@
 import Foundation
-import GallerySystem
 
 extension GalleryModel {
   /// Inserts items at a 1-based position, in order; past the end means the end.

@@ -1,5 +1,3 @@
-import GallerySystem
-
 /// How the command line names an item: a 1-based position or an id.
 public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
   case position(Int)

@@ -1,5 +1,4 @@
 import Foundation
-import GallerySystem
 
 // `gallery.json` is read and written on every save, and holds one object per image: with
 // 10,000 images Foundation's Codable spends over 100 ms each way on generic metadata and

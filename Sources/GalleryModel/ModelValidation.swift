@@ -1,5 +1,4 @@
 import Foundation
-import GallerySystem
 
 /// The one check of a model read from outside (a document, a drag payload): every rule that
 /// the rest of the program relies on, so that no command ever sees an id that is a path, a

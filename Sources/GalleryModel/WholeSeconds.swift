@@ -1,5 +1,4 @@
 import Foundation
-import GallerySystem
 
 extension Date {
   /// `gallery.json` stores times to the second; the model holds them so, to read back equal.

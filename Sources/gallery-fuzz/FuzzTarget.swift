@@ -1,9 +1,5 @@
 import Foundation
-import GalleryDocument
-import GalleryImaging
 import GalleryKit
-import GalleryModel
-import GallerySystem
 
 // The fuzz targets of the readers of untrusted input. Built two ways:
 // - by `make fuzz` with `-sanitize=fuzzer -parse-as-library -DFUZZING`: libFuzzer's main

@@ -3,11 +3,6 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// Damage is never saved over; drag payloads, drop folders, command-line values and
 /// images are hostile until checked.
 @Suite("Damage, payloads, drop-folder entries, command-line values and images from others")

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 @Suite("Desktop integration: make install, MIME type, .desktop, thumbnailer")
 struct DesktopIntegrationTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

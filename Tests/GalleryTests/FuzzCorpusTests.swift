@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// The fuzz targets' committed inputs, replayed through the same code libFuzzer drives
 /// (`make fuzz`): the seed corpus, and every input that once crashed (Tests/Fuzz/crashes),
 /// which must never crash again.

@@ -2,11 +2,6 @@ import Foundation
 import GalleryKit
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 @Suite("Samples/: the bundled images and the ready example gallery")
 struct SamplesTests {
   static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// Completion in the real shells, typed and Tab-completed in a terminal (tmux), for a
 /// document whose name has a space: ids and positions, with the file names as descriptions
 /// where the shell shows them.

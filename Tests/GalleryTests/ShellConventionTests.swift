@@ -5,11 +5,6 @@ import GalleryTestSupport
 import Logging
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// One message style, exit statuses that say what happened, files where the user's
 /// environment says, and output that fits the terminal.
 @Suite("Shell conventions: messages, statuses, $HOME and XDG, progress, logs")

@@ -3,11 +3,6 @@ import GalleryKit
 import GalleryTestSupport
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// Documents come from other people: every case here is a document made as an attacker
 /// would make it, run through the real binary.
 @Suite("Untrusted documents: refused with a clear message, nothing written outside, no crash")

@@ -1,8 +1,4 @@
 import Foundation
-import GalleryDocument
-import GalleryImaging
-import GalleryModel
-import GallerySystem
 
 /// An image-search result link (`.../imgres?imgurl=<image>&imgrefurl=<page>`), which is what a
 /// browser drags out of a search page: the image is the `imgurl` parameter, not the link.

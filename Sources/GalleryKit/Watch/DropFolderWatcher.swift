@@ -191,10 +191,11 @@ public struct DropFolderWatcher: Service {
       switch item {
       case .event(let event):
         if event.has(.queueOverflow) { logger.warning("inotify queue overflowed: rescanning") }
-        let stamp = FileSystem.stamp(of: event.path)
+        // No folder: an overflow, or a watch removed since (nothing to stat).
+        let stamp = event.folder.isEmpty ? nil : FileSystem.stamp(of: event.path)
         guard let translated = WatchStateMachine.translate(event, stamp: stamp, configuration: machine.configuration)
         else {
-          if stamp == nil, !event.has([.isDirectory, .delete, .movedFrom]), !event.name.isEmpty,
+          if stamp == nil, !event.folder.isEmpty, !event.has([.isDirectory, .delete, .movedFrom]), !event.name.isEmpty,
             !DropFolder.isTemporaryName(event.name), FileSystem.linkStatus(of: event.path) != nil
           {
             logger.info("ignored (not a regular file): \(event.path)")

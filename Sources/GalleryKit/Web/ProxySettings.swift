@@ -1,8 +1,4 @@
 import Foundation
-import GalleryDocument
-import GalleryImaging
-import GalleryModel
-import GallerySystem
 
 /// The proxies the environment names, as curl reads them: `https_proxy` (or `HTTPS_PROXY`)
 /// for https URLs, `http_proxy` for http ones (lower case only: a CGI server sets

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// A program the tests run in the background (an HTTP server, an X server) that announces it
 /// is ready by printing a number (a port, a display) as its first line. Killed with SIGKILL
 /// when stopped or when the value goes away: a parent may have left SIGTERM ignored.

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// Documents as an attacker would make them: a real document's entries, with its model
 /// changed or entries added that no writer of ours makes. The tar is written by Python's
 /// `tarfile`, a writer other than ours.

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// The real HTTP server of `scripts/image-server`, on 127.0.0.1, serving a folder of the test's
 /// own; stopped when the value goes away.
 final class ImageServer {

@@ -1,8 +1,3 @@
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// splitmix64: a deterministic generator, so that a failure names a seed that replays it.
 struct SplitMix: RandomNumberGenerator {
   var state: UInt64

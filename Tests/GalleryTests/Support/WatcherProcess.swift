@@ -2,11 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import GalleryDocument
-@testable import GalleryImaging
-@testable import GalleryModel
-@testable import GallerySystem
-
 /// A real `gallery watch` process, its JSON events collected as they come.
 final class WatcherProcess: @unchecked Sendable {
   struct Event: Decodable, Equatable {
