@@ -103,9 +103,15 @@ package final class Inotify {
 
   private init() {}
 
+  deinit {
+    removeWatches()
+    Self.inSession.store(false, ordering: .releasing)
+  }
+
+  /// Removes every watch of this session (again at `deinit`: none is left then).
   /// The corresponding C functions are `inotifytools_filename_from_wd` and
   /// `inotifytools_remove_watch_by_wd`.
-  deinit {
+  func removeWatches() {
     var remaining = Int(inotifytools_get_num_watches())
     var watch: Int32 = 1
     // Watches of a recursive watch follow its folder's number; a margin covers any gap.
@@ -116,7 +122,6 @@ package final class Inotify {
       }
       watch += 1
     }
-    Self.inSession.store(false, ordering: .releasing)
   }
 
   /// Watches a folder, and with `recursive` every folder below it.
@@ -197,6 +202,8 @@ package enum InotifyReader {
       _ = try? FileHandleFD(path: wake + "/end", flags: O_WRONLY | O_CREAT)
       try? await group.waitForAll()
       try? await thread.shutdownGracefully()
+      // The reading thread has ended: the watches go before the wake-up folder does.
+      inotify.removeWatches()
       return try result.get()
     }
   }

@@ -318,9 +318,14 @@ extension DropFolderTests {
       try FixtureImage.make(width: 40 + index % 5, height: 30, seed: 500 + index)
         .write(to: URL(fileURLWithPath: source + "/m\(index).jpg"))
     }
-    // The queue size is taken when the watcher's inotify instance is made.
+    // The queue size is taken when the watcher's inotify instance is made. The watcher is
+    // stopped (SIGSTOP) while the files arrive, so that the queue overflows for certain: a
+    // running reader may keep up with four events at a time.
     let watcher = try InotifyLimits.with("max_queued_events", 4) { try setup.start() }
-    #expect(try Run.program("bash", ["-c", "cp '\(source)'/*.jpg '\(setup.folder)/'"]).status == 0)
+    kill(watcher.process.processIdentifier, SIGSTOP)
+    let copied = try Run.program("bash", ["-c", "cp '\(source)'/*.jpg '\(setup.folder)/'"]).status
+    kill(watcher.process.processIdentifier, SIGCONT)
+    #expect(copied == 0)
     watcher.waitFor("120 commits", timeout: 60) { $0.filter { $0.event == "committed" }.count == 120 }
     #expect(watcher.log.contains("overflowed"))
     #expect(watcher.stop() == 0)

@@ -12,9 +12,10 @@ struct ShellCompletionTests {
   /// A folder with `My Trip.gallery` holding landscape.jpg and wide.jpg; returns their ids.
   func trip(_ work: TestWorkspace) throws -> [String] {
     let document = try work.document("My Trip.gallery")
-    #expect(
-      try Run.gallery(["drop", document, try work.image("landscape.jpg", seed: 1), try work.image("wide.jpg", seed: 2)]).status
-        == 0)
+    let dropped = try Run.gallery([
+      "drop", document, try work.image("landscape.jpg", seed: 1), try work.image("wide.jpg", seed: 2),
+    ])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
     return try Listing.of(document).items.map(\.id)
   }
 
