@@ -219,6 +219,15 @@ struct OutputCodecTests {
     for text in cases {
       #expect(throws: DragPayload.Refusal.self, "\(text)") { try DragPayload.decode(Data(text.utf8)) }
     }
+    // Nested 200,000 deep in a member it does not know, and as items: refused, the stack
+    // intact (the reader bounds its depth; nothing scans the bytes first).
+    let deep = String(repeating: "[", count: 200_000)
+    for text in [
+      #"{"type":"application/x-gallery-items","version":1,"source":"/a","move":false,"x":"# + deep,
+      #"{"type":"application/x-gallery-items","version":1,"source":"/a","move":false,"items":"# + deep,
+    ] {
+      #expect(throws: DragPayload.Refusal.self) { try DragPayload.decode(Data(text.utf8)) }
+    }
   }
 
   @Test("Watch events, check reports and statistics: sorted keys, absent members left out")

@@ -70,7 +70,6 @@ public struct DragPayload: Sendable {
   public static func decode(_ data: Data) throws(Refusal) -> DragPayload? {
     guard data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return nil }
     guard data.count <= sizeLimit else { throw Refusal(description: "a gallery payload larger than \(sizeLimit >> 20) MiB") }
-    guard !nestingExceeds(data, limit: 16) else { throw Refusal(description: "a gallery payload nested deeper than it can be") }
     let payload: DragPayload
     do {
       payload = try data.withUnsafeBytes { bytes in
@@ -106,35 +105,6 @@ public struct DragPayload: Sendable {
       }
     }
     return payload
-  }
-
-  /// Whether JSON text nests arrays and objects deeper than `limit` (a payload nests 5
-  /// deep): checked before a recursive decoder could overflow the stack on it.
-  static func nestingExceeds(_ data: Data, limit: Int) -> Bool {
-    var depth = 0
-    var inString = false
-    var escaped = false
-    for byte in data {
-      if inString {
-        if escaped {
-          escaped = false
-        } else if byte == UInt8(ascii: "\\") {
-          escaped = true
-        } else if byte == UInt8(ascii: "\"") {
-          inString = false
-        }
-        continue
-      }
-      switch byte {
-      case UInt8(ascii: "\""): inString = true
-      case UInt8(ascii: "["), UInt8(ascii: "{"):
-        depth += 1
-        if depth > limit { return true }
-      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-      default: break
-      }
-    }
-    return false
   }
 
   /// What dropping a payload did.

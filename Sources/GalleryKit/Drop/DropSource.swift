@@ -41,10 +41,13 @@ public struct DropSource: Sendable, Equatable {
     return false
   }
 
+  /// The `file:` URL an item records for a local path.
+  static func fileURL(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.absoluteString }
+
   /// The URL stored on the item: `file:///absolute/path` or the web URL.
   public var url: String {
     switch location {
-    case .file(let path): URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+    case .file(let path): Self.fileURL(path)
     case .web(let url): url.absoluteString
     // A URN for the content: the bytes are in the document, under originals/HASH.EXT.
     case .data(let data): "urn:sha256:" + contentHash(of: data).dropFirst("sha256:".count)
@@ -163,10 +166,7 @@ public enum DropSourceParser {
 
   static func absolute(_ path: String) -> String { XDGDirectory.absolute(path) }
 
-  static func isDirectory(_ path: String) -> Bool {
-    var directory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
-  }
+  static func isDirectory(_ path: String) -> Bool { FileSystem.isDirectory(path) }
 
   /// Regular files below a folder, hidden ones skipped, in a stable (sorted) order.
   static func filesBelow(_ folder: String) -> [String] {

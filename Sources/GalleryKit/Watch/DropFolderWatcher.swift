@@ -191,11 +191,14 @@ public struct DropFolderWatcher: Service {
       switch item {
       case .event(let event):
         if event.has(.queueOverflow) { logger.warning("inotify queue overflowed: rescanning") }
-        // No folder: an overflow, or a watch removed since (nothing to stat).
-        let stamp = event.folder.isEmpty ? nil : FileSystem.stamp(of: event.path)
+        // Only a file that may become a drop is stat'ed: not for a delete, a folder, an
+        // overflow or a watch removed since (no folder).
+        let mayBecomeDrop =
+          !event.folder.isEmpty && event.has([.create, .closeWrite, .movedTo]) && !event.has(.isDirectory)
+        let stamp = mayBecomeDrop ? FileSystem.stamp(of: event.path) : nil
         guard let translated = WatchStateMachine.translate(event, stamp: stamp, configuration: machine.configuration)
         else {
-          if stamp == nil, !event.folder.isEmpty, !event.has([.isDirectory, .delete, .movedFrom]), !event.name.isEmpty,
+          if mayBecomeDrop, stamp == nil, !event.name.isEmpty,
             !DropFolder.isTemporaryName(event.name), FileSystem.linkStatus(of: event.path) != nil
           {
             logger.info("ignored (not a regular file): \(event.path)")
@@ -220,7 +223,7 @@ public struct DropFolderWatcher: Service {
         let ids = try GalleryDocument.edit(pairs[pair].document) { edit in
           let ids = edit.newItemIDs(paths.count)
           edit.model.insert(
-            zip(ids, paths).map { Item.placeholder(id: $0, source: Self.fileURL($1)) }, at: nil)
+            zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
           return ids
         }
         logger.debug("\(paths.count) placeholder(s) in \(pairs[pair].document)")
@@ -286,7 +289,7 @@ public struct DropFolderWatcher: Service {
         guard !DropFolder.isTemporaryName((path as NSString).lastPathComponent),
           let stamp = FileSystem.stamp(of: path),
           !memory.contains(path: path, size: stamp.size, modified: stamp.modified),
-          !known.contains(Self.fileURL(path))
+          !known.contains(DropSource.fileURL(path))
         else { return nil }
         return .found(path: path, pair: pair, stamp: stamp)
       }
@@ -320,8 +323,6 @@ public struct DropFolderWatcher: Service {
       result.took = ContinuousClock.now - started
       return result
     }
-
-    static func fileURL(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.absoluteString }
 
     /// Moves a file into a folder under a free name; returns the new path.
     static func moveAside(_ path: String, into folder: String) -> String? {
@@ -378,7 +379,7 @@ package struct WatchCommitPlan {
       guard let moved = movedTo[file.path], !duplicates.contains(file.path),
         let index = edit.model.items.firstIndex(where: { $0.id == file.id })
       else { continue }
-      edit.model.items[index].source = URL(fileURLWithPath: moved).standardizedFileURL.absoluteString
+      edit.model.items[index].source = DropSource.fileURL(moved)
     }
     return duplicates
   }
