@@ -13,11 +13,15 @@ DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
 	tumbler dbus
-BENCH_PACKAGES = imagemagick hyperfine time inotify-tools
+BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk
+# The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
+# from a virtual environment (never `playwright install`: it would download a browser).
+BROWSER_PACKAGES = chromium fonts-dejavu-core python3-venv
+VENV = .venv-browser
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files \
+.PHONY: setup setup-bench setup-browser browser-test build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files \
 	uninstall refresh-databases
 
 setup:
@@ -25,6 +29,16 @@ setup:
 
 setup-bench: setup
 	@./scripts/install-debian-packages $(BENCH_PACKAGES)
+
+setup-browser: setup
+	@./scripts/install-debian-packages $(BROWSER_PACKAGES)
+	@[ -x $(VENV)/bin/python ] || python3 -m venv $(VENV)
+	@$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/Browser/requirements.txt
+
+# The browser view in a real chromium, against the debug build's binary.
+browser-test: setup-browser
+	$(SWIFT) build --product gallery
+	GALLERY=$(CURDIR)/.build/debug/gallery $(VENV)/bin/python -m pytest -p no:cacheprovider Tests/Browser
 
 build: setup
 	$(SWIFT) build
@@ -46,6 +60,7 @@ test: setup lint
 	$(SWIFT) build --product generate-manual
 	$(MAKE) install-binary
 	stdbuf -oL -eL $(SWIFT) test
+	$(MAKE) browser-test
 	$(MAKE) fuzz-smoke
 
 # One formatter, its configuration committed (.swift-format); `make format` applies it.
@@ -64,9 +79,10 @@ fuzz: setup
 fuzz-smoke: setup
 	FUZZ_RUNS=$${FUZZ_RUNS:-20000} scripts/fuzz
 
-bench: setup-bench
+bench: setup-bench setup-browser
 	bench/run
 	bench/watch
+	bench/view
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release
@@ -121,4 +137,4 @@ refresh-databases:
 	fi
 
 clean:
-	rm -rf .build $(DEMO)
+	rm -rf .build $(DEMO) $(VENV)

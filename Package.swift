@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -17,6 +17,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
     // Thin system modules: C names stay inside GallerySystem.
@@ -73,10 +74,25 @@ let package = Package(
         .product(name: "NIOFoundationCompat", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
+    // The browser view (`gallery open`, `gallery serve`): an HTTP server on Hummingbird, the
+    // page's files (Assets/) embedded in the binary by the EmbedAssets plugin.
+    .target(
+      name: "GalleryView",
+      dependencies: [
+        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      exclude: ["Assets"],
+      plugins: ["EmbedAssets"]),
+    .executableTarget(name: "embed-assets"),
+    .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["embed-assets"]),
     .target(
       name: "GalleryCommands",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
+        "GalleryView", "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -99,7 +115,7 @@ let package = Package(
       name: "GalleryTests",
       dependencies: [
         "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument", "GalleryCommands",
-        "GalleryTestSupport", "gallery",
+        "GalleryView", "GalleryTestSupport", "gallery",
         "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

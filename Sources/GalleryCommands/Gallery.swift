@@ -38,7 +38,7 @@ public struct Gallery: ParsableCommand {
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
       ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
-      ClipboardOwnerCommand.self,
+      OpenCommand.self, ServeCommand.self, ClipboardOwnerCommand.self,
     ])
 
   public init() {}

@@ -324,6 +324,11 @@ package struct JSONReadError: Error, CustomStringConvertible {
   package var message: String
   package var offset: Int
   package var description: String { "\(message) at byte \(offset)" }
+
+  package init(message: String, offset: Int) {
+    self.message = message
+    self.offset = offset
+  }
 }
 
 /// A strict JSON reader over bytes, pulling values as the model needs them.

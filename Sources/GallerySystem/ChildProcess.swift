@@ -68,6 +68,25 @@ package enum ChildProcess {
     return String(decoding: announced, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
+  /// The executable `name` names: itself when it has a slash, else the first in `$PATH`.
+  package static func findInPath(_ name: String) -> String? {
+    if name.contains("/") { return access(name, X_OK) == 0 && !FileSystem.isDirectory(name) ? name : nil }
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+    for folder in folders where !folder.isEmpty {
+      let path = "\(folder)/\(name)"
+      if access(path, X_OK) == 0 && !FileSystem.isDirectory(path) { return path }
+    }
+    return nil
+  }
+
+  /// Starts a program that lives on by itself (a web browser): in a session of its own,
+  /// with /dev/null for its standard streams; not waited for.
+  package static func startDetached(_ path: String, _ arguments: [String]) throws {
+    let null = try FileHandleFD(path: "/dev/null", flags: O_RDWR)
+    _ = try start(
+      path, [path] + arguments, stdin: null.rawValue, stdout: null.rawValue, stderr: null.rawValue, newSession: true)
+  }
+
   /// posix_spawn with standard input fed from `input`, output and errors on the given
   /// descriptors, every other descriptor closed and every signal at its default.
   package static func spawn(

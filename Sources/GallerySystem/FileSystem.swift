@@ -211,6 +211,24 @@ package enum FileSystem {
 
   /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
   /// writers of the same file left. For state files: the recent list, the cache index.
+  /// Points standard output at /dev/null: a program started in the background closes its
+  /// announcement this way once it is ready (the starter reads to the end). The
+  /// corresponding C function is `dup2`.
+  package static func detachStandardOutput() {
+    guard let null = try? FileHandleFD(path: "/dev/null", flags: O_WRONLY) else { return }
+    _ = dup2(null.rawValue, 1)
+  }
+
+  /// A private folder of this user's (0700), made when missing: the runtime folder's
+  /// `name`, or the state folder's when there is no runtime folder.
+  package static func userRuntimeFolder(_ name: String) throws -> String {
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { isDirectory($0) ? $0 : nil }
+    let folder = (runtime ?? XDGDirectory.state.path) + "/" + name
+    try FileManager.default.createDirectory(
+      atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return folder
+  }
+
   package static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
     removeStaleTemporaries(beside: path)
     let temporary = temporaryName(beside: path)

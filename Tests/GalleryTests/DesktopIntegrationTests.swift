@@ -64,10 +64,52 @@ struct DesktopIntegrationTests {
     #expect(plan.stdout.contains("--static-swift-stdlib"))
   }
 
-  @Test("The .desktop file claims no MIME action until one opens a document usefully")
-  func desktopClaimsNothing() throws {
+  @Test("Double-clicking a .gallery (gio open, as GNOME Files does) opens it in the web browser, without a terminal")
+  func doubleClickOpensTheBrowserView() throws {
     let desktop = try String(contentsOfFile: Self.root + "/share/applications/gallery.desktop", encoding: .utf8)
-    #expect(!desktop.split(separator: "\n").contains { $0.hasPrefix("MimeType=") })
+    let lines = desktop.split(separator: "\n")
+    #expect(lines.contains("MimeType=application/x-gallery;") && lines.contains("Terminal=false"))
+    #expect(lines.contains("Exec=gallery open %f"))
+
+    let work = try TestWorkspace()
+    let destination = work.path("root")
+    let install = try Run.program(
+      "make", ["-C", Self.root, "install-files", "DESTDIR=" + destination, "PREFIX=/usr", "BINARY=" + Run.galleryBinary])
+    #expect(install.status == 0, "\(install.stderr)")
+    let share = destination + "/usr/share"
+    try FileManager.default.copyItem(
+      atPath: "/usr/share/mime/packages/freedesktop.org.xml", toPath: share + "/mime/packages/freedesktop.org.xml")
+    #expect(try Run.program("update-mime-database", [share + "/mime"]).status == 0)
+    #expect(try Run.program("update-desktop-database", [share + "/applications"]).status == 0)
+    // A "browser" that writes down the address it is given.
+    let opened = work.path("opened")
+    let browser = work.path("browser")
+    try "#!/bin/sh\necho \"$1\" > \(opened)\n".write(toFile: browser, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
+    let runtime = work.path("runtime")
+    try FileManager.default.createDirectory(
+      atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let document = try work.document("Double click.gallery")
+    let environment = [
+      "HOME": work.path("home"), "PATH": destination + "/usr/bin:/usr/bin:/bin", "XDG_DATA_DIRS": share,
+      "XDG_DATA_HOME": work.path("empty"), "XDG_STATE_HOME": work.path("state"), "XDG_RUNTIME_DIR": runtime,
+      "BROWSER": browser,
+    ]
+    let gio = try Run.program("gio", ["open", document], environment: environment)
+    #expect(gio.status == 0, "\(gio.stderr)")
+    var address = ""
+    for _ in 0..<400 where address.isEmpty {
+      address = (try? String(contentsOfFile: opened, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+      if address.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+    }
+    #expect(address.hasPrefix("http://127.0.0.1:") && address.contains("/d/") && address.contains("?token="), "\(address)")
+    // The server `open` started answers (the token becomes a cookie), and is stopped here.
+    let answer = try Run.program("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", address])
+    #expect(answer.stdout == "303", "\(answer.stdout)\(answer.stderr)")
+    let record = try String(contentsOfFile: runtime + "/gallery/view.json", encoding: .utf8)
+    let pid = record.split(separator: ",").first { $0.contains("\"pid\"") }?.split(separator: ":").last.map(String.init)
+    #expect(pid != nil, "\(record)")
+    if let pid { _ = try Run.program("kill", [pid]) }
   }
 
   @Test("The watch unit: hardened as systemd-analyze asks, no restart loop on a usage error, found in ~/.local/bin")

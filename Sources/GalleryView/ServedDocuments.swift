@@ -1,0 +1,182 @@
+import Foundation
+import GalleryDocument
+import GalleryModel
+import GallerySystem
+import Synchronization
+
+/// The documents the view may show, each under an id the server made up: a page names a
+/// document only by such an id, never by a path (a path from a request would let a page
+/// read any file). Served folders' documents, the documents `open` asked for and the recent
+/// documents get ids as they are listed.
+///
+/// It also keeps each document open while its file is unchanged (same size and time), so
+/// that thumbnails are served without reading the archive's index again.
+package final class ServedDocuments: Sendable {
+  private struct State {
+    var pathByID: [String: String] = [:]
+    var idByPath: [String: String] = [:]
+    /// Folders given to `serve`: their documents are listed, new ones as they appear.
+    var folders: [String] = []
+    /// Documents given to `serve` or `open`, in order.
+    var opened: [String] = []
+  }
+
+  private let state = Mutex(State())
+  private let open = Mutex<[String: OpenDocument]>([:])
+  /// Tells the change monitor that the set of folders to watch grew.
+  package let foldersChanged: AsyncStream<Void>
+  private let foldersContinuation: AsyncStream<Void>.Continuation
+
+  package init() {
+    (foldersChanged, foldersContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+  }
+
+  package static func absolute(_ path: String) -> String {
+    URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
+  }
+
+  /// Serves a folder's documents.
+  package func serveFolder(_ path: String) {
+    let folder = Self.absolute(path)
+    let added = state.withLock { state in
+      guard !state.folders.contains(folder) else { return false }
+      state.folders.append(folder)
+      return true
+    }
+    if added { foldersContinuation.yield() }
+  }
+
+  /// Serves a document and returns its id.
+  @discardableResult
+  package func serveDocument(_ path: String) -> String {
+    let absolute = Self.absolute(path)
+    let id = id(for: absolute)
+    state.withLock { state in
+      if !state.opened.contains(absolute) { state.opened.append(absolute) }
+    }
+    return id
+  }
+
+  /// The id of a document (made when it has none).
+  package func id(for absolute: String) -> String {
+    let (id, isNew) = state.withLock { state -> (String, Bool) in
+      if let id = state.idByPath[absolute] { return (id, false) }
+      var id = Self.newID()
+      while state.pathByID[id] != nil { id = Self.newID() }
+      state.idByPath[absolute] = id
+      state.pathByID[id] = absolute
+      return (id, true)
+    }
+    if isNew { foldersContinuation.yield() }
+    return id
+  }
+
+  package func path(for id: String) -> String? { state.withLock { $0.pathByID[id] } }
+
+  package func forget(_ id: String) {
+    state.withLock { state in
+      guard let path = state.pathByID.removeValue(forKey: id) else { return }
+      state.idByPath[path] = nil
+      state.opened.removeAll { $0 == path }
+    }
+  }
+
+  /// The folders whose changes the pages must see: those served, and those that hold a
+  /// document with an id.
+  package var watchedFolders: [String] {
+    state.withLock { state in
+      var folders = state.folders
+      for path in state.idByPath.keys.sorted() {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folders.contains(folder) { folders.append(folder) }
+      }
+      return folders.filter { FileSystem.isDirectory($0) }
+    }
+  }
+
+  package var servedFolders: [String] { state.withLock { $0.folders } }
+
+  /// Whether a change of `path` changes the list of documents (a document appears or goes
+  /// in a served folder).
+  package func isListed(folder: String) -> Bool {
+    let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+    return state.withLock { $0.folders.contains(folder) }
+  }
+
+  package func knownID(of absolute: String) -> String? { state.withLock { $0.idByPath[absolute] } }
+
+  /// The documents that have ids.
+  package var knownPaths: [String] { state.withLock { Array($0.idByPath.keys) } }
+
+  /// Every document to list: those opened, those in the served folders, the recent ones;
+  /// each once, by path.
+  package func listedPaths() -> [String] {
+    let (folders, opened) = state.withLock { ($0.folders, $0.opened) }
+    var paths: [String] = []
+    var seen = Set<String>()
+    func add(_ path: String) {
+      if seen.insert(path).inserted { paths.append(path) }
+    }
+    opened.forEach(add)
+    for folder in folders {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+      for name in names.sorted() where name.hasSuffix("." + DocumentName.fileExtension) && !name.hasPrefix(".") {
+        add(folder + "/" + name)
+      }
+    }
+    RecentDocuments.list().map(Self.absolute).forEach(add)
+    return paths.filter { FileSystem.status(of: $0) != nil }
+  }
+
+  private static func newID() -> String {
+    String((0..<12).map { _ in ItemAlphabet.characters.randomElement()! })
+  }
+
+  private enum ItemAlphabet {
+    static let characters = Array("abcdefghjkmnpqrstuvwxyz23456789")
+  }
+
+  // MARK: - Open documents
+
+  /// One document kept open while its file is unchanged. `@unchecked Sendable`: the
+  /// document (a class that reads by seeking its one file descriptor) is touched only
+  /// inside `reading`, under `lock`.
+  private final class OpenDocument: @unchecked Sendable {
+    let stamp: FileStamp
+    let model: GalleryModel
+    private let document: GalleryDocument
+    private let lock = Mutex(())
+
+    init(stamp: FileStamp, document: GalleryDocument) {
+      self.stamp = stamp
+      self.model = document.model
+      self.document = document
+    }
+
+    func reading<T>(_ body: (GalleryDocument) throws -> T) rethrows -> T {
+      try lock.withLock { _ in try body(document) }
+    }
+  }
+
+  private func current(_ path: String) throws -> OpenDocument {
+    let stamp = FileSystem.stamp(of: path)
+    if let stamp, let cached = open.withLock({ $0[path] }), cached.stamp == stamp { return cached }
+    let document = try GalleryDocument.open(path)
+    // The stamp read before opening: a save in between makes the next call open it again.
+    let opened = OpenDocument(stamp: stamp ?? FileStamp(size: -1, modified: 0), document: document)
+    open.withLock { documents in
+      if documents.count > 64 { documents.removeAll() }
+      documents[path] = opened
+    }
+    return opened
+  }
+
+  /// The model as it is on disk now.
+  package func model(of path: String) throws -> GalleryModel { try current(path).model }
+
+  /// Reads from the document as it is on disk now (one reader at a time per document).
+  package func reading<T>(_ path: String, _ body: (GalleryDocument) throws -> T) throws -> T {
+    let opened = try current(path)
+    return try opened.reading(body)
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GalleryDocument
+import GalleryKit
+import GalleryModel
+import GallerySystem
+
+/// The page's edits in terms of the model: a page says "before this item" (or the end),
+/// and the position is taken under the document's lock, where the items stand then.
+package enum ViewEdits {
+  /// The 1-based position of the first of `moving` items placed before `before` (nil or an
+  /// item gone: the end) once they have left their places.
+  package static func position(before: String?, in items: [Item], moving: Set<String> = []) -> Int {
+    guard let before else { return Int.max }
+    let staying = items.filter { !moving.contains($0.id) }
+    // Dropped before one of the moving items: before the first one that stays after it.
+    guard let anchor = items.firstIndex(where: { $0.id == before }) else { return Int.max }
+    guard let next = items[anchor...].first(where: { !moving.contains($0.id) }) else { return Int.max }
+    return (staying.firstIndex { $0.id == next.id } ?? staying.count) + 1
+  }
+
+  package static func position(before: String?, in path: String) throws -> Int? {
+    guard before != nil else { return nil }
+    return position(before: before, in: try GalleryDocument.open(path).model.items)
+  }
+
+  /// Reorders: the items (in their order in the gallery) go before `before`.
+  package static func move(_ ids: [String], before: String?, in path: String) throws -> [Item] {
+    try GalleryDocument.edit(path) { edit in
+      let moving = Set(ids).intersection(edit.model.items.map(\.id))
+      edit.model.move(Array(moving), to: position(before: before, in: edit.model.items, moving: moving))
+      return edit.model.items.filter { moving.contains($0.id) }
+    }
+  }
+
+  /// Copies or moves items from one document to another, as `gallery drag --type gallery`
+  /// and `gallery drop` do: a move takes the items out of the source (into its trash) only
+  /// after the destination has saved them. Within one document, a move reorders.
+  package static func transfer(
+    _ ids: [String], from source: String, to target: String, move: Bool, before: String?
+  ) throws
+    -> [Item]
+  {
+    if move, FileSystem.isSameFile(source, target) { return try Self.move(ids, before: before, in: target) }
+    let payload = try DragPayload.make(from: source, ids: ids, move: move)
+    let outcome = try payload.drop(into: target, at: try position(before: before, in: target))
+    if let notMoved = outcome.notMoved { throw ViewError.conflict(notMoved) }
+    return outcome.items
+  }
+}

@@ -1,0 +1,469 @@
+import Foundation
+import GalleryDocument
+import GalleryImaging
+import GalleryKit
+import GalleryModel
+import GallerySystem
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// How the view is served.
+package struct ViewConfiguration: Sendable {
+  package var bind = "127.0.0.1"
+  /// 0: a free port.
+  package var port = 0
+  package var token = ViewAccess.newToken()
+  /// Stop after this long without an open page (nil: run until stopped).
+  package var idleExit: Duration?
+  /// Limits of a page's drop.
+  package var maxUploadBytes = 512 << 20
+
+  package init() {}
+}
+
+/// The browser view: an HTTP server (Hummingbird) for the document browser and gallery
+/// pages, their JSON, thumbnails and originals, their edits, and a stream of changes. Every
+/// edit goes through the same library calls as the commands.
+package final class ViewServer: Sendable {
+  package let configuration: ViewConfiguration
+  package let documents: ServedDocuments
+  let feed = ChangeFeed()
+  let drops: DropRunner
+  private let access = Mutex<ViewAccess?>(nil)
+
+  package init(configuration: ViewConfiguration, documents: ServedDocuments) {
+    self.configuration = configuration
+    self.documents = documents
+    self.drops = DropRunner(feed: feed)
+  }
+
+  /// Runs until SIGINT or SIGTERM, or until idle; `announce` gets the address (with the
+  /// token) once the server listens.
+  package func run(logger: Logger, announce: @escaping @Sendable (_ base: String, _ port: Int) async -> Void) async throws {
+    let router = Router()
+    router.add(middleware: AccessMiddleware(server: self))
+    routes(router)
+    let app = Application(
+      router: router,
+      configuration: .init(address: .hostname(configuration.bind, port: configuration.port), serverName: "gallery"),
+      onServerRunning: { [self] channel in
+        let port = channel.localAddress?.port ?? configuration.port
+        access.withLock { $0 = ViewAccess(token: configuration.token, bind: configuration.bind, port: port) }
+        let host = configuration.bind.contains(":") ? "[\(configuration.bind)]" : configuration.bind
+        await announce("http://\(host):\(port)", port)
+      },
+      logger: logger)
+    var services: [any Service] = [app, DocumentMonitor(documents: documents, feed: feed), drops]
+    if let idle = configuration.idleExit { services.append(IdleExit(feed: feed, timeout: idle)) }
+    let group = ServiceGroup(
+      configuration: .init(
+        services: services.map {
+          .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
+        },
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    try await group.run()
+  }
+
+  func currentAccess() -> ViewAccess? { access.withLock { $0 } }
+
+  // MARK: - Routes
+
+  private func routes(_ router: Router<BasicRequestContext>) {
+    router.get("/") { [self] _, _ in Self.asset("index.html") }
+    router.get("/d/:id") { [self] _, _ in Self.asset("index.html") }
+    router.get("/assets/:name") { [self] request, context in
+      let name = try context.parameters.require("name")
+      guard EmbeddedAssets.files[name] != nil else { throw ViewError.notFound("no such file") }
+      return Self.asset(name, ifNoneMatch: request.headers[.ifNoneMatch])
+    }
+    router.get("/api/events") { [self] _, _ in events() }
+    router.get("/api/documents") { [self] _, _ in try await listing() }
+    router.post("/api/documents") { [self] request, _ in try await create(try await Self.edit(request)) }
+    router.post("/api/open") { [self] request, _ in try await openDocument(try await Self.edit(request)) }
+    router.get("/api/documents/:id") { [self] request, context in
+      try await model(try id(context), ifNoneMatch: request.headers[.ifNoneMatch])
+    }
+    router.get("/api/documents/:id/cover") { [self] _, context in try await cover(try id(context)) }
+    router.get("/api/documents/:id/thumbnails/:item") { [self] request, context in
+      try await thumbnail(try id(context), item: try context.parameters.require("item"), request: request)
+    }
+    router.get("/api/documents/:id/originals/:item") { [self] _, context in
+      try await original(try id(context), item: try context.parameters.require("item"))
+    }
+    router.post("/api/documents/:id/:action") { [self] request, context in
+      let id = try id(context)
+      let action = try context.parameters.require("action")
+      if action == "drop" { return try await drop(into: id, request) }
+      return try await perform(action, on: id, try await Self.edit(request))
+    }
+  }
+
+  private func id(_ context: BasicRequestContext) throws -> String {
+    let id = try context.parameters.require("id")
+    guard documents.path(for: id) != nil else { throw ViewError.notFound("no such document: open it again from the list") }
+    return id
+  }
+
+  private func path(_ id: String) throws -> String {
+    guard let path = documents.path(for: id) else { throw ViewError.notFound("no such document") }
+    return path
+  }
+
+  static func edit(_ request: Request) async throws -> EditRequest {
+    var request = request
+    let body = try await request.collectBody(upTo: EditRequest.maxBytes)
+    if body.readableBytes == 0 { return EditRequest() }
+    do { return try EditRequest.parse(Array(buffer: body)) } catch {
+      throw ViewError.badRequest("the request is not valid: \(error)")
+    }
+  }
+
+  // MARK: - Pages and files
+
+  static func asset(_ name: String, ifNoneMatch: String? = nil) -> Response {
+    let text = EmbeddedAssets.files[name] ?? ""
+    let tag = "\"" + String(contentHash(of: Data(text.utf8)).dropFirst("sha256:".count).prefix(20)) + "\""
+    var headers = HTTPFields()
+    headers[.contentType] = mediaType(ofAsset: name)
+    headers[.eTag] = tag
+    // The page's files change with the binary: revalidated each load, 304 when unchanged.
+    headers[.cacheControl] = "no-cache"
+    if ifNoneMatch == tag { return Response(status: .notModified, headers: headers) }
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  static func mediaType(ofAsset name: String) -> String {
+    switch (name as NSString).pathExtension {
+    case "html": "text/html; charset=utf-8"
+    case "css": "text/css; charset=utf-8"
+    case "js": "text/javascript; charset=utf-8"
+    case "svg": "image/svg+xml"
+    default: "application/octet-stream"
+    }
+  }
+
+  static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    var headers = extra
+    headers[.contentType] = "application/json"
+    headers[.cacheControl] = headers[.cacheControl] ?? "no-store"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+  }
+
+  private func events() -> Response {
+    let stream = feed.listen()
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-store"
+    return Response(
+      status: .ok, headers: headers,
+      body: ResponseBody { writer in
+        try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+        for await event in stream { try await writer.write(ByteBuffer(string: event.serverSent)) }
+        try await writer.finish(nil)
+      })
+  }
+
+  private func listing() async throws -> Response {
+    let documents = self.documents
+    let bytes = try await Blocking.run {
+      let summaries = documents.listedPaths().map { path in
+        var summary = ViewJSON.Summary(id: documents.id(for: path), path: path)
+        do {
+          let model = try documents.model(of: path)
+          summary.title = model.title
+          summary.items = model.items.count
+          summary.pending = model.items.filter { $0.state == .placeholder }.count
+          summary.failed = model.items.filter { $0.state == .failed }.count
+          summary.trashed = model.trash.count
+          summary.modified = model.modified
+        } catch {
+          summary.problem = "\(error)"
+        }
+        return summary
+      }
+      return ViewJSON.documents(summaries, folders: documents.servedFolders)
+    }
+    return Self.json(bytes)
+  }
+
+  private func model(_ id: String, ifNoneMatch: String?) async throws -> Response {
+    let path = try path(id)
+    let documents = self.documents
+    let model = try await Blocking.run { try documents.model(of: path) }
+    return Self.json(ViewJSON.document(id: id, path: path, model: model))
+  }
+
+  private func cover(_ id: String) async throws -> Response {
+    let path = try path(id)
+    let documents = self.documents
+    // The cover a save made; a document from elsewhere may lack it: made from its thumbnails.
+    let data = try await Blocking.run {
+      try documents.reading(path) { document in
+        try (try? document.cover()) ?? document.cover(size: 256, suffix: ".jpg")
+      }
+    }
+    var headers = HTTPFields()
+    headers[.contentType] = "image/jpeg"
+    headers[.cacheControl] = "no-cache"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// A thumbnail; its address carries the item's hash (`?v=`), so it may be cached for a
+  /// year: another image under the same id has another address.
+  private func thumbnail(_ id: String, item itemID: String, request: Request) async throws -> Response {
+    let path = try path(id)
+    let documents = self.documents
+    let (data, item) = try await Blocking.run {
+      try documents.reading(path) { document -> (Data, Item) in
+        guard
+          let item = document.model.items.first(where: { $0.id == itemID })
+            ?? document.model.trash.map(\.item).first(where: { $0.id == itemID }),
+          item.thumbnail != nil
+        else { throw ViewError.notFound("no thumbnail for item \(itemID)") }
+        return (try document.thumbnail(of: item), item)
+      }
+    }
+    let tag = "\"" + (item.hash.map { String($0.dropFirst("sha256:".count).prefix(24)) } ?? item.id) + "\""
+    var headers = HTTPFields()
+    headers[.contentType] = Self.imageType(extension: ((item.thumbnail ?? "") as NSString).pathExtension) ?? "image/jpeg"
+    headers[.eTag] = tag
+    headers[.cacheControl] = "private, max-age=31536000, immutable"
+    if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// An item's original: embedded in the document, or its local source file when that still
+  /// has the content the item was made from (a document cannot make the server read any
+  /// other file: it would have to know the file's hash already).
+  private func original(_ id: String, item itemID: String) async throws -> Response {
+    let path = try path(id)
+    let documents = self.documents
+    let (data, item) = try await Blocking.run {
+      try documents.reading(path) { document -> (Data, Item) in
+        guard
+          let item = document.model.items.first(where: { $0.id == itemID })
+            ?? document.model.trash.map(\.item).first(where: { $0.id == itemID }),
+          item.state == .ready
+        else { throw ViewError.notFound("no original for item \(itemID)") }
+        if let embedded = try document.original(of: item) { return (embedded, item) }
+        guard let url = URL(string: item.source), url.isFileURL, let hash = item.hash,
+          let bytes = try? FileSystem.read(url.path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
+          contentHash(of: bytes) == hash
+        else {
+          throw ViewError.notFound(
+            "the original of item \(itemID) is not in the document and its source has changed or is elsewhere")
+        }
+        return (bytes, item)
+      }
+    }
+    var headers = HTTPFields()
+    let format = item.format ?? ""
+    let stem = item.id
+    if let type = Self.imageType(extension: format) {
+      headers[.contentType] = type
+      headers[.contentDisposition] = "inline; filename=\"\(stem).\(format)\""
+    } else {
+      headers[.contentType] = "application/octet-stream"
+      headers[.contentDisposition] = "attachment; filename=\"\(stem).\(format.isEmpty ? "bin" : format)\""
+    }
+    headers[.cacheControl] = "private, no-cache"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// The types a browser shows inline; anything else is served as an attachment.
+  static func imageType(extension name: String) -> String? {
+    switch name.lowercased() {
+    case "jpg", "jpeg": "image/jpeg"
+    case "png": "image/png"
+    case "webp": "image/webp"
+    case "gif": "image/gif"
+    case "avif": "image/avif"
+    default: nil
+    }
+  }
+
+  // MARK: - Edits
+
+  private func perform(_ action: String, on id: String, _ request: EditRequest) async throws -> Response {
+    let path = try path(id)
+    let documents = self.documents
+    let feed = self.feed
+    switch action {
+    case "move":
+      let ids = try await Blocking.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
+      return Self.json(ViewJSON.items(ids))
+    case "trash":
+      try await Blocking.run { try GalleryDocument.edit(path) { $0.model.trash(request.ids) } }
+      return Self.json(Array("{}".utf8))
+    case "restore":
+      try await Blocking.run { try GalleryDocument.edit(path) { $0.model.restore(request.ids) } }
+      return Self.json(Array("{}".utf8))
+    case "empty-trash":
+      try await Blocking.run { _ = try GalleryDocument.edit(path) { $0.model.emptyTrash() } }
+      return Self.json(Array("{}".utf8))
+    case "transfer":
+      guard let from = request.from, let source = documents.path(for: from) else {
+        throw ViewError.notFound("the items come from a document this server does not show")
+      }
+      let items = try await Blocking.run {
+        try ViewEdits.transfer(request.ids, from: source, to: path, move: request.move, before: request.before)
+      }
+      return Self.json(ViewJSON.items(items))
+    case "retry":
+      let ids = request.ids
+      drops.submit { await Self.report(feed, id) { try await ImageRetry.retry(ids.isEmpty ? nil : ids, in: path) } }
+      return Self.json(Array("{}".utf8), status: .accepted)
+    case "rename":
+      guard let name = request.name else { throw ViewError.badRequest("rename needs a name") }
+      let renamed = try await Blocking.run {
+        let target = try DocumentFiles.target(name, beside: path)
+        guard
+          !target.contains("/") || (target as NSString).deletingLastPathComponent == (path as NSString).deletingLastPathComponent
+        else { throw ViewError.badRequest("a new name stays in the document's folder") }
+        try DocumentFiles.rename(path, to: target)
+        RecentDocuments.forget(path)
+        RecentDocuments.note(target)
+        return ServedDocuments.absolute(target)
+      }
+      documents.forget(id)
+      let newID = documents.serveDocument(renamed)
+      feed.publish(.documents)
+      return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", newID) } }.utf8))
+    case "duplicate":
+      let copy = try await Blocking.run {
+        let target = DocumentFiles.copyName(of: path)
+        try DocumentFiles.duplicate(path, to: target)
+        RecentDocuments.note(target)
+        return ServedDocuments.absolute(target)
+      }
+      let newID = documents.serveDocument(copy)
+      feed.publish(.documents)
+      return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", newID) } }.utf8))
+    case "delete":
+      try await Blocking.run {
+        try DocumentFiles.moveToTrash(path)
+        RecentDocuments.forget(path)
+      }
+      documents.forget(id)
+      feed.publish(.documents)
+      return Self.json(Array("{}".utf8))
+    default:
+      throw ViewError.notFound("no such action: \(action)")
+    }
+  }
+
+  /// Files or links dropped on a page: the same drop as `gallery drop`, run by the server
+  /// (so that it goes on when the page is closed); placeholders are saved at once, and the
+  /// page sees them, and each image as it is committed, through the change stream.
+  private func drop(into id: String, _ request: Request) async throws -> Response {
+    let path = try path(id)
+    var request = request
+    let before = request.uri.queryParameters["before"].map(String.init)
+    var sources: [DropSource] = []
+    var refused: [DropFailure] = []
+    if request.headers[.contentType] == UploadFrames.mediaType {
+      let body = try await request.collectBody(upTo: configuration.maxUploadBytes)
+      let files: [UploadFrames.File]
+      do { files = try UploadFrames.parse(Data(buffer: body), maxFileBytes: ImageOptions.defaultMaxFileBytes) } catch {
+        throw ViewError.badRequest("\(error)")
+      }
+      for file in files {
+        // Sniffed like any drop: what is not an image gets no placeholder.
+        if DropSource.isImageData(file.data) {
+          sources.append(.data(file.data, given: file.name))
+        } else {
+          refused.append(DropFailure(source: file.name, reason: "not an image"))
+        }
+      }
+    } else {
+      let edit = try await Self.edit(request)
+      let parsed = DropSourceParser.parse(edit.uris, recursive: false) { Data() }
+      sources = parsed.0.filter(\.isWeb)
+      refused = parsed.1
+      // A page is not a shell: it names no local file (that would read the server's disk).
+      for source in parsed.0 where !source.isWeb {
+        refused.append(DropFailure(source: source.given, reason: "a page can drop web links and files, not local paths"))
+      }
+    }
+    let feed = self.feed
+    for failure in refused { feed.publish(.failure(document: id, source: failure.source, reason: failure.reason)) }
+    guard !sources.isEmpty else {
+      return Self.json(
+        Array(
+          ViewJSON.encode {
+            $0.object {
+              $0.int("accepted", 0)
+              $0.int("refused", refused.count)
+            }
+          }.utf8))
+    }
+    var options = DropOptions()
+    options.position = try await Blocking.run { try ViewEdits.position(before: before, in: path) }
+    options.commitInterval = 0.2
+    let dropping = sources
+    let dropOptions = options
+    drops.submit {
+      await Self.report(feed, id) { try await ImageDrop.drop(dropping, into: path, options: dropOptions) }
+    }
+    return Self.json(
+      Array(
+        ViewJSON.encode {
+          $0.object {
+            $0.int("accepted", dropping.count)
+            $0.int("refused", refused.count)
+          }
+        }.utf8),
+      status: .accepted)
+  }
+
+  private static func report(_ feed: ChangeFeed, _ id: String, _ work: () async throws -> DropReport) async {
+    do {
+      let report = try await work()
+      for failure in report.failures + report.keptFailures {
+        feed.publish(.failure(document: id, source: failure.source, reason: failure.reason))
+      }
+    } catch {
+      feed.publish(.failure(document: id, source: "", reason: "\(error)"))
+    }
+  }
+
+  private func create(_ request: EditRequest) async throws -> Response {
+    let folders = documents.servedFolders
+    let documents = self.documents
+    guard let folder = folders.first ?? documents.listedPaths().first.map({ ($0 as NSString).deletingLastPathComponent }) else {
+      throw ViewError.badRequest("no folder to create documents in: serve one (`gallery serve DIR`)")
+    }
+    let title = request.title.flatMap { $0.isEmpty ? nil : $0 }
+    let path = try await Blocking.run {
+      let stem = title.map { $0.replacingOccurrences(of: "/", with: "-") } ?? "Untitled"
+      let path = DocumentFiles.freeName(in: folder, stem: stem.hasPrefix(".") ? "Untitled" : stem)
+      let created = try GalleryDocument.create(path, title: title)
+      RecentDocuments.note(created.path)
+      return ServedDocuments.absolute(created.path)
+    }
+    let id = documents.serveDocument(path)
+    feed.publish(.documents)
+    return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", id) } }.utf8), status: .created)
+  }
+
+  /// `gallery open` asks a running server to show one more document (bearer token only).
+  private func openDocument(_ request: EditRequest) async throws -> Response {
+    guard let name = request.name, name.hasPrefix("/") else { throw ViewError.badRequest("open needs an absolute path") }
+    try await Blocking.run { _ = try GalleryDocument.open(name) }
+    let id = documents.serveDocument(name)
+    feed.publish(.documents)
+    return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", id) } }.utf8))
+  }
+}
+
+/// Runs blocking work (file locks, fsync, archive reads) on NIO's thread pool, off the
+/// threads that serve requests.
+enum Blocking {
+  static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await NIOThreadPool.singleton.runIfActive(work)
+  }
+}

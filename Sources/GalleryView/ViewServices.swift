@@ -1,0 +1,174 @@
+import Foundation
+import GalleryDocument
+import GalleryModel
+import GallerySystem
+import Hummingbird
+import ServiceLifecycle
+
+/// An error a route answers with: its status and a JSON message the page shows.
+package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
+  case notFound(String)
+  case badRequest(String)
+  case forbidden(String)
+  case conflict(String)
+
+  package var description: String {
+    switch self {
+    case .notFound(let text), .badRequest(let text), .forbidden(let text), .conflict(let text): text
+    }
+  }
+
+  package var status: HTTPResponse.Status {
+    switch self {
+    case .notFound: .notFound
+    case .badRequest: .badRequest
+    case .forbidden: .forbidden
+    case .conflict: .conflict
+    }
+  }
+
+  package func response(from request: Request, context: some RequestContext) throws -> Response {
+    Self.response(status: status, message: description)
+  }
+
+  static func response(status: HTTPResponse.Status, message: String) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    headers[.cacheControl] = "no-store"
+    let body = ViewJSON.encode { $0.object { $0.string("error", message) } }
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+  }
+}
+
+/// Checks every request against `ViewAccess` before a route sees it, answers the library's
+/// errors with a status and a message, and adds the security headers to every response.
+struct AccessMiddleware: RouterMiddleware {
+  typealias Context = BasicRequestContext
+  let server: ViewServer
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws
+    -> Response
+  {
+    var response = try await answer(request, context: context, next: next)
+    for (name, value) in ViewAccess.securityHeaders { response.headers[.init(name)!] = value }
+    return response
+  }
+
+  private func answer(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws
+    -> Response
+  {
+    guard let access = server.currentAccess() else {
+      return ViewError.response(status: .serviceUnavailable, message: "starting")
+    }
+    var query: [String: String] = [:]
+    for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+    let verdict = access.verdict(
+      for: ViewAccess.Request(
+        method: request.method.rawValue, path: request.uri.path, query: query, host: request.head.authority,
+        origin: request.headers[.origin], cookieToken: Self.cookie(ViewAccess.cookieName, in: request.headers[.cookie]),
+        authorization: request.headers[.authorization]))
+    switch verdict {
+    case .refuse(let status, let reason):
+      return ViewError.response(status: .init(code: status), message: reason)
+    case .setCookie(let location):
+      var headers = HTTPFields()
+      headers[.location] = location
+      headers[.setCookie] = "\(ViewAccess.cookieName)=\(access.token); Path=/; HttpOnly; SameSite=Strict"
+      headers[.cacheControl] = "no-store"
+      return Response(status: .seeOther, headers: headers)
+    case .allow:
+      do { return try await next(request, context) } catch let error as ViewError {
+        return ViewError.response(status: error.status, message: error.description)
+      } catch let error as HTTPError {
+        return ViewError.response(status: error.status, message: error.body ?? "\(error.status)")
+      } catch let error as DocumentError {
+        let status: HTTPResponse.Status =
+          switch error {
+          case .notFound, .itemNotFound: .notFound
+          case .exists: .conflict
+          case .badName: .badRequest
+          default: .conflict
+          }
+        return ViewError.response(status: status, message: error.description)
+      } catch {
+        return ViewError.response(status: .conflict, message: "\(error)")
+      }
+    }
+  }
+
+  static func cookie(_ name: String, in header: String?) -> String? {
+    guard let header else { return nil }
+    for part in header.split(separator: ";") {
+      let pair = part.trimmingCharacters(in: .whitespaces)
+      if pair.hasPrefix(name + "=") { return String(pair.dropFirst(name.count + 1)) }
+    }
+    return nil
+  }
+}
+
+/// Runs the drops and retries that pages start, as child tasks of one task group: they go on
+/// when the page is closed, and a graceful shutdown cancels them the way SIGINT cancels a
+/// `gallery drop` (what loaded is committed, the other placeholders removed).
+final class DropRunner: Service, Sendable {
+  typealias Job = @Sendable () async -> Void
+  private let jobs: AsyncStream<Job>
+  private let continuation: AsyncStream<Job>.Continuation
+  let feed: ChangeFeed
+
+  init(feed: ChangeFeed) {
+    self.feed = feed
+    (jobs, continuation) = AsyncStream.makeStream(of: Job.self)
+  }
+
+  func submit(_ job: @escaping Job) { continuation.yield(job) }
+
+  func run() async throws {
+    await withDiscardingTaskGroup { group in
+      for await job in jobs.cancelOnGracefulShutdown() { group.addTask { await job() } }
+      group.cancelAll()
+    }
+  }
+}
+
+/// Ends the server some time after its last page left (for `gallery open`, which starts it).
+struct IdleExit: Service {
+  let feed: ChangeFeed
+  let timeout: Duration
+
+  private enum Input: Sendable {
+    case count(Int)
+    case expired(Int)
+  }
+
+  func run() async throws {
+    let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+    await cancelWhenGracefulShutdown {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { [feed] in
+          for await count in feed.listenerCounts { continuation.yield(.count(count)) }
+        }
+        var generation = 0
+        for await input in inputs {
+          switch input {
+          case .count(let count):
+            generation += 1
+            guard count == 0 else { continue }
+            let armed = generation
+            group.addTask { [timeout] in
+              if (try? await Task.sleep(for: timeout)) != nil { continuation.yield(.expired(armed)) }
+            }
+          case .expired(let armed) where armed == generation:
+            group.cancelAll()
+            return
+          case .expired:
+            continue
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,486 @@
+"""The browser view end to end: the real binary serving real documents to Debian's chromium.
+Every edit made on a page is checked with `gallery show --json`, the CLI's own reading."""
+
+import json
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import (
+    GALLERY, Server, document_id, item_ids, trash_ids, make_image, new_document, open_page, run, server_request, show, tile_ids,
+    wait_until)
+
+
+def ready_tiles(page, count):
+    page.wait_for_function(
+        "n => document.querySelectorAll('img.tile[data-state=ready]').length === n", arg=count, timeout=30000)
+
+
+def tile(page, item_id):
+    return page.locator(f'img.tile[data-id="{item_id}"]')
+
+
+def left_of(page, item_id):
+    """A point just inside the left edge of a tile: a drop there goes before it."""
+    box = tile(page, item_id).bounding_box()
+    return {"x": 4, "y": box["height"] / 2}
+
+
+# ----- Security -----
+
+def test_requests_without_the_token_or_from_elsewhere_are_refused(workspace, images, serve):
+    document = new_document(workspace, "a.gallery", images[:2])
+    server = serve(document)
+    doc = document_id(server, document)
+
+    response, _ = server_request(server, "GET", "/api/documents", bearer=False)
+    assert response.status == 403, "no token"
+    response, _ = server_request(server, "GET", "/", bearer=False)
+    assert response.status == 403, "the page itself needs the token"
+    response, _ = server_request(server, "GET", "/api/documents", headers={"Authorization": "Bearer wrong"}, bearer=False)
+    assert response.status == 403, "a wrong token"
+
+    # The token in the URL becomes an HttpOnly, SameSite=Strict cookie, and leaves the URL.
+    response, _ = server_request(server, "GET", f"/d/{doc}?token={server.token}", bearer=False)
+    assert response.status == 303
+    assert response.getheader("Location") == f"/d/{doc}"
+    cookie = response.getheader("Set-Cookie")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    pair = cookie.split(";")[0]
+    response, body = server_request(server, "GET", "/api/documents", headers={"Cookie": pair}, bearer=False)
+    assert response.status == 200 and b"a.gallery" in body
+
+    # DNS rebinding: a foreign Host is refused, even with the token.
+    response, _ = server_request(server, "GET", "/api/documents", headers={"Host": "evil.example:80", "Cookie": pair})
+    assert response.status == 403
+
+    # CSRF: a change needs the page's own Origin (the cookie alone is not enough).
+    move = json.dumps({"ids": item_ids(document)[::-1]})
+    for origin in [None, "http://evil.example", "null"]:
+        headers = {"Cookie": pair, "Content-Type": "application/json"}
+        if origin:
+            headers["Origin"] = origin
+        response, _ = server_request(server, "POST", f"/api/documents/{doc}/trash", body=move, headers=headers, bearer=False)
+        assert response.status == 403, origin
+    assert len(item_ids(document)) == 2, "nothing was trashed"
+
+    # A strict Content-Security-Policy on every answer.
+    response, _ = server_request(server, "GET", "/")
+    policy = response.getheader("Content-Security-Policy")
+    assert "script-src 'self'" in policy and "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+    assert response.getheader("X-Content-Type-Options") == "nosniff"
+
+    # Documents are named by the ids the server handed out, never by a path.
+    response, _ = server_request(server, "GET", "/api/documents/..%2F..%2Fetc%2Fpasswd")
+    assert response.status == 404
+    response, _ = server_request(server, "GET", "/assets/..%2F..%2FPackage.swift")
+    assert response.status == 404
+
+
+def test_a_hostile_title_and_source_are_shown_as_text(workspace, images, serve, context):
+    hostile = '<img src=x onerror="window.pwned=1">'
+    document = new_document(workspace, "h.gallery", images[:1], title=hostile)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    assert page.locator("#title").text_content() == hostile
+    assert page.evaluate("() => window.pwned === undefined")
+    assert page.locator("#bar img").count() == 0, "the title made no element"
+    page.goto(server.page_url())
+    page.wait_for_selector("li.document")
+    assert page.locator("li.document .title").first.text_content() == hostile
+    assert page.evaluate("() => window.pwned === undefined")
+    assert page.errors == []
+
+
+# ----- Dropping in -----
+
+def test_files_dropped_from_outside_land_where_dropped(workspace, images, serve, context):
+    document = new_document(workspace, "d.gallery", images[:3])
+    before = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    # Two files from a file manager, dropped before the second item.
+    page.locator(f'img.tile[data-id="{before[1]}"]').drop(
+        {"files": [str(images[4]), str(images[5])]}, position=left_of(page, before[1]))
+    ready_tiles(page, 5)
+    items = show(document)["items"]
+    assert [item["id"] for item in items][0] == before[0]
+    assert [item["id"] for item in items][3:] == before[1:]
+    assert all(item["state"] == "ready" for item in items)
+    assert tile_ids(page) == [item["id"] for item in items], "the page shows what the document holds"
+    # Dropped bytes carry no path: they are embedded, named by their content.
+    assert items[1]["source"].startswith("urn:sha256:") and items[1]["original"]
+    assert page.errors == []
+
+
+def test_what_is_not_an_image_gets_no_placeholder_and_a_message(workspace, images, serve, context):
+    document = new_document(workspace, "n.gallery", images[:1])
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    text = workspace / "notes.jpg"
+    text.write_text("not an image at all")
+    page.locator("#grid").drop({"files": [str(text)]})
+    page.wait_for_selector(".toast.error")
+    assert "not an image" in page.locator(".toast.error").first.text_content()
+    assert len(item_ids(document)) == 1
+
+
+def test_links_dropped_from_another_tab_are_downloaded(workspace, images, serve, context, image_server):
+    document = new_document(workspace, "u.gallery", images[:1])
+    make_image(image_server.folder / "photo.jpg", 400, 300)
+    make_image(image_server.folder / "pic.png", 300, 300)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    page.locator("#grid").drop({"data": {"text/uri-list": f"{image_server.base}/photo.jpg\r\n"}})
+    ready_tiles(page, 2)
+    # HTML with an <img>, as a browser drags an image, and an image-search result link.
+    page.locator("#grid").drop({"data": {"text/html": f'<p>x</p><img src="{image_server.base}/pic.png" alt="">'}})
+    ready_tiles(page, 3)
+    search = f"https://www.google.com/imgres?imgurl={image_server.base}/photo.jpg&imgrefurl=https://example.org/page"
+    page.locator("#grid").drop({"data": {"text/uri-list": search}})
+    ready_tiles(page, 4)
+    sources = [item["source"] for item in show(document)["items"]]
+    assert sources[1:] == [f"{image_server.base}/photo.jpg", f"{image_server.base}/pic.png", f"{image_server.base}/photo.jpg"]
+    assert show(document)["items"][3]["page"] == "https://example.org/page"
+
+
+def test_a_page_cannot_drop_a_local_path(workspace, images, serve, context):
+    document = new_document(workspace, "p.gallery", images[:1])
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    page.locator("#grid").drop({"data": {"text/uri-list": f"file://{images[2]}"}})
+    page.wait_for_selector(".toast.error")
+    assert len(item_ids(document)) == 1
+
+
+# ----- Reordering, trash -----
+
+def test_reorder_one_and_several_items_by_dragging(workspace, images, serve, context):
+    document = new_document(workspace, "r.gallery", images[:4])
+    a, b, c, d = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 4)
+    tile(page, d).drag_to(tile(page, a), target_position=left_of(page, a))
+    wait_until(lambda: item_ids(document) == [d, a, b, c], message="d moved first")
+    wait_until(lambda: tile_ids(page) == [d, a, b, c], message="the page follows")
+    # Several at once: click d, Ctrl+click b, drag them to the end (past the last tile).
+    tile(page, d).click()
+    tile(page, b).click(modifiers=["Control"])
+    box = tile(page, c).bounding_box()
+    tile(page, b).drag_to(tile(page, c), target_position={"x": box["width"] - 2, "y": box["height"] / 2})
+    wait_until(lambda: item_ids(document) == [a, c, d, b], message="d and b at the end, in gallery order")
+    assert page.errors == []
+
+
+def test_trash_by_dragging_and_by_delete_key_then_restore(workspace, images, serve, context):
+    document = new_document(workspace, "t.gallery", images[:3])
+    a, b, c = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    tile(page, b).drag_to(page.locator("#trash"))
+    wait_until(lambda: item_ids(document) == [a, c], message="b in the trash")
+    tile(page, c).click()
+    page.keyboard.press("Delete")
+    wait_until(lambda: item_ids(document) == [a], message="c in the trash")
+    assert trash_ids(document) == [b, c]
+    page.locator("#trash").click()
+    page.locator(f'.trashed li[data-id="{b}"] .restore').click()
+    wait_until(lambda: item_ids(document) == [a, b], message="b back where it was")
+    # c left from position 2 of [a, c]: it goes back to position 2.
+    page.locator(".restore-all").click()
+    wait_until(lambda: item_ids(document) == [a, c, b], message="all back")
+    assert trash_ids(document) == []
+
+
+def test_the_trash_refuses_what_comes_from_elsewhere(workspace, images, serve, context):
+    document = new_document(workspace, "f.gallery", images[:1])
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    with pytest.raises(Exception):
+        page.locator("#trash").drop({"files": [str(images[3])]}, timeout=3000)
+    assert len(item_ids(document)) == 1 and trash_ids(document) == []
+
+
+# ----- Between documents -----
+
+def capture_drag(page, item_ids_to_select):
+    """What a drag from these tiles carries: the page's own dragstart, on a real DataTransfer."""
+    return page.evaluate(
+        """ids => {
+            const tiles = ids.map((id) => document.querySelector(`img.tile[data-id="${id}"]`));
+            tiles[0].click();
+            for (const tile of tiles.slice(1)) tile.dispatchEvent(new MouseEvent('click', { bubbles: true, ctrlKey: true }));
+            const transfer = new DataTransfer();
+            tiles[0].dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: transfer }));
+            const carried = {};
+            for (const type of transfer.types) carried[type] = transfer.getData(type);
+            tiles[0].dispatchEvent(new DragEvent('dragend', { bubbles: true, dataTransfer: transfer }));
+            return carried;
+        }""", item_ids_to_select)
+
+
+def drop_carried(page, carried, shift=False):
+    """Drops what another window's drag carried onto this page's end, as Chromium delivers it
+    (Playwright drags only within one page)."""
+    page.evaluate(
+        """([carried, shift]) => {
+            const grid = document.getElementById('grid');
+            const box = grid.getBoundingClientRect();
+            const transfer = new DataTransfer();
+            for (const [type, value] of Object.entries(carried)) transfer.setData(type, value);
+            const at = { bubbles: true, cancelable: true, dataTransfer: transfer, shiftKey: shift,
+                         clientX: box.right - 2, clientY: box.bottom - 2 };
+            const over = new DragEvent('dragover', at);
+            grid.dispatchEvent(over);
+            if (!over.defaultPrevented) throw new Error('the page refused the drop');
+            grid.dispatchEvent(new DragEvent('drop', at));
+        }""", [carried, shift])
+
+
+def test_drag_between_two_documents_copies_and_with_shift_moves(workspace, images, serve, context):
+    source = new_document(workspace, "source.gallery", images[:3])
+    target = new_document(workspace, "target.gallery", images[3:4])
+    server = serve(workspace)
+    one = open_page(context, server, document_id(server, source))
+    two = open_page(context, server, document_id(server, target))
+    ready_tiles(one, 3)
+    ready_tiles(two, 1)
+    a, b, c = item_ids(source)
+    carried = capture_drag(one, [a])
+    assert "application/x-gallery-items" in carried
+    # (DataTransfer types are lower case.)
+    assert carried["downloadurl"].startswith("image/jpeg:") and f"/originals/{a}" in carried["downloadurl"]
+    assert carried["text/uri-list"].startswith("file://")
+    drop_carried(two, carried)
+    ready_tiles(two, 2)
+    copied = show(target)["items"][1]
+    original = show(source)["items"][0]
+    assert copied["hash"] == original["hash"] and copied["source"] == original["source"]
+    assert item_ids(source) == [a, b, c], "a copy leaves the source as it was"
+
+    carried = capture_drag(one, [b, c])
+    drop_carried(two, carried, shift=True)
+    ready_tiles(two, 4)
+    wait_until(lambda: item_ids(source) == [a], message="b and c left the source")
+    assert trash_ids(source) == [b, c], "moved out into the source's trash"
+    wait_until(lambda: len(tile_ids(one)) == 1, message="the source page follows")
+
+
+def test_cut_and_paste_moves_between_documents(workspace, images, serve, context):
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    source = new_document(workspace, "s.gallery", images[:2])
+    target = new_document(workspace, "t.gallery", images[2:3])
+    server = serve(workspace)
+    one = open_page(context, server, document_id(server, source))
+    two = open_page(context, server, document_id(server, target))
+    ready_tiles(one, 2)
+    ready_tiles(two, 1)
+    a, b = item_ids(source)
+    tile(one, b).click()
+    one.keyboard.press("Control+x")
+    two.bring_to_front()
+    two.locator("#grid").focus()
+    two.keyboard.press("Control+v")
+    wait_until(lambda: len(item_ids(target)) == 2, message="pasted into the target")
+    wait_until(lambda: item_ids(source) == [a], message="cut from the source")
+
+
+# ----- Keyboard -----
+
+def test_keyboard_moves_the_selection(workspace, images, serve, context):
+    document = new_document(workspace, "k.gallery", images[:3])
+    a, b, c = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    tile(page, a).click()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.querySelector('img.tile.selected').dataset.id") == b
+    page.keyboard.press("Alt+ArrowRight")
+    wait_until(lambda: item_ids(document) == [a, c, b], message="b moved right")
+    page.keyboard.press("Alt+ArrowLeft")
+    wait_until(lambda: tile_ids(page) == [a, b, c] and item_ids(document) == [a, b, c], message="b moved back")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#viewer img#large")
+    wait_until(lambda: page.evaluate("() => document.getElementById('large').naturalWidth") > 0, message="the original shows")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.getElementById('large').dataset.id") == c
+    page.keyboard.press("Escape")
+    assert page.locator("#viewer").count() == 0
+
+
+# ----- Live -----
+
+def test_edits_made_elsewhere_show_without_a_reload(workspace, images, serve, context):
+    document = new_document(workspace, "l.gallery", images[:2])
+    a, b = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 2)
+    page.evaluate("() => { window.sameDocument = true; document.getElementById('main').scrollTop = 0; }")
+    tile(page, b).click()
+    run("drop", document, images[2])
+    ready_tiles(page, 3)
+    run("move", document, b, "--to", "1")
+    wait_until(lambda: tile_ids(page)[0] == b, message="the CLI's move on the page")
+    assert page.evaluate("() => window.sameDocument"), "no reload"
+    assert page.evaluate("() => document.querySelector('img.tile.selected')?.dataset.id") == b, "selection kept"
+    run("trash", document, a)
+    wait_until(lambda: a not in tile_ids(page), message="the CLI's trash on the page")
+
+
+def test_two_pages_editing_one_document_lose_nothing(workspace, images, serve, context):
+    document = new_document(workspace, "two.gallery", images[:4])
+    a, b, c, d = item_ids(document)
+    server = serve(document)
+    doc = document_id(server, document)
+    one = open_page(context, server, doc)
+    two = open_page(context, server, doc)
+    ready_tiles(one, 4)
+    ready_tiles(two, 4)
+    # Both at once, from both pages' scripts.
+    script = """([doc, action, body]) => fetch(`/api/documents/${doc}/${action}`, {
+        method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}).then(r => r.status)"""
+    first = one.evaluate_handle(script, [doc, "trash", {"ids": [a]}])
+    second = two.evaluate_handle(script, [doc, "move", {"ids": [d], "before": b}])
+    assert first.json_value() == 200 and second.json_value() == 200
+    assert item_ids(document) == [d, b, c]
+    wait_until(lambda: tile_ids(one) == [d, b, c] and tile_ids(two) == [d, b, c], message="both pages agree")
+
+
+# ----- Document browser -----
+
+def test_the_document_browser_creates_renames_duplicates_and_deletes(workspace, images, serve, context):
+    new_document(workspace, "first.gallery", images[:2], title="First")
+    server = serve(workspace)
+    page = open_page(context, server)
+    page.wait_for_selector("li.document")
+    assert "2 items" in page.locator("li.document .counts").first.text_content()
+    page.fill("#new-title", "Holiday")
+    page.click("#new-document")
+    page.wait_for_url("**/d/*")
+    assert (workspace / "Holiday.gallery").exists()
+    assert show(workspace / "Holiday.gallery")["title"] == "Holiday"
+    page.goto(server.page_url())
+    card = card_of(page, workspace / "first.gallery")
+    card.locator(".duplicate").click()
+    wait_until(lambda: (workspace / "first copy.gallery").exists(), message="the copy")
+    page.wait_for_selector("li.document >> text=first copy")
+    card.locator(".rename").click()
+    card.locator(".rename-field").fill("Renamed")
+    card.locator(".rename").click()
+    wait_until(lambda: (workspace / "Renamed.gallery").exists() and not (workspace / "first.gallery").exists(),
+               message="the rename")
+    card_of(page, workspace / "Holiday.gallery").locator(".delete").click()
+    wait_until(lambda: not (workspace / "Holiday.gallery").exists(), message="moved to the Trash")
+    trash = pathlib.Path(workspace / "xdg" / "xdg_data_home" / "Trash" / "files" / "Holiday.gallery")
+    assert trash.exists()
+    # A document made by the CLI appears on the open page without a reload.
+    run("new", workspace / "Later.gallery")
+    page.wait_for_selector("li.document >> text=Later")
+
+
+def card_of(page, path):
+    return page.locator("li.document", has=page.locator(".path", has_text=re.compile("^" + re.escape(str(path)) + "$")))
+
+
+# ----- Many items -----
+
+def test_ten_thousand_items_render_only_what_is_on_screen(workspace, images, serve, context):
+    one = new_document(workspace, "one.gallery", images[:1])
+    big = new_document(workspace, "big.gallery")
+    # 10,000 items: one ready item under 10,000 ids, dropped as one payload (the library's
+    # own copy path: `gallery drag --type gallery` and `gallery drop -`).
+    data = json.loads(run("drag", "--type", "gallery", one, item_ids(one)[0]).stdout)
+    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+    def name(n):
+        return "x" + "".join(alphabet[(n // 31 ** k) % 31] for k in range(4))
+    entry = data["items"][0]
+    data["items"] = [dict(entry, item=dict(entry["item"], id=name(n))) for n in range(10000)]
+    run("drop", big, "-", input=json.dumps(data).encode())
+    count = len(item_ids(big))
+    assert count >= 10000
+    server = serve(big)
+    page = open_page(context, server, document_id(server, big))
+    page.wait_for_selector("img.tile[data-state=ready]")
+    rendered = page.locator("img.tile").count()
+    assert 0 < rendered < 400, f"{rendered} tiles in the DOM"
+    page.evaluate("() => { const m = document.getElementById('main'); m.scrollTop = m.scrollHeight; }")
+    last = page.evaluate("() => document.getElementById('grid').style.height")
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('img.tile')].some((t) => Number(t.dataset.index) === n - 1)", arg=count)
+    assert page.locator("img.tile").count() < 400
+    assert last != "0px"
+
+
+# ----- Size -----
+
+def test_tile_size_follows_the_slider_and_is_remembered(workspace, images, serve, context):
+    document = new_document(workspace, "z.gallery", images[:3])
+    server = serve(document)
+    doc = document_id(server, document)
+    page = open_page(context, server, doc)
+    ready_tiles(page, 3)
+    first = item_ids(document)[0]
+    height = lambda: tile(page, first).bounding_box()["height"]
+    page.locator("#size").fill("100")
+    small = height()
+    page.locator("#size").fill("300")
+    large = height()
+    assert large > small * 1.5
+    page.keyboard.down("Control")
+    page.mouse.move(300, 300)
+    page.mouse.wheel(0, 400)
+    page.keyboard.up("Control")
+    wait_until(lambda: height() < large, message="Ctrl+wheel shrinks the tiles")
+    kept = height()
+    page.reload()
+    ready_tiles(page, 3)
+    assert abs(height() - kept) < 1.5
+
+
+# ----- gallery open -----
+
+def test_open_starts_one_server_and_reuses_it(workspace, images, tmp_path):
+    one = new_document(workspace, "o1.gallery", images[:1])
+    two = new_document(workspace, "o2.gallery", images[1:2])
+    first = run("open", "--print-url", "--idle-exit", "30", one).stdout.decode().strip()
+    second = run("open", "--print-url", two).stdout.decode().strip()
+    base = lambda url: url.split("/d/")[0]
+    try:
+        assert first.startswith("http://127.0.0.1:") and "/d/" in first and "token=" in first
+        assert base(first) == base(second), "the running server is reused"
+        # $BROWSER gets the address.
+        opened = tmp_path / "opened"
+        script = tmp_path / "browser"
+        script.write_text(f"#!/bin/sh\necho \"$1\" > {opened}\n")
+        script.chmod(0o755)
+        import os
+        env = dict(os.environ, BROWSER=str(script))
+        run("open", one, env=env)
+        wait_until(lambda: opened.exists() and opened.read_text().strip(), message="the browser was started")
+        assert base(opened.read_text().strip()) == base(first)
+    finally:
+        record = json.loads((workspace / "xdg" / "xdg_runtime_dir" / "gallery" / "view.json").read_text())
+        subprocess.run(["kill", str(record["pid"])], check=False)
+
+
+def test_a_server_started_by_open_stops_when_idle(workspace, images):
+    document = new_document(workspace, "idle.gallery", images[:1])
+    run("open", "--print-url", "--idle-exit", "1", document)
+    record_file = workspace / "xdg" / "xdg_runtime_dir" / "gallery" / "view.json"
+    pid = json.loads(record_file.read_text())["pid"]
+    wait_until(lambda: not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2],
+               timeout=30, message="the idle server ends")
+    wait_until(lambda: not record_file.exists(), timeout=5, message="its record removed")
