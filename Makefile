@@ -65,11 +65,11 @@ test: setup lint
 
 # One formatter, its configuration committed (.swift-format); `make format` applies it.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Package.swift
 	scripts/check-layers
 
 format:
-	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format format --in-place --recursive Sources Tests Plugins Package.swift
 
 # The fuzz targets for FUZZ_SECONDS (default 1800) each; findings land in Tests/Fuzz/crashes.
 fuzz: setup

@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve help' -- "${cur}"))
         ;;
     esac
 }
@@ -770,6 +770,62 @@ _gallery_cache() {
     # Offer option value completions
     case "${prev}" in
     '--trim')
+        return
+        ;;
+    esac
+}
+
+_gallery_open() {
+    repeating_flags=()
+    non_repeating_flags=(--print-url --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idle-exit)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idle-exit')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_serve() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--port --bind --idle-exit --log-level)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--port')
+        return
+        ;;
+    '--bind')
+        return
+        ;;
+    '--idle-exit')
+        return
+        ;;
+    '--log-level')
+        __gallery_add_completions -W 'trace'$'\n''debug'$'\n''info'$'\n''notice'$'\n''warning'$'\n''error'$'\n''critical'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
     esac

@@ -16,15 +16,23 @@ package enum ViewEvent: Sendable, Equatable {
   /// Keeps the connection open through proxies and tells the server that a page left.
   case ping
 
+  private static func failureData(document: String, source: String, reason: String) -> String {
+    ViewJSON.encode { writer in
+      writer.object { o in
+        o.string("document", document)
+        o.string("reason", reason)
+        o.string("source", source)
+      }
+    }
+  }
+
   /// The event in Server-Sent Events form.
   package var serverSent: String {
     switch self {
     case .document(let id): "event: document\ndata: \(ViewJSON.encode { $0.object { $0.string("id", id) } })\n\n"
     case .documents: "event: documents\ndata: {}\n\n"
     case .failure(let document, let source, let reason):
-      "event: failure\ndata: \(ViewJSON.encode { w in w.object { $0.string("document", document)
-$0.string("source", source)
-$0.string("reason", reason) } })\n\n"
+      "event: failure\ndata: \(Self.failureData(document: document, source: source, reason: reason))\n\n"
     case .ping: ": ping\n\n"
     }
   }
