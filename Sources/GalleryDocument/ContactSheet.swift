@@ -98,6 +98,30 @@ public enum ContactSheet {
     return rows
   }
 
+  /// Where each tile of a sheet goes: a rectangle in the sheet's pixels (its margin
+  /// included), for `gallery sheet --json` and the browser view's layout, which is the same.
+  package struct Frame: Equatable {
+    package var index: Int
+    package var x, y, width, height: Int
+  }
+
+  package static func frames(
+    aspectRatios: [Double], width: Int, layout: Layout, spacing: Int = 8, captioned: Bool = false
+  ) -> (height: Int, frames: [Frame]) {
+    let strip = captioned ? captionHeight + 2 : 0
+    var frames: [Frame] = []
+    var y = spacing
+    for row in rows(aspectRatios: aspectRatios, width: width - 2 * spacing, spacing: spacing, layout: layout) {
+      var x = spacing
+      for tile in row {
+        frames.append(Frame(index: tile.index, x: x, y: y, width: tile.width, height: tile.height))
+        x += tile.width + spacing
+      }
+      y += (row.first?.height ?? 0) + strip + spacing
+    }
+    return (frames.isEmpty ? 2 * spacing + 1 : y, frames)
+  }
+
   /// Renders the sheet as PNG (or the format `suffix` names).
   public static func render(
     _ document: GalleryDocument, width: Int = 1200, layout: Layout = .rowHeight(160), spacing: Int = 8,

@@ -200,10 +200,20 @@ def image_server(workspace):
     """A real HTTP server on 127.0.0.1 serving a folder of images."""
     folder = workspace / "web"
     folder.mkdir()
+    hold = threading.Event()
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=str(folder), **kwargs)
+
+        def do_GET(self):
+            # While `hold` is set, answers wait: a download that never ends.
+            while hold.is_set():
+                time.sleep(0.05)
+            try:
+                super().do_GET()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def log_message(self, *args):
             pass
@@ -212,7 +222,9 @@ def image_server(workspace):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     server.folder = folder
+    server.hold = hold
     server.base = f"http://127.0.0.1:{server.server_address[1]}"
     yield server
+    hold.clear()
     server.shutdown()
     server.server_close()

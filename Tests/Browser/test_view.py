@@ -161,6 +161,25 @@ def test_a_page_cannot_drop_a_local_path(workspace, images, serve, context):
     assert len(item_ids(document)) == 1
 
 
+def test_a_stale_placeholder_is_retried_from_its_tile(workspace, images, serve, context, image_server):
+    document = new_document(workspace, "stale.gallery", images[:1])
+    make_image(image_server.folder / "late.jpg", 300, 300)
+    image_server.hold.set()
+    # A drop whose download never ends, killed once its placeholder is saved: stale.
+    drop = subprocess.Popen([GALLERY, "drop", str(document), f"{image_server.base}/late.jpg"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: len(item_ids(document)) == 2, message="the placeholder saved")
+    drop.kill()
+    drop.wait()
+    image_server.hold.clear()
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    page.wait_for_selector("img.tile[data-state=stale]")
+    page.locator(".retry-tile").click()
+    ready_tiles(page, 2)
+    assert [item["state"] for item in show(document)["items"]] == ["ready", "ready"]
+
+
 # ----- Reordering, trash -----
 
 def test_reorder_one_and_several_items_by_dragging(workspace, images, serve, context):
@@ -484,3 +503,23 @@ def test_a_server_started_by_open_stops_when_idle(workspace, images):
     wait_until(lambda: not pathlib.Path(f"/proc/{pid}").exists() or "Z" in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2],
                timeout=30, message="the idle server ends")
     wait_until(lambda: not record_file.exists(), timeout=5, message="its record removed")
+
+
+def test_the_page_lays_out_tiles_as_gallery_sheet_does(workspace, images, serve, context):
+    """The collection view and `gallery sheet` share one layout: the same rows, tiles and sizes."""
+    document = new_document(workspace, "s.gallery", images)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, len(images))
+    for size in ["150", "300", "90"]:
+        page.locator("#size").fill(size)
+        placed = page.evaluate(
+            """() => [...document.querySelectorAll('img.tile')].map((tile) => {
+                const [x, y] = tile.style.transform.match(/-?[0-9.]+/g).map(Number);
+                return { id: tile.dataset.id, x, y, width: parseFloat(tile.style.width), height: parseFloat(tile.style.height) };
+            })""")
+        width = page.evaluate("() => document.getElementById('grid').clientWidth")
+        sheet = json.loads(run("sheet", "--json", "--width", width + 16, "--row-height", size, document).stdout)
+        expected = {t["id"]: {"id": t["id"], "x": t["x"] - 8, "y": t["y"] - 8, "width": t["width"], "height": t["height"]}
+                    for t in sheet["tiles"]}
+        assert {t["id"]: t for t in placed} == expected, size

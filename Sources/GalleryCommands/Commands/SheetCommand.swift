@@ -17,12 +17,16 @@ struct SheetCommand: ParsableCommand {
       classic app's collection view; --row-height and --columns are its pinch to zoom. \
       Placeholders are drawn grey, failed items pale red. The format follows OUT's \
       extension (.png, .jpg, .webp).
+
+      --json writes where each item's tile goes instead (or as well, with -o): the sheet's \
+      width and height, and for each item its id, position, x, y, width and height in \
+      pixels. The browser view (`gallery open`) lays out its tiles the same way.
       """)
 
   @OptionGroup var target: DocumentArgument
 
   @Option(name: .customShort("o"), help: "The image to write.", completion: .file())
-  var output: String
+  var output: String?
 
   @Option(help: "Items per row.")
   var columns: Int?
@@ -36,12 +40,16 @@ struct SheetCommand: ParsableCommand {
   @Option(help: "A caption under each image: position, id or name (its file name).")
   var captions: ContactSheet.Caption?
 
+  @Flag(help: "Write the layout (each tile's place and size) as JSON.")
+  var json = false
+
   func validate() throws {
     if columns != nil && rowHeight != nil { throw ValidationError("give --columns or --row-height, not both") }
     if let columns, !(1...1000).contains(columns) { throw ValidationError("--columns must be between 1 and 1000") }
     if let rowHeight, !(8...2048).contains(rowHeight) { throw ValidationError("--row-height must be between 8 and 2048") }
     guard (64...16384).contains(width) else { throw ValidationError("--width must be between 64 and 16384") }
-    let ext = (output as NSString).pathExtension.lowercased()
+    guard output != nil || json else { throw ValidationError("give -o OUT for the sheet, or --json for its layout") }
+    let ext = ((output ?? "") as NSString).pathExtension.lowercased()
     guard ext.isEmpty || ["png", "jpg", "jpeg", "webp", "tif", "tiff"].contains(ext) else {
       throw ValidationError("a sheet is written as .png, .jpg, .webp or .tif, not .\(ext)")
     }
@@ -50,6 +58,13 @@ struct SheetCommand: ParsableCommand {
   func run() throws {
     let document = try target.open()
     let layout: ContactSheet.Layout = columns.map { .columns($0) } ?? .rowHeight(rowHeight ?? 160)
+    if json {
+      let items = document.model.items
+      let placed = ContactSheet.frames(
+        aspectRatios: items.map(\.aspectRatio), width: width, layout: layout, captioned: captions != nil)
+      try JSONOutput.write(SheetLayout(width: width, height: placed.height, items: items, frames: placed.frames))
+    }
+    guard let output else { return }
     let ext = (output as NSString).pathExtension.lowercased()
     let suffix = ext.isEmpty ? ".png" : "." + ext
     let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions)
@@ -59,5 +74,32 @@ struct SheetCommand: ParsableCommand {
         "note: rows of \(rowHeight) px upscale the \(document.model.settings.thumbnailSize) px thumbnails the document holds")
     }
     try OutputFile.replace(output, with: data)
+  }
+}
+
+/// `gallery sheet --json`: where each tile goes.
+struct SheetLayout: JSONWritable {
+  var width: Int
+  var height: Int
+  var items: [Item]
+  var frames: [ContactSheet.Frame]
+
+  func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.int("height", height)
+      o.value("tiles") { w in
+        w.array(frames) { w, frame in
+          w.object { t in
+            t.int("height", frame.height)
+            t.string("id", items[frame.index].id)
+            t.int("position", frame.index + 1)
+            t.int("width", frame.width)
+            t.int("x", frame.x)
+            t.int("y", frame.y)
+          }
+        }
+      }
+      o.int("width", width)
+    }
   }
 }

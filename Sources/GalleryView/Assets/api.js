@@ -37,6 +37,18 @@ export function uploadFrames(files) {
 // The server's change stream, shared by the page's parts.
 export function events(handlers) {
   const source = new EventSource('/api/events');
+  // After a lost connection, events may have been missed: the page reads everything again.
+  let connected = false;
+  let warned = false;
+  source.addEventListener('open', () => {
+    if (connected && handlers.reconnected) handlers.reconnected();
+    connected = true;
+    warned = false;
+  });
+  source.addEventListener('error', () => {
+    if (connected && !warned) toast('Lost the connection to the gallery server; trying again…', 'error');
+    warned = true;
+  });
   for (const [name, handler] of Object.entries(handlers)) {
     source.addEventListener(name, (event) => handler(event.data ? JSON.parse(event.data) : {}));
   }

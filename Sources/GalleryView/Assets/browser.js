@@ -63,6 +63,6 @@ export function showBrowser() {
     return item;
   }
 
-  events({ documents: load, document: load, failure: (f) => toast(`${f.source}: ${f.reason}`, 'error') });
+  events({ documents: load, document: load, reconnected: load, failure: (f) => toast(`${f.source}: ${f.reason}`, 'error') });
   load();
 }

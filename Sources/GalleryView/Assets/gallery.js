@@ -106,6 +106,28 @@ export function showGallery(id) {
     for (const [key, tile] of state.tiles) {
       if (!keep.has(key)) { tile.remove(); state.tiles.delete(key); }
     }
+    placeRetryButtons(keep);
+  }
+
+  // A stale placeholder (its loader stopped) or a failed item gets a retry button on its tile.
+  const retryButtons = new Map();
+  function placeRetryButtons(visible) {
+    for (const [key, button] of retryButtons) {
+      const tile = state.tiles.get(key);
+      if (!visible.has(key) || !tile || !['stale', 'failed'].includes(tile.dataset.state)) { button.remove(); retryButtons.delete(key); }
+    }
+    for (const key of visible) {
+      const tile = state.tiles.get(key);
+      if (!['stale', 'failed'].includes(tile.dataset.state)) continue;
+      let button = retryButtons.get(key);
+      if (!button) {
+        button = element('button', { type: 'button', class: 'retry-tile', 'aria-label': 'Retry', title: 'Retry', text: '↻', dataset: { for: key } });
+        button.addEventListener('click', (event) => { event.stopPropagation(); edit('retry', { ids: [key] }); });
+        retryButtons.set(key, button);
+        grid.append(button);
+      }
+      button.style.transform = tile.style.transform;
+    }
   }
 
   function thumbnailURL(item) {
@@ -483,6 +505,7 @@ export function showGallery(id) {
   // ----- Live -----
   events({
     document: (change) => { if (change.id === id) load(); },
+    reconnected: load,
     failure: (failure) => { if (failure.document === id) toast(`not dropped: ${failure.source}: ${failure.reason}`, 'error'); },
   });
   load();
