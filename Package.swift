@@ -105,7 +105,9 @@ let package = Package(
     // replayer of the same targets, which the tests run over the committed corpus.
     .executableTarget(
       name: "gallery-fuzz",
-      dependencies: ["GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument"]),
+      dependencies: [
+        "GalleryKit", "GalleryView", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
+      ]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(

@@ -73,6 +73,7 @@ try:
         browser = playwright.chromium.launch(executable_path="/usr/lib/chromium/chromium")
         # --- 1. First tiles and a full first screen ------------------------------------------
         first, full = [], []
+        browser.new_context().close()  # chromium warmed up once, outside the timing
         for _ in range(RUNS):
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             page = context.new_page()
@@ -132,15 +133,16 @@ try:
                 for page in pages:
                     page.wait_for_function("id => window.changes.some(([first]) => first === id)", arg=moving, timeout=10000)
                     shown = page.evaluate("id => window.changes.filter(([first]) => first === id).pop()[1]", moving)
-                    delays.append(shown - saved * 1000)
+                    # From the command's start: its own run (start-up, lock, fsync) included.
+                    delays.append(shown - start * 1000)
                 time.sleep(0.05)
             context.close()
         finally:
             live_server.terminate()
             live_server.wait()
-        results.append(("CLI edit to page, p50", f"{percentile(delays, 50):.0f} ms", "target 300 ms",
-                        f"{percentile(delays, 50) / 300:.2f}x", f"{EDITS} edits x 2 pages; `gallery move` itself {statistics.median(commands):.0f} ms"))
-        results.append(("CLI edit to page, p95", f"{percentile(delays, 95):.0f} ms", "target 300 ms",
+        results.append(("`gallery move` started -> both pages show it, p50", f"{percentile(delays, 50):.0f} ms", "target 300 ms",
+                        f"{percentile(delays, 50) / 300:.2f}x", f"{EDITS} edits x 2 pages; `gallery move` alone takes {statistics.median(commands):.0f} ms"))
+        results.append(("`gallery move` started -> both pages show it, p95", f"{percentile(delays, 95):.0f} ms", "target 300 ms",
                         f"{percentile(delays, 95) / 300:.2f}x", f"max {max(delays):.0f} ms"))
         browser.close()
 

@@ -134,6 +134,7 @@ package struct DocumentMonitor: Service {
 
   /// One watch session: ends when the folders to watch changed, or when cancelled.
   private func watch(_ events: AsyncStream<InotifyItem>, folders: [String], stamps: inout [String: FileStamp]) async {
+    var liveness: [String: [Bool]] = [:]
     let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
@@ -150,7 +151,9 @@ package struct DocumentMonitor: Service {
         case .inotify(.event(let event)) where event.has(.queueOverflow): compare(&stamps)
         case .inotify(.event(let event)): changed(event, &stamps)
         case .inotify: break
-        case .ping: feed.publish(.ping)
+        case .ping:
+          feed.publish(.ping)
+          checkLoaders(&liveness)
         case .foldersChanged:
           if Set(documents.watchedFolders) != Set(folders) { break loop }
         }
@@ -170,6 +173,18 @@ package struct DocumentMonitor: Service {
     guard stamps[path] != stamp || stamp == nil else { return }
     stamps[path] = stamp
     feed.publish(.document(id: id))
+  }
+
+  /// A loader that died (killed drop, crashed watcher) changes no file, but its placeholders
+  /// turn stale: pages are told, so they offer to retry.
+  private func checkLoaders(_ liveness: inout [String: [Bool]]) {
+    for path in documents.knownPaths {
+      let now = documents.placeholderLiveness(of: path)
+      if let before = liveness[path], before != now, let id = documents.knownID(of: path) {
+        feed.publish(.document(id: id))
+      }
+      liveness[path] = now
+    }
   }
 
   /// Compares every known document with its last stamp (after a restart of the watch, or

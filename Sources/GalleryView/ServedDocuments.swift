@@ -171,6 +171,13 @@ package final class ServedDocuments: Sendable {
     return opened
   }
 
+  /// Which placeholders of an open document are pending (their loader runs) and which
+  /// stale: this changes when a loader dies, with no change to the file.
+  package func placeholderLiveness(of path: String) -> [Bool] {
+    guard let model = open.withLock({ $0[path] })?.model else { return [] }
+    return model.items.filter { $0.state == .placeholder }.map { $0.displayState == .pending }
+  }
+
   /// The model as it is on disk now.
   package func model(of path: String) throws -> GalleryModel { try current(path).model }
 

@@ -17,17 +17,20 @@ package struct ViewAccess: Sendable {
   package let token: String
   /// `host:port` values the `Host` header may take.
   package let hosts: Set<String>
-  /// The origins mutating requests may come from.
-  package let origins: Set<String>
+
+  /// Bound to every address: any IP literal is a valid Host.
+  private let wildcard: Bool
+  private let port: Int
 
   package init(token: String, bind: String, port: Int) {
     self.token = token
+    self.port = port
+    wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
     var names = [bind]
     // A browser given 127.0.0.1 or ::1 may say localhost, and the other way round.
     if ["127.0.0.1", "::1", "localhost"].contains(bind) { names = ["127.0.0.1", "localhost", "[::1]"] }
     if bind.contains(":") && !bind.hasPrefix("[") { names.append("[\(bind)]") }
     hosts = Set(names.map { "\($0):\(port)" })
-    origins = Set(hosts.map { "http://\($0)" })
   }
 
   /// A new random token: 32 bytes, hex.
@@ -68,7 +71,7 @@ package struct ViewAccess: Sendable {
   }
 
   package func verdict(for request: Request) -> Verdict {
-    guard let host = request.host?.lowercased(), hosts.contains(host) else {
+    guard let host = request.host?.lowercased(), hosts.contains(host) || isAddressOfWildcard(host) else {
       return .refuse(status: 403, reason: "the Host header does not name this server")
     }
     let bearer = request.authorization.flatMap { value -> String? in
@@ -91,7 +94,8 @@ package struct ViewAccess: Sendable {
       return .refuse(status: 403, reason: noTokenReason)
     }
     if !safe {
-      guard let origin = request.origin, origins.contains(origin.lowercased()) else {
+      // Same origin: the page this request's Host names.
+      guard let origin = request.origin, origin.lowercased() == "http://" + host else {
         return .refuse(status: 403, reason: "a change must come from the gallery's own page")
       }
     }
@@ -100,6 +104,19 @@ package struct ViewAccess: Sendable {
 
   package var noTokenReason: String {
     "no access token: open the address that `gallery open` or `gallery serve` printed"
+  }
+
+  /// Bound to every address (0.0.0.0 or ::), the server is reached by any of the machine's
+  /// addresses: a Host that is an IP address literal with our port is safe from DNS
+  /// rebinding (that needs a name), so it is accepted; names still are not.
+  private func isAddressOfWildcard(_ host: String) -> Bool {
+    guard wildcard, let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...] == String(port) else { return false }
+    let address = host[..<colon]
+    if address.hasPrefix("[") && address.hasSuffix("]") {
+      return address.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+    let parts = address.split(separator: ".", omittingEmptySubsequences: false)
+    return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
   }
 
   /// Compares in time that does not depend on where the strings differ.

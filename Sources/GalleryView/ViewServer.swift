@@ -83,10 +83,13 @@ package final class ViewServer: Sendable {
     router.get("/api/events") { [self] _, _ in events() }
     router.get("/api/documents") { [self] _, _ in try await listing() }
     router.post("/api/documents") { [self] request, _ in try await create(try await Self.edit(request)) }
-    router.post("/api/open") { [self] request, _ in try await openDocument(try await Self.edit(request)) }
-    router.get("/api/documents/:id") { [self] request, context in
-      try await model(try id(context), ifNoneMatch: request.headers[.ifNoneMatch])
+    // For `gallery open` only: a page never names a path (a bearer token is what the
+    // middleware checked; a cookie does not do here).
+    router.post("/api/open") { [self] request, _ in
+      guard request.headers[.authorization] != nil else { throw ViewError.forbidden("for `gallery open` only") }
+      return try await openDocument(try await Self.edit(request))
     }
+    router.get("/api/documents/:id") { [self] _, context in try await model(try id(context)) }
     router.get("/api/documents/:id/cover") { [self] _, context in try await cover(try id(context)) }
     router.get("/api/documents/:id/thumbnails/:item") { [self] request, context in
       try await thumbnail(try id(context), item: try context.parameters.require("item"), request: request)
@@ -190,7 +193,7 @@ package final class ViewServer: Sendable {
     return Self.json(bytes)
   }
 
-  private func model(_ id: String, ifNoneMatch: String?) async throws -> Response {
+  private func model(_ id: String) async throws -> Response {
     let path = try path(id)
     let documents = self.documents
     let model = try await Blocking.run { try documents.model(of: path) }
@@ -318,12 +321,10 @@ package final class ViewServer: Sendable {
       drops.submit { await Self.report(feed, id) { try await ImageRetry.retry(ids.isEmpty ? nil : ids, in: path) } }
       return Self.json(Array("{}".utf8), status: .accepted)
     case "rename":
-      guard let name = request.name else { throw ViewError.badRequest("rename needs a name") }
+      // A new name, not a path: the document stays in its folder.
+      guard let name = request.name, !name.contains("/") else { throw ViewError.badRequest("rename needs a name (no /)") }
       let renamed = try await Blocking.run {
         let target = try DocumentFiles.target(name, beside: path)
-        guard
-          !target.contains("/") || (target as NSString).deletingLastPathComponent == (path as NSString).deletingLastPathComponent
-        else { throw ViewError.badRequest("a new name stays in the document's folder") }
         try DocumentFiles.rename(path, to: target)
         RecentDocuments.forget(path)
         RecentDocuments.note(target)
@@ -381,12 +382,14 @@ package final class ViewServer: Sendable {
       }
     } else {
       let edit = try await Self.edit(request)
-      let parsed = DropSourceParser.parse(edit.uris, recursive: false) { Data() }
+      // A page is not a shell: it names no local file (that would read the server's disk,
+      // and even a refusal would tell whether a path exists). Only web links are parsed.
+      let isWeb = { (uri: String) in ["http://", "https://"].contains { uri.lowercased().hasPrefix($0) } }
+      let parsed = DropSourceParser.parse(edit.uris.filter(isWeb), recursive: false) { Data() }
       sources = parsed.0.filter(\.isWeb)
       refused = parsed.1
-      // A page is not a shell: it names no local file (that would read the server's disk).
-      for source in parsed.0 where !source.isWeb {
-        refused.append(DropFailure(source: source.given, reason: "a page can drop web links and files, not local paths"))
+      for uri in edit.uris where !isWeb(uri) {
+        refused.append(DropFailure(source: uri, reason: "a page can drop web links and files, not local paths"))
       }
     }
     let feed = self.feed
@@ -439,8 +442,7 @@ package final class ViewServer: Sendable {
     }
     let title = request.title.flatMap { $0.isEmpty ? nil : $0 }
     let path = try await Blocking.run {
-      let stem = title.map { $0.replacingOccurrences(of: "/", with: "-") } ?? "Untitled"
-      let path = DocumentFiles.freeName(in: folder, stem: stem.hasPrefix(".") ? "Untitled" : stem)
+      let path = DocumentFiles.freeName(in: folder, stem: Self.fileStem(title))
       let created = try GalleryDocument.create(path, title: title)
       RecentDocuments.note(created.path)
       return ServedDocuments.absolute(created.path)
@@ -448,6 +450,13 @@ package final class ViewServer: Sendable {
     let id = documents.serveDocument(path)
     feed.publish(.documents)
     return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", id) } }.utf8), status: .created)
+  }
+
+  /// A file name for a title: no slash, no control character, not hidden, not too long.
+  static func fileStem(_ title: String?) -> String {
+    let kept = (title ?? "").unicodeScalars.filter { !ModelValidation.isControl($0) && $0 != "/" }
+    let stem = String(String(String.UnicodeScalarView(kept)).trimmingCharacters(in: .whitespaces).prefix(120))
+    return stem.isEmpty || stem.hasPrefix(".") ? "Untitled" : stem
   }
 
   /// `gallery open` asks a running server to show one more document (bearer token only).

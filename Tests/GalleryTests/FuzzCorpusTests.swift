@@ -12,7 +12,9 @@ struct FuzzCorpusTests {
   static let replayer = URL(fileURLWithPath: Run.galleryBinary).deletingLastPathComponent()
     .appendingPathComponent("gallery-fuzz").path
 
-  @Test("Every committed input of every target runs through without a crash", arguments: ["document", "model", "drop-input"])
+  @Test(
+    "Every committed input of every target runs through without a crash",
+    arguments: ["document", "model", "drop-input", "view-request"])
   func replay(_ target: String) throws {
     var inputs: [String] = []
     for folder in ["corpus", "crashes"] {

@@ -49,13 +49,25 @@ struct ViewLogicTests {
     }
     let remote = ViewAccess(token: "t", bind: "192.0.2.7", port: 9)
     #expect(remote.hosts == ["192.0.2.7:9"])
+    // Bound to every address: any address literal with the port, never a name.
+    let everywhere = ViewAccess(token: "t0k3n", bind: "0.0.0.0", port: 8123)
+    for host in ["192.0.2.7:8123", "[2001:db8::1]:8123", "127.0.0.1:8123"] {
+      #expect(everywhere.verdict(for: request(host: host)) == .allow, "\(host)")
+    }
+    for host in ["evil.example:8123", "192.0.2.7:80", "1.2.3:8123", "300.1.1.1:8123", "[::1]x:8123"] {
+      if case .allow = everywhere.verdict(for: request(host: host)) { Issue.record("\(host) allowed") }
+    }
   }
 
   @Test("A change must come from the page's own Origin (CSRF); a bearer token needs none")
   func origin() {
     #expect(access.verdict(for: request("POST", origin: "http://127.0.0.1:8123")) == .allow)
-    #expect(access.verdict(for: request("POST", origin: "http://localhost:8123")) == .allow)
-    for origin in [nil, "null", "http://evil.example", "https://127.0.0.1:8123", "http://127.0.0.1:8124"] as [String?] {
+    #expect(access.verdict(for: request("POST", host: "localhost:8123", origin: "http://localhost:8123")) == .allow)
+    for origin in [
+      nil, "null", "http://evil.example", "https://127.0.0.1:8123", "http://127.0.0.1:8124", "http://localhost:8123",
+    ]
+      as [String?]
+    {
       if case .allow = access.verdict(for: request("POST", origin: origin)) { Issue.record("\(origin ?? "no origin") allowed") }
     }
     #expect(access.verdict(for: request("POST", cookie: nil, authorization: "Bearer t0k3n")) == .allow)
