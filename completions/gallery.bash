@@ -665,7 +665,7 @@ _gallery_thumbnail() {
 
 _gallery_sheet() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(-o --columns --row-height --width --captions)
     __gallery_offer_flags_options 1
