@@ -1,6 +1,7 @@
 import Foundation
 import GalleryDocument
 import GalleryModel
+import GallerySystem
 
 /// The JSON the page reads, written with the model's one codec: every string is escaped by
 /// it, and the page puts strings into the DOM only as text.
@@ -17,6 +18,9 @@ package enum ViewJSON {
     var writer = JSONWriter(capacity: 256 + model.items.count * 400)
     writer.object { o in
       o.string("id", id)
+      // Stays the same for the document's path when ids change (another server): what the
+      // page remembers per document (the tile size) is kept under it.
+      o.string("key", String(contentHash(of: Data(path.utf8)).dropFirst("sha256:".count).prefix(16)))
       o.value("items") { w in w.array(model.items) { w, item in w.item(item, display: item.displayState.rawValue) } }
       o.string("name", (path as NSString).lastPathComponent)
       o.int("revision", model.revision)

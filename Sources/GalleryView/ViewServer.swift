@@ -34,6 +34,9 @@ package final class ViewServer: Sendable {
   let feed = ChangeFeed()
   let drops: DropRunner
   private let access = Mutex<ViewAccess?>(nil)
+  /// Uploads being received: each may hold up to `maxUploadBytes`, so only a few at once.
+  private let uploads = Atomic<Int>(0)
+  static let maxUploadsAtOnce = 4
 
   package init(configuration: ViewConfiguration, documents: ServedDocuments) {
     self.configuration = configuration
@@ -367,6 +370,11 @@ package final class ViewServer: Sendable {
     var sources: [DropSource] = []
     var refused: [DropFailure] = []
     if request.headers[.contentType] == UploadFrames.mediaType {
+      guard uploads.add(1, ordering: .relaxed).newValue <= Self.maxUploadsAtOnce else {
+        uploads.subtract(1, ordering: .relaxed)
+        throw ViewError.busy("\(Self.maxUploadsAtOnce) uploads are being received: drop again in a moment")
+      }
+      defer { uploads.subtract(1, ordering: .relaxed) }
       let body = try await request.collectBody(upTo: configuration.maxUploadBytes)
       let files: [UploadFrames.File]
       do { files = try UploadFrames.parse(Data(buffer: body), maxFileBytes: ImageOptions.defaultMaxFileBytes) } catch {

@@ -11,10 +11,11 @@ package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
   case badRequest(String)
   case forbidden(String)
   case conflict(String)
+  case busy(String)
 
   package var description: String {
     switch self {
-    case .notFound(let text), .badRequest(let text), .forbidden(let text), .conflict(let text): text
+    case .notFound(let text), .badRequest(let text), .forbidden(let text), .conflict(let text), .busy(let text): text
     }
   }
 
@@ -24,6 +25,7 @@ package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
     case .badRequest: .badRequest
     case .forbidden: .forbidden
     case .conflict: .conflict
+    case .busy: .serviceUnavailable
     }
   }
 
@@ -85,6 +87,8 @@ struct AccessMiddleware: RouterMiddleware {
         return ViewError.response(status: error.status, message: error.description)
       } catch let error as HTTPError {
         return ViewError.response(status: error.status, message: error.body ?? "\(error.status)")
+      } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+        return ViewError.response(status: error.status, message: "the request is larger than this server takes")
       } catch let error as DocumentError {
         let status: HTTPResponse.Status =
           switch error {

@@ -73,6 +73,16 @@ def test_requests_without_the_token_or_from_elsewhere_are_refused(workspace, ima
     assert "script-src 'self'" in policy and "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
     assert response.getheader("X-Content-Type-Options") == "nosniff"
 
+    # A body over the limit is refused before it is read to the end.
+    headers = {"Cookie": pair, "Content-Type": "application/json", "Origin": server.base}
+    response, _ = server_request(server, "POST", f"/api/documents/{doc}/trash", body=b" " * (5 << 20), headers=headers,
+                                 bearer=False)
+    assert response.status == 413
+    # /api/open names a path: for `gallery open` (a bearer token) only, never for a page.
+    body = json.dumps({"name": "/etc/passwd"})
+    response, _ = server_request(server, "POST", "/api/open", body=body, headers=headers, bearer=False)
+    assert response.status == 403
+
     # Documents are named by the ids the server handed out, never by a path.
     response, _ = server_request(server, "GET", "/api/documents/..%2F..%2Fetc%2Fpasswd")
     assert response.status == 404
@@ -175,9 +185,33 @@ def test_a_stale_placeholder_is_retried_from_its_tile(workspace, images, serve, 
     server = serve(document)
     page = open_page(context, server, document_id(server, document))
     page.wait_for_selector("img.tile[data-state=stale]")
+    assert "late.jpg" in page.locator(".tile-caption.stale").text_content(), "where it comes from"
     page.locator(".retry-tile").click()
     ready_tiles(page, 2)
     assert [item["state"] for item in show(document)["items"]] == ["ready", "ready"]
+
+
+def test_paste_an_image_at_the_selection(workspace, images, serve, context):
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    document = new_document(workspace, "paste.gallery", images[:2])
+    a, b = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 2)
+
+    make_image(workspace / "clip.png", 64, 48)
+    data = list((workspace / "clip.png").read_bytes())
+    # An image on the clipboard, as a screenshot tool or an image editor puts it there.
+    page.evaluate("""async (bytes) => {
+        const blob = new Blob([new Uint8Array(bytes)], { type: 'image/png' });
+        await navigator.clipboard.write([new ClipboardItem({ 'image/png': blob })]);
+    }""", data)
+    tile(page, a).click()
+    page.keyboard.press("Control+v")
+    ready_tiles(page, 3)
+    ids = item_ids(document)
+    assert ids[0] == a and ids[2] == b, "pasted after the selection"
+    assert show(document)["items"][1]["format"] == "png"
 
 
 # ----- Reordering, trash -----

@@ -18,7 +18,7 @@ export function showGallery(id) {
     selected: new Set(),
     anchor: null,
     focus: null,
-    size: Number(localStorage.getItem(`size:${id}`)) || 180,
+    size: 180,
     dragging: null,
     tiles: new Map(),
     viewer: null,
@@ -55,6 +55,10 @@ export function showGallery(id) {
   }
 
   function apply(doc) {
+    if (!state.doc) {
+      const remembered = Number(localStorage.getItem(`size:${doc.key}`));
+      if (remembered) { state.size = remembered; slider.value = remembered; }
+    }
     state.doc = doc;
     state.items = doc.items;
     const present = new Set(doc.items.map((item) => item.id));
@@ -109,9 +113,31 @@ export function showGallery(id) {
     placeRetryButtons(keep);
   }
 
-  // A stale placeholder (its loader stopped) or a failed item gets a retry button on its tile.
+  // A tile that is not ready says where it comes from (a placeholder) or why it failed, and
+  // a stale placeholder (its loader stopped) or a failed item gets a retry button.
   const retryButtons = new Map();
+  const captions = new Map();
   function placeRetryButtons(visible) {
+    for (const [key, caption] of captions) {
+      const tile = state.tiles.get(key);
+      if (!visible.has(key) || !tile || tile.dataset.state === 'ready') { caption.remove(); captions.delete(key); }
+    }
+    for (const key of visible) {
+      const tile = state.tiles.get(key);
+      if (tile.dataset.state === 'ready') continue;
+      const item = state.items[Number(tile.dataset.index)];
+      const text = item.display === 'failed' ? (item.failure || 'cannot be loaded') : origin(item.placeholder?.from || item.source);
+      let caption = captions.get(key);
+      if (!caption) {
+        caption = element('span', { class: `tile-caption ${item.display}` });
+        captions.set(key, caption);
+        grid.append(caption);
+      }
+      caption.textContent = text;
+      caption.style.transform = tile.style.transform;
+      caption.style.width = tile.style.width;
+      caption.style.height = tile.style.height;
+    }
     for (const [key, button] of retryButtons) {
       const tile = state.tiles.get(key);
       if (!visible.has(key) || !tile || !['stale', 'failed'].includes(tile.dataset.state)) { button.remove(); retryButtons.delete(key); }
@@ -159,7 +185,7 @@ export function showGallery(id) {
     const anchorIndex = firstVisible(state.placed.tiles, main.scrollTop - grid.offsetTop);
     state.size = Math.round(Math.min(maxSize, Math.max(minSize, size)));
     slider.value = state.size;
-    localStorage.setItem(`size:${id}`, state.size);
+    if (state.doc) localStorage.setItem(`size:${state.doc.key}`, state.size);
     relayout();
     // The first tile on screen stays on screen.
     const tile = state.placed.tiles[anchorIndex];
@@ -526,6 +552,19 @@ export function linksIn(transfer) {
   }
   const text = transfer.getData('text/plain');
   return (text || '').split(/\s+/).filter((word) => /^https?:\/\/\S+$/i.test(word));
+}
+
+// Where a source is: a web host and file name, or a file's name.
+function origin(source) {
+  try {
+    const url = new URL(source);
+    const name = decodeURIComponent(url.pathname.split('/').pop() || '');
+    if (url.protocol === 'file:') return name;
+    if (url.protocol === 'urn:') return 'dropped image';
+    return `${url.host}${name ? ' · ' + name : ''}`;
+  } catch {
+    return source;
+  }
 }
 
 function mimeOf(format) {
