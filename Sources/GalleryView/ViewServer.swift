@@ -225,11 +225,9 @@ package final class ViewServer: Sendable {
     let documents = self.documents
     let (data, item) = try await Blocking.run {
       try documents.reading(path) { document -> (Data, Item) in
-        guard
-          let item = document.model.items.first(where: { $0.id == itemID })
-            ?? document.model.trash.map(\.item).first(where: { $0.id == itemID }),
-          item.thumbnail != nil
-        else { throw ViewError.notFound("no thumbnail for item \(itemID)") }
+        guard let item = Self.item(itemID, in: document.model), item.thumbnail != nil else {
+          throw ViewError.notFound("no thumbnail for item \(itemID)")
+        }
         return (try document.thumbnail(of: item), item)
       }
     }
@@ -250,11 +248,9 @@ package final class ViewServer: Sendable {
     let documents = self.documents
     let (data, item) = try await Blocking.run {
       try documents.reading(path) { document -> (Data, Item) in
-        guard
-          let item = document.model.items.first(where: { $0.id == itemID })
-            ?? document.model.trash.map(\.item).first(where: { $0.id == itemID }),
-          item.state == .ready
-        else { throw ViewError.notFound("no original for item \(itemID)") }
+        guard let item = Self.item(itemID, in: document.model), item.state == .ready else {
+          throw ViewError.notFound("no original for item \(itemID)")
+        }
         if let embedded = try document.original(of: item) { return (embedded, item) }
         guard let url = URL(string: item.source), url.isFileURL, let hash = item.hash,
           let bytes = try? FileSystem.read(url.path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
@@ -278,6 +274,11 @@ package final class ViewServer: Sendable {
     }
     headers[.cacheControl] = "private, no-cache"
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// An item of the gallery or of its trash (whose view shows thumbnails too).
+  static func item(_ id: String, in model: GalleryModel) -> Item? {
+    model.items.first { $0.id == id } ?? model.trash.lazy.map(\.item).first { $0.id == id }
   }
 
   /// The types a browser shows inline; anything else is served as an attachment.

@@ -301,14 +301,20 @@ def drop_carried(page, carried, shift=False):
         }""", [carried, shift])
 
 
-def test_drag_between_two_documents_copies_and_with_shift_moves(workspace, images, serve, context):
-    source = new_document(workspace, "source.gallery", images[:3])
-    target = new_document(workspace, "target.gallery", images[3:4])
+def two_galleries(workspace, images, serve, context, first, second):
+    """Two documents of `first` and `second` images, each open in a page of its own."""
+    source = new_document(workspace, "source.gallery", images[:first])
+    target = new_document(workspace, "target.gallery", images[first:first + second])
     server = serve(workspace)
     one = open_page(context, server, document_id(server, source))
     two = open_page(context, server, document_id(server, target))
-    ready_tiles(one, 3)
-    ready_tiles(two, 1)
+    ready_tiles(one, first)
+    ready_tiles(two, second)
+    return source, target, one, two
+
+
+def test_drag_between_two_documents_copies_and_with_shift_moves(workspace, images, serve, context):
+    source, target, one, two = two_galleries(workspace, images, serve, context, 3, 1)
     a, b, c = item_ids(source)
     carried = capture_drag(one, [a])
     assert "application/x-gallery-items" in carried
@@ -332,13 +338,7 @@ def test_drag_between_two_documents_copies_and_with_shift_moves(workspace, image
 
 def test_cut_and_paste_moves_between_documents(workspace, images, serve, context):
     context.grant_permissions(["clipboard-read", "clipboard-write"])
-    source = new_document(workspace, "s.gallery", images[:2])
-    target = new_document(workspace, "t.gallery", images[2:3])
-    server = serve(workspace)
-    one = open_page(context, server, document_id(server, source))
-    two = open_page(context, server, document_id(server, target))
-    ready_tiles(one, 2)
-    ready_tiles(two, 1)
+    source, target, one, two = two_galleries(workspace, images, serve, context, 2, 1)
     a, b = item_ids(source)
     tile(one, b).click()
     one.keyboard.press("Control+x")

@@ -34,6 +34,25 @@ export function uploadFrames(files) {
   return new Blob(parts, { type: 'application/x-gallery-upload' });
 }
 
+// A loader that reads `path` and hands the value to `apply`, one read at a time: a call while
+// a read is under way asks for one more read after it (changes come in bursts).
+export function coalescedLoader(path, apply) {
+  let loading = false;
+  let again = false;
+  return async function load() {
+    if (loading) { again = true; return; }
+    loading = true;
+    try {
+      apply(await get(path));
+    } catch (error) {
+      toast(error.message, 'error');
+    } finally {
+      loading = false;
+      if (again) { again = false; load(); }
+    }
+  };
+}
+
 // The server's change stream, shared by the page's parts.
 export function events(handlers) {
   const source = new EventSource('/api/events');

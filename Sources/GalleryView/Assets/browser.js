@@ -1,6 +1,6 @@
 // The document browser: the galleries of the served folders and the recent ones, with
 // covers, titles, counts and pending placeholders; create, rename, duplicate, delete.
-import { element, events, get, post, toast } from './api.js';
+import { coalescedLoader, element, events, post, toast } from './api.js';
 
 export function showBrowser() {
   document.title = 'Galleries';
@@ -18,22 +18,10 @@ export function showBrowser() {
   const list = element('ul', { id: 'documents', class: 'documents' });
   main.replaceChildren(list);
 
-  let loading = null;
-  let again = false;
-  async function load() {
-    if (loading) { again = true; return; }
-    loading = get('/api/documents');
-    try {
-      const listing = await loading;
-      list.replaceChildren(...listing.documents.map(card));
-      if (listing.documents.length === 0) list.append(element('li', { class: 'empty', text: 'No galleries yet.' }));
-    } catch (error) {
-      toast(error.message, 'error');
-    } finally {
-      loading = null;
-      if (again) { again = false; load(); }
-    }
-  }
+  const load = coalescedLoader('/api/documents', (listing) => {
+    list.replaceChildren(...listing.documents.map(card));
+    if (listing.documents.length === 0) list.append(element('li', { class: 'empty', text: 'No galleries yet.' }));
+  });
 
   function card(doc) {
     const counts = [`${doc.items} item${doc.items === 1 ? '' : 's'}`];

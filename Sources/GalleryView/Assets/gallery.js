@@ -1,7 +1,7 @@
 // A gallery's page: the classic app's collection view. Justified rows at the items' aspect
 // ratios, only the tiles on screen in the DOM, drag and drop in, out, within and between
 // pages, a trash, a large view, and every drag's keyboard equivalent.
-import { call, element, events, get, post, toast, uploadFrames } from './api.js';
+import { call, coalescedLoader, element, events, post, toast, uploadFrames } from './api.js';
 import { firstVisible, gapAt, place } from './layout.js';
 
 const spacing = 8;
@@ -39,20 +39,7 @@ export function showGallery(id) {
   grid.append(marker);
 
   // ----- Model -----
-  let loading = null;
-  let again = false;
-  async function load() {
-    if (loading) { again = true; return; }
-    loading = get(`/api/documents/${id}`);
-    try {
-      apply(await loading);
-    } catch (error) {
-      toast(error.message, 'error');
-    } finally {
-      loading = null;
-      if (again) { again = false; load(); }
-    }
-  }
+  const load = coalescedLoader(`/api/documents/${id}`, (doc) => apply(doc));
 
   function apply(doc) {
     if (!state.doc) {
@@ -280,7 +267,9 @@ export function showGallery(id) {
     const first = items[0];
     if (first && first.display === 'ready') {
       // Chromium saves this file when the tile is dropped on a desktop or a file manager.
-      const name = `${first.id}.${first.format || 'jpg'}`;
+      // The format is a validated name; checked again, as a ':' would move the URL's start.
+      const format = /^[a-z0-9]{1,8}$/.test(first.format || '') ? first.format : 'jpg';
+      const name = `${first.id}.${format}`;
       transfer.setData('DownloadURL', `${mimeOf(first.format)}:${name}:${location.origin}/api/documents/${id}/originals/${first.id}`);
     }
   });
@@ -408,10 +397,9 @@ export function showGallery(id) {
     const clip = JSON.parse(localStorage.getItem('gallery-clip') || 'null');
     const links = linksIn(data);
     const hasFiles = data.files && data.files.length > 0;
-    // Items cut or copied in a gallery page: the clipboard holds their marker, or nothing
-    // this page could drop (the marker may not have reached the system clipboard).
+    // Items cut or copied in a gallery page: the clipboard holds their marker.
     const fresh = clip && Date.now() - clip.time < 30 * 60 * 1000;
-    if (fresh && clip.document !== id && (data.getData('text/plain') === clip.marker || (!hasFiles && !links.length))) {
+    if (fresh && clip.document !== id && data.getData('text/plain') === clip.marker) {
       event.preventDefault();
       if (clip.cut) localStorage.removeItem('gallery-clip');
       await edit('transfer', { from: clip.document, ids: clip.ids, move: clip.cut, before });
@@ -425,15 +413,22 @@ export function showGallery(id) {
     if (!ids.length) return null;
     return state.items[indexOf(ids[ids.length - 1]) + 1]?.id ?? null;
   }
-  function clip(cut) {
+  // Ctrl+X / Ctrl+C: the clipboard gets the items' URLs (for other programs) and a marker
+  // that a gallery page recognises; which items, in localStorage (shared by this server's
+  // pages). Written in the cut/copy event itself: no permission needed, nothing can fail.
+  function clip(event, cut) {
     const ids = selectedIDs();
-    if (!ids.length) return false;
+    if (!ids.length || event.target.closest?.('input, textarea')) return;
+    event.preventDefault();
     const marker = `gallery-items:${id}:${Date.now()}`;
     localStorage.setItem('gallery-clip', JSON.stringify({ document: id, ids, cut, marker, time: Date.now() }));
-    navigator.clipboard?.writeText(marker).catch(() => {});
+    const links = ids.map((itemID) => state.items[indexOf(itemID)].source).filter((source) => /^(https?|file):/.test(source));
+    event.clipboardData.setData('text/plain', marker);
+    if (links.length) event.clipboardData.setData('text/uri-list', links.join('\r\n'));
     toast(`${ids.length} item${ids.length === 1 ? '' : 's'} ${cut ? 'cut' : 'copied'}: paste in another gallery`);
-    return true;
   }
+  document.addEventListener('cut', (event) => clip(event, true));
+  document.addEventListener('copy', (event) => clip(event, false));
 
   // ----- Keyboard -----
   grid.addEventListener('keydown', async (event) => {
@@ -466,8 +461,6 @@ export function showGallery(id) {
       state.selected = new Set(state.items.map((item) => item.id));
       return render();
     }
-    if (event.key === 'x' && (event.ctrlKey || event.metaKey) && clip(true)) event.preventDefault();
-    if (event.key === 'c' && (event.ctrlKey || event.metaKey) && clip(false)) event.preventDefault();
     if (event.key === 'Escape') { state.selected.clear(); render(); }
   });
 
