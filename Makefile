@@ -54,6 +54,7 @@ demo: release
 	.build/release/gallery show $(DEMO)
 	.build/release/gallery info $(DEMO)
 	@echo "bsdtar lists it:" && bsdtar -tf $(DEMO)
+	@echo "see it in the web browser: .build/release/gallery open $(DEMO)"
 
 test: setup lint
 	$(SWIFT) build

@@ -101,7 +101,7 @@ package struct DocumentMonitor: Service {
   let feed: ChangeFeed
   let pingInterval: Duration
 
-  package init(documents: ServedDocuments, feed: ChangeFeed, pingInterval: Duration = .seconds(15)) {
+  package init(documents: ServedDocuments, feed: ChangeFeed, pingInterval: Duration = .seconds(5)) {
     self.documents = documents
     self.feed = feed
     self.pingInterval = pingInterval

@@ -76,9 +76,9 @@ package final class ViewServer: Sendable {
   // MARK: - Routes
 
   private func routes(_ router: Router<BasicRequestContext>) {
-    router.get("/") { [self] _, _ in Self.asset("index.html") }
-    router.get("/d/:id") { [self] _, _ in Self.asset("index.html") }
-    router.get("/assets/:name") { [self] request, context in
+    router.get("/") { _, _ in Self.asset("index.html") }
+    router.get("/d/:id") { _, _ in Self.asset("index.html") }
+    router.get("/assets/:name") { request, context in
       let name = try context.parameters.require("name")
       guard EmbeddedAssets.files[name] != nil else { throw ViewError.notFound("no such file") }
       return Self.asset(name, ifNoneMatch: request.headers[.ifNoneMatch])

@@ -557,3 +557,23 @@ def test_the_page_lays_out_tiles_as_gallery_sheet_does(workspace, images, serve,
         expected = {t["id"]: {"id": t["id"], "x": t["x"] - 8, "y": t["y"] - 8, "width": t["width"], "height": t["height"]}
                     for t in sheet["tiles"]}
         assert {t["id"]: t for t in placed} == expected, size
+
+
+def test_an_open_page_keeps_the_server_and_closing_it_lets_it_go(workspace, images, context):
+    document = new_document(workspace, "kept.gallery", images[:1])
+    address = run("open", "--print-url", "--idle-exit", "2", document).stdout.decode().strip()
+    record_file = workspace / "xdg" / "xdg_runtime_dir" / "gallery" / "view.json"
+    pid = json.loads(record_file.read_text())["pid"]
+    alive = lambda: pathlib.Path(f"/proc/{pid}").exists() and "Z" not in pathlib.Path(f"/proc/{pid}/stat").read_text().split()[2]
+    try:
+        page = context.new_page()
+        page.goto(address)
+        ready_tiles(page, 1)
+        time.sleep(4)
+        assert alive(), "a page is open: the server stays"
+        page.close()
+        # The server finds the page gone at one of its next pings (every 5 s), then waits 2 s.
+        wait_until(lambda: not alive(), timeout=40, interval=0.2, message="the server ends after its last page")
+    finally:
+        if alive():
+            subprocess.run(["kill", str(pid)], check=False)
