@@ -74,12 +74,17 @@ let package = Package(
         .product(name: "NIOFoundationCompat", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
+    // The browser view's rules, with no server: who may ask, what a page may send. Apart so
+    // that the fuzz build (every target with -sanitize=fuzzer) needs no build plugin.
+    .target(
+      name: "GalleryViewRules",
+      dependencies: ["GalleryModel"]),
     // The browser view (`gallery open`, `gallery serve`): an HTTP server on Hummingbird, the
     // page's files (Assets/) embedded in the binary by the EmbedAssets plugin.
     .target(
       name: "GalleryView",
       dependencies: [
-        "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
+        "GalleryViewRules", "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
@@ -106,7 +111,7 @@ let package = Package(
     .executableTarget(
       name: "gallery-fuzz",
       dependencies: [
-        "GalleryKit", "GalleryView", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
+        "GalleryKit", "GalleryViewRules", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
       ]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
@@ -117,7 +122,7 @@ let package = Package(
       name: "GalleryTests",
       dependencies: [
         "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument", "GalleryCommands",
-        "GalleryView", "GalleryTestSupport", "gallery",
+        "GalleryView", "GalleryViewRules", "GalleryTestSupport", "gallery",
         "gallery-fuzz",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GalleryModel
 import GallerySystem
+import GalleryViewRules
 import NIOCore
 
 /// The one view server of a user, as `gallery open` finds it: a file in the user's runtime

@@ -4,6 +4,7 @@ import GalleryImaging
 import GalleryKit
 import GalleryModel
 import GallerySystem
+import GalleryViewRules
 import Hummingbird
 import Logging
 import NIOCore

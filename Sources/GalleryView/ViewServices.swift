@@ -2,6 +2,7 @@ import Foundation
 import GalleryDocument
 import GalleryModel
 import GallerySystem
+import GalleryViewRules
 import Hummingbird
 import ServiceLifecycle
 

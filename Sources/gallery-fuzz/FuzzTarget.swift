@@ -1,6 +1,6 @@
 import Foundation
 import GalleryKit
-import GalleryView
+import GalleryViewRules
 
 // The fuzz targets of the readers of untrusted input. Built two ways:
 // - by `make fuzz` with `-sanitize=fuzzer -parse-as-library -DFUZZING`: libFuzzer's main

@@ -3,6 +3,7 @@ import Testing
 
 @testable import GalleryModel
 @testable import GalleryView
+@testable import GalleryViewRules
 
 /// The browser view's rules that need no server: who may ask, what a request body may be,
 /// where a page's drop lands, what the change stream says.
