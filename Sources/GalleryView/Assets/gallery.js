@@ -116,10 +116,11 @@ export function showGallery(id) {
       const text = item.display === 'failed' ? (item.failure || 'cannot be loaded') : origin(item.placeholder?.from || item.source);
       let caption = captions.get(key);
       if (!caption) {
-        caption = element('span', { class: `tile-caption ${item.display}` });
+        caption = element('span');
         captions.set(key, caption);
         grid.append(caption);
       }
+      caption.className = `tile-caption ${item.display}`;
       caption.textContent = text;
       caption.style.transform = tile.style.transform;
       caption.style.width = tile.style.width;
