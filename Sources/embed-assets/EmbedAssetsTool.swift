@@ -26,3 +26,10 @@ enum EmbedAssetsTool {
     try Data(swift.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
   }
 }
+
+#if FUZZING
+  // The fuzz build (scripts/fuzz) compiles every target with -sanitize=fuzzer, this build
+  // tool too, although nothing it builds uses it: libFuzzer's `main` then needs a target.
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzNothing(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt { 0 }
+#endif
