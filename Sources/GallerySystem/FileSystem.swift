@@ -209,8 +209,6 @@ package enum FileSystem {
     return file
   }
 
-  /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
-  /// writers of the same file left. For state files: the recent list, the cache index.
   /// Points standard output at /dev/null: a program started in the background closes its
   /// announcement this way once it is ready (the starter reads to the end). The
   /// corresponding C function is `dup2`.
@@ -229,6 +227,8 @@ package enum FileSystem {
     return folder
   }
 
+  /// Writes a small file atomically (temporary, fsync, rename), cleaning up what killed
+  /// writers of the same file left. For state files: the recent list, the cache index.
   package static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
     removeStaleTemporaries(beside: path)
     let temporary = temporaryName(beside: path)

@@ -169,9 +169,9 @@ package struct DocumentMonitor: Service {
       feed.publish(.documents)
     }
     guard let id = documents.knownID(of: path) else { return }
-    let stamp = FileSystem.stamp(of: path)
-    guard stamps[path] != stamp || stamp == nil else { return }
-    stamps[path] = stamp
+    // Every write is told (a stamp of whole seconds could hide a second save); pages
+    // coalesce their reads.
+    stamps[path] = FileSystem.stamp(of: path)
     feed.publish(.document(id: id))
   }
 
