@@ -14,6 +14,15 @@ public enum DocumentFiles {
     freeName(in: folder, stem: "Untitled")
   }
 
+  /// The documents in a folder (not below it), hidden ones left out, in the order a file
+  /// manager shows them. For `gallery browse` and the browser view's document list.
+  public static func documents(in folder: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder)
+      .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
+      .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+      .map { (folder as NSString).appendingPathComponent($0) }
+  }
+
   /// `NAME copy.gallery`, `NAME copy 2.gallery`, ... beside `path`.
   public static func copyName(of path: String) -> String {
     let folder = (path as NSString).deletingLastPathComponent
@@ -84,7 +93,7 @@ public enum DocumentFiles {
       try FileManager.default.createDirectory(
         atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
-    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
+    let absolute = XDGDirectory.standardized(path)
     let base = (absolute as NSString).lastPathComponent
     for name in FileSystem.candidateNames(for: base, separator: " ") {
       let info = trash + "/info/" + name + ".trashinfo"

@@ -19,7 +19,7 @@ public enum RecentDocuments {
 
   /// Puts a document first. Best effort: a read-only home never makes a command fail.
   public static func note(_ path: String) {
-    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
+    let absolute = XDGDirectory.standardized(path)
     guard !absolute.contains("\n") else { return }
     update { paths in
       paths.removeAll { $0 == absolute }
@@ -28,7 +28,7 @@ public enum RecentDocuments {
   }
 
   public static func forget(_ path: String) {
-    let absolute = URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
+    let absolute = XDGDirectory.standardized(path)
     update { $0.removeAll { $0 == absolute } }
   }
 

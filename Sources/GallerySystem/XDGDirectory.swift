@@ -35,6 +35,12 @@ package enum XDGDirectory {
   }
 
   /// `path` made absolute: `~` expanded, a relative path taken from the current folder.
+  /// The one spelling of a path that lists and records compare: absolute, with `.`, `..`
+  /// and repeated slashes resolved (links are not followed).
+  package static func standardized(_ path: String) -> String {
+    URL(fileURLWithPath: absolute(path)).standardizedFileURL.path
+  }
+
   package static func absolute(_ path: String) -> String {
     let expanded = expandingTilde(path)
     if expanded.hasPrefix("/") { return expanded }

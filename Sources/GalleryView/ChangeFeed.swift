@@ -82,8 +82,6 @@ package final class ChangeFeed: Sendable {
     for listener in state.withLock({ Array($0.listeners.values) }) { listener.yield(event) }
   }
 
-  package var listenerCount: Int { state.withLock { $0.listeners.count } }
-
   package func finish() {
     for listener in state.withLock({ Array($0.listeners.values) }) { listener.finish() }
     countContinuation.finish()

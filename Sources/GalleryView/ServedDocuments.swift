@@ -32,7 +32,7 @@ package final class ServedDocuments: Sendable {
   }
 
   package static func absolute(_ path: String) -> String {
-    URL(fileURLWithPath: XDGDirectory.absolute(path)).standardizedFileURL.path
+    XDGDirectory.standardized(path)
   }
 
   /// Serves a folder's documents.
@@ -118,12 +118,7 @@ package final class ServedDocuments: Sendable {
       if seen.insert(path).inserted { paths.append(path) }
     }
     opened.forEach(add)
-    for folder in folders {
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-      for name in names.sorted() where name.hasSuffix("." + DocumentName.fileExtension) && !name.hasPrefix(".") {
-        add(folder + "/" + name)
-      }
-    }
+    for folder in folders { ((try? DocumentFiles.documents(in: folder)) ?? []).forEach(add) }
     RecentDocuments.list().map(Self.absolute).forEach(add)
     return paths.filter { FileSystem.status(of: $0) != nil }
   }

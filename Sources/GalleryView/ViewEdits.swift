@@ -18,9 +18,11 @@ package enum ViewEdits {
     return (staying.firstIndex { $0.id == next.id } ?? staying.count) + 1
   }
 
-  package static func position(before: String?, in path: String) throws -> Int? {
+  /// The same, for a drop that adds items (nil: the end), in the document as it is now
+  /// (read through the server's open documents: no second read of the archive).
+  package static func position(before: String?, in path: String, documents: ServedDocuments) throws -> Int? {
     guard before != nil else { return nil }
-    return position(before: before, in: try GalleryDocument.open(path).model.items)
+    return position(before: before, in: try documents.model(of: path).items)
   }
 
   /// Reorders: the items (in their order in the gallery) go before `before`.
@@ -36,13 +38,11 @@ package enum ViewEdits {
   /// and `gallery drop` do: a move takes the items out of the source (into its trash) only
   /// after the destination has saved them. Within one document, a move reorders.
   package static func transfer(
-    _ ids: [String], from source: String, to target: String, move: Bool, before: String?
-  ) throws
-    -> [Item]
-  {
+    _ ids: [String], from source: String, to target: String, move: Bool, before: String?, documents: ServedDocuments
+  ) throws -> [Item] {
     if move, FileSystem.isSameFile(source, target) { return try Self.move(ids, before: before, in: target) }
     let payload = try DragPayload.make(from: source, ids: ids, move: move)
-    let outcome = try payload.drop(into: target, at: try position(before: before, in: target))
+    let outcome = try payload.drop(into: target, at: try position(before: before, in: target, documents: documents))
     if let notMoved = outcome.notMoved { throw ViewError.conflict(notMoved) }
     return outcome.items
   }

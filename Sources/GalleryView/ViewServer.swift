@@ -42,7 +42,7 @@ package final class ViewServer: Sendable {
   package init(configuration: ViewConfiguration, documents: ServedDocuments) {
     self.configuration = configuration
     self.documents = documents
-    self.drops = DropRunner(feed: feed)
+    self.drops = DropRunner()
   }
 
   /// Runs until SIGINT or SIGTERM, or until idle; `announce` gets the address (with the
@@ -153,10 +153,10 @@ package final class ViewServer: Sendable {
     }
   }
 
-  static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
-    var headers = extra
+  static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+    var headers = HTTPFields()
     headers[.contentType] = "application/json"
-    headers[.cacheControl] = headers[.cacheControl] ?? "no-store"
+    headers[.cacheControl] = "no-store"
     return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
   }
 
@@ -318,7 +318,8 @@ package final class ViewServer: Sendable {
         throw ViewError.notFound("the items come from a document this server does not show")
       }
       let items = try await Blocking.run {
-        try ViewEdits.transfer(request.ids, from: source, to: path, move: request.move, before: request.before)
+        try ViewEdits.transfer(
+          request.ids, from: source, to: path, move: request.move, before: request.before, documents: documents)
       }
       return Self.json(ViewJSON.items(items))
     case "retry":
@@ -415,7 +416,10 @@ package final class ViewServer: Sendable {
           }.utf8))
     }
     var options = DropOptions()
-    options.position = try await Blocking.run { try ViewEdits.position(before: before, in: path) }
+    let documents = self.documents
+    options.position = try await Blocking.run { () throws -> Int? in
+      try ViewEdits.position(before: before, in: path, documents: documents)
+    }
     options.commitInterval = 0.2
     let dropping = sources
     let dropOptions = options

@@ -122,10 +122,8 @@ final class DropRunner: Service, Sendable {
   typealias Job = @Sendable () async -> Void
   private let jobs: AsyncStream<Job>
   private let continuation: AsyncStream<Job>.Continuation
-  let feed: ChangeFeed
 
-  init(feed: ChangeFeed) {
-    self.feed = feed
+  init() {
     (jobs, continuation) = AsyncStream.makeStream(of: Job.self)
   }
 

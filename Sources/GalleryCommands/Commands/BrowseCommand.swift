@@ -39,14 +39,11 @@ struct BrowseCommand: ParsableCommand {
     var paths: [String] = []
     if !recent {
       for folder in folders.isEmpty ? ["."] : folders {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-          .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
-          .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
-        paths += names.map { (folder as NSString).appendingPathComponent($0) }
+        paths += try DocumentFiles.documents(in: folder)
       }
     }
     if recent || folders.isEmpty {
-      let listed = Set(paths.map { URL(fileURLWithPath: DropSourceParser.absoluteForCommand($0)).standardizedFileURL.path })
+      let listed = Set(paths.map(XDGDirectory.standardized))
       paths += RecentDocuments.list().filter { !listed.contains($0) }
     }
     let entries = paths.map(entry)

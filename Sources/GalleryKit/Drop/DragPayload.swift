@@ -44,7 +44,7 @@ public struct DragPayload: Sendable {
       token = offer.token
     }
     return DragPayload(
-      source: URL(fileURLWithPath: DropSourceParser.absolute(path)).standardizedFileURL.path, move: move,
+      source: XDGDirectory.standardized(path), move: move,
       moveToken: token,
       items: carried.map {
         Entry(

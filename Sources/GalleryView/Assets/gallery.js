@@ -14,7 +14,7 @@ export function showGallery(id) {
     id,
     doc: null,
     items: [],
-    placed: { tiles: [], rowTops: [], height: 0 },
+    placed: { tiles: [], height: 0 },
     selected: new Set(),
     anchor: null,
     focus: null,

@@ -35,17 +35,17 @@ export function rows(aspectRatios, width, spacing, rowHeight) {
 export function place(aspectRatios, width, spacing, rowHeight) {
   const tiles = new Array(aspectRatios.length);
   let y = 0;
-  const rowTops = [];
+  let rowIndex = 0;
   for (const row of rows(aspectRatios, width, spacing, rowHeight)) {
     let x = 0;
-    rowTops.push(y);
     for (const tile of row) {
-      tiles[tile.index] = { x, y, width: tile.width, height: tile.height, row: rowTops.length - 1 };
+      tiles[tile.index] = { x, y, width: tile.width, height: tile.height, row: rowIndex };
       x += tile.width + spacing;
     }
     y += row[0].height + spacing;
+    rowIndex++;
   }
-  return { tiles, rowTops, height: Math.max(0, y - spacing) };
+  return { tiles, height: Math.max(0, y - spacing) };
 }
 
 // The index of the first tile whose bottom is below `top` (tiles are in row order).
