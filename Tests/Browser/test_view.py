@@ -362,6 +362,8 @@ def test_keyboard_moves_the_selection(workspace, images, serve, context):
     assert page.evaluate("() => document.querySelector('img.tile.selected').dataset.id") == b
     page.keyboard.press("Alt+ArrowRight")
     wait_until(lambda: item_ids(document) == [a, c, b], message="b moved right")
+    # The next key acts on the order the page shows: wait until it shows the move.
+    wait_until(lambda: tile_ids(page) == [a, c, b], message="the page shows b moved right")
     page.keyboard.press("Alt+ArrowLeft")
     wait_until(lambda: tile_ids(page) == [a, b, c] and item_ids(document) == [a, b, c], message="b moved back")
     page.keyboard.press("Enter")
