@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert help' -- "${cur}"))
         ;;
     esac
 }
@@ -233,8 +233,15 @@ _gallery_show() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--at)
     __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--at')
+        return
+        ;;
+    esac
 
     # Offer positional completions
     case "${positional_number}" in
@@ -533,7 +540,7 @@ _gallery_drag() {
 
 _gallery_compact() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--forget-history --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options 1
@@ -825,6 +832,84 @@ _gallery_serve() {
     # Offer positional completions
     case "${positional_number}" in
     *)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_history() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--limit)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--limit')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_undo() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 2
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_redo() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 2
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_revert() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--to)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;

@@ -38,7 +38,8 @@ public struct Gallery: ParsableCommand {
       TrashCommand.self, RestoreCommand.self, ExportCommand.self, URIsCommand.self, DragCommand.self,
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
       ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
-      OpenCommand.self, ServeCommand.self, ClipboardOwnerCommand.self,
+      OpenCommand.self, ServeCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self,
+      RevertCommand.self, ClipboardOwnerCommand.self,
     ])
 
   public init() {}

@@ -33,12 +33,25 @@ package struct ArchiveLayout: Sendable {
   package var damage: String? = nil
   /// Every rule a damaged `gallery.json` broke, for `gallery check`.
   package var damageProblems: [String] = []
+  /// The journal records the file holds, by revision: the document's history.
+  package var history: [JournalRecord] = []
+  /// The revision and size of the last checkpoint (`gallery.json`).
+  package var checkpointRevision = 0
+  package var checkpointBytes: Int64 = 0
+  /// Bytes of journal records after that checkpoint: a new checkpoint is written when they
+  /// pass a fraction of it.
+  package var journalBytes: Int64 = 0
 
-  /// Names a revision needs: the model, the cover, and every item's thumbnail and original.
+  /// Names a revision needs: the model, the cover, every item's thumbnail and original, and
+  /// the history (its records, and the entries of items it can bring back).
   package var liveNames: Set<String> {
     var names: Set<String> = [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry]
     if entries[DocumentArchive.coverEntry] != nil { names.insert(DocumentArchive.coverEntry) }
     names.formUnion(model.referencedEntries)
+    for record in history {
+      names.insert(DocumentArchive.journalEntry(record.revision))
+      names.formUnion(record.change.referencedEntries.filter { entries[$0] != nil })
+    }
     return names
   }
 

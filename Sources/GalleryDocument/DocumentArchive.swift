@@ -16,6 +16,7 @@ package enum DocumentArchive {
   package static let mimetypeEntry = "mimetype"
   package static let modelEntry = "gallery.json"
   package static let coverEntry = "cover.jpg"
+  package static let journalFolder = "journal/"
   package static let thumbnailFolder = EntryName.thumbnailFolder
   package static let originalsFolder = EntryName.originalsFolder
 
@@ -31,10 +32,16 @@ package enum DocumentArchive {
   /// The largest data an entry of this name may hold, or nil for names the model never
   /// refers to (skipped, never read).
   package static func sizeLimit(of name: String) -> Int64? {
-    if name == modelEntry { return modelSizeLimit }
+    if name == modelEntry || name.hasPrefix(journalFolder) { return modelSizeLimit }
     if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
     if name.hasPrefix(originalsFolder) { return originalSizeLimit }
     return nil
+  }
+
+  /// `journal/0000000042.json`: padded, so that a listing sorts by revision.
+  package static func journalEntry(_ revision: Int) -> String {
+    let digits = String(revision)
+    return journalFolder + String(repeating: "0", count: max(0, 10 - digits.count)) + digits + ".json"
   }
 
   // MARK: - Reading
@@ -80,6 +87,7 @@ package enum DocumentArchive {
     var committed: (model: GalleryModel, entries: [String: EntryLocation], end: Int64)?
     var revisions = 0
     var pending: [String: EntryLocation] = [:]
+    var journal = JournalScan()
     var previous: (name: String, offset: Int64, size: Int64)? = (mimetypeEntry, 0, Int64(GalleryModel.mediaType.utf8.count))
     var candidate: GalleryModel?
     var tornReason: String?
@@ -107,9 +115,11 @@ package enum DocumentArchive {
           entries = pending
         }
         pending = [:]
+        // A checkpoint written after its own revision's record is not another revision.
+        if committed?.model.revision != model.revision { revisions += 1 }
         committed = (model, entries, position)
-        revisions += 1
         candidate = nil
+        journal.commit(model)
       }
       let entry: ArchiveReader.Entry
       switch header {
@@ -143,7 +153,9 @@ package enum DocumentArchive {
         if entry.name == modelEntry {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
+            // A checkpoint: the complete model (after the record of its own revision, if any).
             candidate = try ModelCoding.decode(data)
+            journal.checkpointRead(bytes: entry.size)
           } catch DocumentError.unsupportedFormat(let version) {
             throw DocumentError.unsupportedFormat(version)
           } catch let failure as ModelValidation.Failure {
@@ -151,6 +163,20 @@ package enum DocumentArchive {
             damageProblems = failure.problems.map(\.description)
           } catch {
             damaged("a gallery.json revision does not decode: \(error)", at: position)
+          }
+        } else if entry.name.hasPrefix(journalFolder) {
+          let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
+          do {
+            if let model = try journal.read(data, bytes: entry.size, after: candidate ?? committed?.model) {
+              candidate = model
+            }
+          } catch DocumentError.unsupportedFormat(let version) {
+            throw DocumentError.unsupportedFormat(version)
+          } catch let failure as ModelValidation.Failure {
+            damaged("a journal record breaks a rule: \(failure)", at: position)
+            damageProblems = failure.problems.map(\.description)
+          } catch {
+            damaged("a journal record does not apply: \(error)", at: position)
           }
         } else {
           try reader.skipData()
@@ -173,7 +199,73 @@ package enum DocumentArchive {
       model: committed.model, entries: committed.entries, revisionEnd: committed.end,
       fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
       tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-      damage: damage, damageProblems: damageProblems)
+      damage: damage, damageProblems: damageProblems, history: journal.history(upTo: committed.model.revision),
+      checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
+      journalBytes: journal.journalBytes)
+  }
+
+  /// What a scan learns of the journal: the history, the last checkpoint, and the replay of
+  /// the records after it.
+  private struct JournalScan {
+    private var records: [Int: JournalRecord] = [:]
+    /// Records and checkpoint read since the last complete revision.
+    private var pendingRecords: [JournalRecord] = []
+    private var pendingCheckpoint: Int64?
+    private var pendingJournalBytes: Int64 = 0
+    private(set) var checkpointRevision = 0
+    private(set) var checkpointBytes: Int64 = 0
+    private(set) var journalBytes: Int64 = 0
+    /// The ids of the model of revision `idsRevision`, kept as records are replayed, so that
+    /// no record can give two items one id and no replay scans the whole model.
+    private var ids = Set<String>()
+    private var idsRevision: Int?
+
+    mutating func checkpointRead(bytes: Int64) {
+      pendingCheckpoint = bytes
+      pendingJournalBytes = 0
+    }
+
+    /// Reads a record; returns the model it leaves when it follows `model`, nil when it is
+    /// history (a compaction writes the records up to its checkpoint before it).
+    mutating func read(_ data: Data, bytes: Int64, after model: GalleryModel?) throws -> GalleryModel? {
+      let record = try JournalCoding.decode(data)
+      var result: GalleryModel?
+      if var model, record.revision > model.revision {
+        guard record.revision == model.revision + 1 else {
+          throw ChangeMismatch("journal r\(record.revision) does not follow r\(model.revision)")
+        }
+        if idsRevision != model.revision { ids = model.ids }
+        try record.change.replay(on: &model, ids: &ids)
+        idsRevision = record.revision
+        model.revision = record.revision
+        model.modified = record.time
+        model.revisionID = record.id
+        let problems = ModelValidation.headProblems(of: model)
+        guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
+        pendingJournalBytes += bytes
+        result = model
+      }
+      pendingRecords.append(record)
+      return result
+    }
+
+    /// A revision is complete: what was read for it counts.
+    mutating func commit(_ model: GalleryModel) {
+      for record in pendingRecords { records[record.revision] = record }
+      pendingRecords = []
+      if let pendingCheckpoint {
+        checkpointRevision = model.revision
+        checkpointBytes = pendingCheckpoint
+        journalBytes = 0
+      }
+      journalBytes += pendingJournalBytes
+      pendingCheckpoint = nil
+      pendingJournalBytes = 0
+    }
+
+    func history(upTo revision: Int) -> [JournalRecord] {
+      records.values.filter { $0.revision <= revision }.sorted { $0.revision < $1.revision }
+    }
   }
 
   /// Whether the bytes from `start` to `end` are all zero (read in bounded chunks).
@@ -196,7 +288,9 @@ package enum DocumentArchive {
   package static func read(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
     try file.seek(to: location.offset)
     let reader = try ArchiveReader(fileDescriptor: file.rawValue)
-    guard let entry = try reader.next(), entry.isRegularFile, let limit = sizeLimit(of: entry.name) else {
+    guard let entry = try reader.next(), entry.isRegularFile, let limit = sizeLimit(of: entry.name),
+      entry.size == location.size
+    else {
       throw ArchiveError(status: -30, message: "no entry at offset \(location.offset)", operation: "reading an entry")
     }
     return try reader.readData(size: entry.size, limit: limit)
@@ -204,8 +298,9 @@ package enum DocumentArchive {
 
   // MARK: - Writing
 
-  /// Appends a revision: new entries first, then the model that refers to them, then the
-  /// end-of-archive marker; fsyncs before returning. The caller holds the document lock.
+  /// Appends a revision: new entries first, then its journal record (and checkpoint), which
+  /// the caller puts last, then the end-of-archive marker; fsyncs before returning. The
+  /// caller holds the document lock.
   package static func append(
     _ entries: [(name: String, data: Data)], model: GalleryModel, to file: FileHandleFD,
     layout: ArchiveLayout
@@ -214,10 +309,9 @@ package enum DocumentArchive {
     // follows what we write.
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
-    let modelData = ModelCoding.encode(model)
     var result = layout
     let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
-    for (name, data) in entries + [(modelEntry, modelData)] {
+    for (name, data) in entries {
       let start = file.offset
       try writer.write(name: name, data: data, modified: model.modified)
       result.entries[name] = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
@@ -241,6 +335,7 @@ package enum DocumentArchive {
   package static func writeComplete(
     to path: String, model: GalleryModel, entries: (ArchiveWriter) throws -> Void, replacing: Bool
   ) throws {
+    let current = currentFormat(model)
     let target = replacing ? FileSystem.resolvingLinks(path) : path
     let existing = replacing ? FileSystem.status(of: target) : nil
     let temporary = FileSystem.temporaryName(beside: target)
@@ -250,7 +345,7 @@ package enum DocumentArchive {
       let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
-      try writer.write(name: modelEntry, data: ModelCoding.encode(model), modified: model.modified)
+      try writer.write(name: modelEntry, data: ModelCoding.encode(current), modified: model.modified)
       try writer.close()
       try file.sync()
       if replacing {
@@ -269,6 +364,14 @@ package enum DocumentArchive {
       FileSystem.remove(temporary)
       throw error
     }
+  }
+
+  /// Whatever it was read as, a document is written in this version's format.
+  private static func currentFormat(_ model: GalleryModel) -> GalleryModel {
+    var current = model
+    current.format = GalleryModel.formatVersion
+    if current.revisionID == nil { current.revisionID = JournalRecord.newID() }
+    return current
   }
 
   /// Removes temporary files left by a save that was killed (the caller holds the lock).

@@ -11,10 +11,27 @@ public struct DocumentEdit {
   private(set) var newEntries: [String: Data] = [:]
   /// Entries the document holds already (an original shared by content is stored once).
   private let existingEntries: Set<String>
+  /// The document's history, oldest first.
+  package let history: [JournalRecord]
+  /// Ids the history still knows: a new item never takes one, so the thumbnail of an item
+  /// that undo can bring back is never replaced by another's.
+  private let historyIDs: Set<String>
+  /// What made this edit, for the history (`move: 2 items`); said from the change when nil.
+  public var summary: String?
+  /// The revision this edit takes back or brings back (undo, redo).
+  package var undoing: Int?
+  package var redoing: Int?
+  /// The first revision of the operation this edit finishes (a drop's commit).
+  public var continuing: Int?
+  /// Saves a revision even when the model does not change (an undo that found everything
+  /// changed since still counts as one, so the next undo goes further back).
+  package var recordEvenIfUnchanged = false
 
-  package init(model: GalleryModel, existingEntries: Set<String> = []) {
+  package init(model: GalleryModel, existingEntries: Set<String> = [], history: [JournalRecord] = []) {
     self.model = model
     self.existingEntries = existingEntries
+    self.history = history
+    historyIDs = history.reduce(into: Set<String>()) { $0.formUnion($1.change.keys) }
   }
 
   /// Embeds an image's original bytes, once per content; returns the entry name.
@@ -34,14 +51,11 @@ public struct DocumentEdit {
 
   /// A fresh short id, unique among the items and the trash.
   public func newItemID() -> String {
-    var taken = Set(model.items.map(\.id))
-    taken.formUnion(model.trash.map(\.item.id))
-    return ItemID.make(avoiding: taken)
+    ItemID.make(avoiding: model.ids.union(historyIDs))
   }
 
   public mutating func newItemIDs(_ count: Int) -> [String] {
-    var taken = Set(model.items.map(\.id))
-    taken.formUnion(model.trash.map(\.item.id))
+    var taken = model.ids.union(historyIDs)
     return (0..<count).map { _ in
       let id = ItemID.make(avoiding: taken)
       taken.insert(id)
@@ -82,9 +96,12 @@ extension GalleryDocument {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
-    var edit = DocumentEdit(model: layout.model, existingEntries: Set(layout.entries.keys))
+    var edit = DocumentEdit(model: layout.model, existingEntries: Set(layout.entries.keys), history: layout.history)
     let result = try body(&edit)
-    guard edit.model != layout.model || !edit.newEntries.isEmpty else { return (result, nil) }
+    guard
+      edit.model != layout.model || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil
+        || edit.redoing != nil
+    else { return (result, nil) }
     let saved = try save(edit, over: layout, lock: lock)
     return (result, saved)
   }
@@ -107,12 +124,27 @@ extension GalleryDocument {
     return true
   }
 
+  /// Appends the edit as one revision: its new entries, its journal record, and a new
+  /// checkpoint when the journal since the last one has grown past a fraction of it (or the
+  /// document is still format 1, so that a format-1 reader refuses it instead of showing
+  /// the old state).
   private static func save(_ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock) throws -> SaveMark? {
     var model = edit.model
+    model.format = GalleryModel.formatVersion
     model.revision = layout.model.revision + 1
     model.modified = .nowInWholeSeconds
-    let referenced = Set(model.referencedEntries)
-    // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not kept.
+    model.revisionID = JournalRecord.newID()
+    let change = ModelChange(from: layout.model, to: model)
+    let record = JournalRecord(
+      revision: model.revision, id: model.revisionID!, parent: layout.model.revisionID, time: model.modified,
+      summary: String((edit.summary ?? JournalRecord.describe(change)).utf8.prefix(JournalRecord.summaryBytes)) ?? "",
+      undoing: edit.undoing, redoing: edit.redoing, continues: edit.continuing, change: change)
+    // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not
+    // kept: only the items this save put in or changed can refer to a new entry.
+    let referenced = Set(
+      (change.items.inserted.map(\.element) + change.items.updated.map(\.after)
+        + change.trash.inserted.map(\.element.item) + change.trash.updated.map(\.after.item))
+        .flatMap { [$0.thumbnail, $0.original].compactMap { $0 } })
     var entries = edit.newEntries.filter { referenced.contains($0.key) }.sorted { $0.key < $1.key }
       .map { (name: $0.key, data: $0.value) }
 
@@ -127,7 +159,23 @@ extension GalleryDocument {
       }
       entries.append((DocumentArchive.coverEntry, try CoverMaker.cover(from: thumbnails)))
     }
-    let saved = try DocumentArchive.append(entries, model: model, to: lock.file, layout: layout)
+    let journal = JournalCoding.encode(record)
+    entries.append((DocumentArchive.journalEntry(record.revision), journal))
+    let journalBytes = layout.journalBytes + Int64(journal.count)
+    let checkpoint =
+      layout.model.format < GalleryModel.formatVersion
+      || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
+    var checkpointBytes = layout.checkpointBytes
+    if checkpoint {
+      let data = ModelCoding.encode(model)
+      checkpointBytes = Int64(data.count)
+      entries.append((DocumentArchive.modelEntry, data))
+    }
+    var saved = try DocumentArchive.append(entries, model: model, to: lock.file, layout: layout)
+    saved.history.append(record)
+    saved.journalBytes = checkpoint ? 0 : journalBytes
+    saved.checkpointBytes = checkpointBytes
+    if checkpoint { saved.checkpointRevision = model.revision }
     if DocumentCompaction.isWorthIt(saved) {
       try DocumentCompaction.compact(lock: lock, layout: saved)
       return nil
@@ -138,24 +186,30 @@ extension GalleryDocument {
       previousTail: layout.tornBytes == 0 ? min(layout.fileSize - layout.revisionEnd, 1 << 20) : 0)
   }
 
+  /// A new checkpoint is written when the journal after the last one passes this fraction
+  /// of its size (and this many bytes): opening then replays at most that much.
+  package static let checkpointFraction: Int64 = 8
+  package static let journalAllowance: Int64 = 16 * 1024
+
   package static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
     Array(
       model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(
         CoverMaker.tilesAcross * CoverMaker.tilesAcross))
   }
 
-  /// Rewrites the document with only its live entries. Returns the file size before and after.
+  /// Rewrites the document with only its live entries and the history its settings keep
+  /// (none with `forgettingHistory`). Returns the file size before and after.
   @discardableResult
-  public static func compact(_ path: String) throws -> (before: Int64, after: Int64) {
+  public static func compact(_ path: String, forgettingHistory: Bool = false) throws -> (before: Int64, after: Int64) {
     let lock = try DocumentLock(path: path)
-    let layout = try DocumentArchive.scan(lock.file)
+    var layout = try DocumentArchive.scan(lock.file)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
+    if forgettingHistory { layout.history = [] }
     try DocumentCompaction.compact(lock: lock, layout: layout)
     let after = try GalleryDocument.open(path).layout.fileSize
     return (layout.fileSize, after)
   }
 }
-
 /// One appended save: where the file ended before it and after it, and the revision it made.
 package struct SaveMark {
   package var previousEnd: Int64
@@ -177,20 +231,48 @@ package enum DocumentCompaction {
     let path = lock.file.path
     LayoutCache.forget(path)
     DocumentArchive.removeStaleTemporaries(for: path)
-    try writeLive(layout, from: lock.file, model: layout.model, to: path, replacing: true)
+    var model = layout.model
+    model.format = GalleryModel.formatVersion
+    try writeLive(
+      layout, from: lock.file, model: model, history: kept(layout.history, of: model), to: path, replacing: true)
   }
 
-  /// Writes a complete document holding `model` and the live entries of `layout` (read from
-  /// `file`): a compaction when it replaces the same path, a copy otherwise.
+  /// The history a compaction keeps: the last `historyOperations` operations or those of
+  /// the last `historyDays` days, whichever keeps more (always an unbroken run up to now).
+  package static func kept(_ history: [JournalRecord], of model: GalleryModel, now: Date = Date()) -> [JournalRecord] {
+    let settings = model.settings
+    let since = now.addingTimeInterval(-Double(settings.historyDays) * 86400)
+    guard
+      let first = history.firstIndex(where: {
+        $0.revision > model.revision - settings.historyOperations || $0.time >= since
+      })
+    else { return [] }
+    return Array(history[first...])
+  }
+
+  /// Writes a complete document holding `model`, the live entries of `layout` (read from
+  /// `file`) and `history` with the entries it needs: a compaction when it replaces the
+  /// same path, a copy otherwise.
   package static func writeLive(
-    _ layout: ArchiveLayout, from file: FileHandleFD, model: GalleryModel, to path: String, replacing: Bool
+    _ layout: ArchiveLayout, from file: FileHandleFD, model: GalleryModel, history: [JournalRecord] = [],
+    to path: String, replacing: Bool
   ) throws {
-    // Thumbnails in item order, so `tar -t` lists them as the gallery shows them.
+    // Thumbnails in item order, so `tar -t` lists them as the gallery shows them; then those
+    // only the history needs.
     var names = layout.model.referencedEntries
+    var named = Set(names)
+    for record in history {
+      for name in record.change.referencedEntries.sorted() where named.insert(name).inserted { names.append(name) }
+    }
     if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
     try DocumentArchive.writeComplete(
       to: path, model: model,
       entries: { writer in
+        // The history first: a reader takes the records up to the checkpoint as history.
+        for record in history {
+          try writer.write(
+            name: DocumentArchive.journalEntry(record.revision), data: JournalCoding.encode(record), modified: record.time)
+        }
         for name in names {
           guard let location = layout.entries[name] else { continue }
           let data = try DocumentArchive.read(location, from: file)

@@ -66,6 +66,7 @@ public enum DocumentFiles {
     model.created = .nowInWholeSeconds
     model.modified = model.created
     model.revision = 0
+    model.revisionID = nil  // a new document: a history of its own
     try DocumentCompaction.writeLive(source.layout, from: source.file, model: model, to: target, replacing: false)
   }
 

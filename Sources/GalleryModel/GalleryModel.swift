@@ -5,7 +5,7 @@ import GallerySystem
 ///
 /// See docs/FORMAT.md and docs/gallery.schema.json.
 public struct GalleryModel: Codable, Sendable, Equatable {
-  public static let formatVersion = 1
+  public static let formatVersion = 2
   public static let mediaType = "application/x-gallery"
 
   public var format: Int
@@ -14,12 +14,20 @@ public struct GalleryModel: Codable, Sendable, Equatable {
   public var modified: Date
   /// Counts saves; a reader can tell two states of one document apart.
   public var revision: Int
+  /// The identity of this revision, unique across machines (32 hex digits), so that two
+  /// copies of one document can tell the revisions they share (format 2; nil in format 1).
+  public var revisionID: String?
   public var settings: Settings
   public var items: [Item]
   public var trash: [TrashedItem]
   /// Moves that `gallery drag --move` offered and no drop has taken yet: the source's own
   /// consent, without which a drag payload can only copy. Nil when there are none.
   public var moveOffers: [MoveOffer]?
+
+  package enum CodingKeys: String, CodingKey {
+    case format, title, created, modified, revision, settings, items, trash, moveOffers
+    case revisionID = "revisionId"
+  }
 
   public init(title: String, now: Date = .nowInWholeSeconds) {
     format = Self.formatVersion
@@ -41,10 +49,16 @@ public struct GalleryModel: Codable, Sendable, Equatable {
     public var keepFailed: Bool = false
     /// Store the original bytes of dropped images in the document, so it travels with them.
     public var embedOriginals: Bool = false
+    /// History kept by compaction: the last `historyOperations` operations or those of the
+    /// last `historyDays` days, whichever keeps more.
+    public var historyOperations: Int = 1000
+    public var historyDays: Int = 90
 
     public init() {}
 
-    package enum CodingKeys: String, CodingKey { case thumbnailSize, maxPixels, keepFailed, embedOriginals }
+    package enum CodingKeys: String, CodingKey {
+      case thumbnailSize, maxPixels, keepFailed, embedOriginals, historyOperations, historyDays
+    }
 
     public init(from decoder: Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -52,6 +66,8 @@ public struct GalleryModel: Codable, Sendable, Equatable {
       maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? 100_000_000
       keepFailed = try container.decodeIfPresent(Bool.self, forKey: .keepFailed) ?? false
       embedOriginals = try container.decodeIfPresent(Bool.self, forKey: .embedOriginals) ?? false
+      historyOperations = try container.decodeIfPresent(Int.self, forKey: .historyOperations) ?? 1000
+      historyDays = try container.decodeIfPresent(Int.self, forKey: .historyDays) ?? 90
     }
   }
 }
@@ -174,6 +190,14 @@ extension Item {
 }
 
 extension GalleryModel {
+  /// The ids of the items and of the trash.
+  public var ids: Set<String> {
+    var ids = Set<String>(minimumCapacity: items.count + trash.count)
+    for item in items { ids.insert(item.id) }
+    for entry in trash { ids.insert(entry.item.id) }
+    return ids
+  }
+
   /// The archive entries the model refers to (thumbnails and embedded originals of the items,
   /// then of the trash), each once, in item order.
   package var referencedEntries: [String] {

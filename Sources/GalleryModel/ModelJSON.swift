@@ -229,27 +229,34 @@ extension JSONWriter {
       o.value("items") { $0.array(model.items) { $0.item($1) } }
       o.date("modified", model.modified)
       if let offers = model.moveOffers, !offers.isEmpty {
-        o.value("moveOffers") {
-          $0.array(offers) { w, offer in
-            w.object { m in
-              m.date("created", offer.created)
-              m.value("ids") { $0.array(offer.ids) { $0.string($1) } }
-              m.string("token", offer.token)
-            }
-          }
-        }
+        o.value("moveOffers") { $0.moveOffers(offers) }
       }
       o.int("revision", model.revision)
-      o.value("settings") { w in
-        w.object { s in
-          s.bool("embedOriginals", model.settings.embedOriginals)
-          s.bool("keepFailed", model.settings.keepFailed)
-          s.int("maxPixels", model.settings.maxPixels)
-          s.int("thumbnailSize", model.settings.thumbnailSize)
-        }
-      }
+      o.string("revisionId", model.revisionID)
+      o.value("settings") { $0.settings(model.settings) }
       o.string("title", model.title)
       o.value("trash") { $0.array(model.trash) { $1.write(into: &$0) } }
+    }
+  }
+
+  package mutating func moveOffers(_ offers: [MoveOffer]) {
+    array(offers) { w, offer in
+      w.object { m in
+        m.date("created", offer.created)
+        m.value("ids") { $0.array(offer.ids) { $0.string($1) } }
+        m.string("token", offer.token)
+      }
+    }
+  }
+
+  package mutating func settings(_ settings: GalleryModel.Settings) {
+    object { s in
+      s.bool("embedOriginals", settings.embedOriginals)
+      s.int("historyDays", settings.historyDays)
+      s.int("historyOperations", settings.historyOperations)
+      s.bool("keepFailed", settings.keepFailed)
+      s.int("maxPixels", settings.maxPixels)
+      s.int("thumbnailSize", settings.thumbnailSize)
     }
   }
 
@@ -648,28 +655,14 @@ extension JSONReader {
     var created: Date?
     var modified: Date?
     var revision: Int?
+    var revisionID: String?
     var settings = GalleryModel.Settings()
     var items: [Item] = []
     var trash: [TrashedItem] = []
     var offers: [MoveOffer] = []
     try object { r, key in
       switch key {
-      case "moveOffers":
-        try r.array { r in
-          var token: String?
-          var ids: [String] = []
-          var created: Date?
-          try r.object { r, key in
-            switch key {
-            case "token": token = try r.string()
-            case "ids": try r.array { ids.append(try $0.string()) }
-            case "created": created = try r.date()
-            default: try r.skipValue()
-            }
-          }
-          guard let token, let created else { throw r.fail("a move offer lacks token or created") }
-          offers.append(MoveOffer(token: token, ids: ids, created: created))
-        }
+      case "moveOffers": offers = try r.moveOffers()
       case "format":
         format = try r.int()
         // A newer format may have changed anything below: stop before misreading it.
@@ -678,34 +671,12 @@ extension JSONReader {
       case "created": created = try r.date()
       case "modified": modified = try r.date()
       case "revision": revision = try r.int()
-      case "settings":
-        try r.object { r, key in
-          switch key {
-          case "thumbnailSize": settings.thumbnailSize = try r.int()
-          case "maxPixels": settings.maxPixels = try r.int()
-          case "keepFailed": settings.keepFailed = try r.bool()
-          case "embedOriginals": settings.embedOriginals = try r.bool()
-          default: try r.skipValue()
-          }
-        }
+      case "revisionId": revisionID = try r.string()
+      case "settings": settings = try r.settings()
       case "items":
         try r.array { items.append(try $0.item()) }
       case "trash":
-        try r.array { r in
-          var item: Item?
-          var trashed: Date?
-          var position: Int?
-          try r.object { r, key in
-            switch key {
-            case "item": item = try r.item()
-            case "trashed": trashed = try r.date()
-            case "position": position = try r.int()
-            default: try r.skipValue()
-            }
-          }
-          guard let item, let trashed, let position else { throw r.fail("a trash entry lacks item, trashed or position") }
-          trash.append(TrashedItem(item: item, trashed: trashed, position: position))
-        }
+        try r.array { trash.append(try $0.trashedItem()) }
       default: try r.skipValue()
       }
     }
@@ -718,11 +689,64 @@ extension JSONReader {
     model.format = format
     model.modified = modified
     model.revision = revision
+    model.revisionID = revisionID
     model.settings = settings
     model.items = items
     model.trash = trash
     model.moveOffers = offers.isEmpty ? nil : offers
     return model
+  }
+
+  package mutating func moveOffers() throws -> [MoveOffer] {
+    var offers: [MoveOffer] = []
+    try array { r in
+      var token: String?
+      var ids: [String] = []
+      var created: Date?
+      try r.object { r, key in
+        switch key {
+        case "token": token = try r.string()
+        case "ids": try r.array { ids.append(try $0.string()) }
+        case "created": created = try r.date()
+        default: try r.skipValue()
+        }
+      }
+      guard let token, let created else { throw r.fail("a move offer lacks token or created") }
+      offers.append(MoveOffer(token: token, ids: ids, created: created))
+    }
+    return offers
+  }
+
+  package mutating func settings() throws -> GalleryModel.Settings {
+    var settings = GalleryModel.Settings()
+    try object { r, key in
+      switch key {
+      case "thumbnailSize": settings.thumbnailSize = try r.int()
+      case "maxPixels": settings.maxPixels = try r.int()
+      case "keepFailed": settings.keepFailed = try r.bool()
+      case "embedOriginals": settings.embedOriginals = try r.bool()
+      case "historyOperations": settings.historyOperations = try r.int()
+      case "historyDays": settings.historyDays = try r.int()
+      default: try r.skipValue()
+      }
+    }
+    return settings
+  }
+
+  package mutating func trashedItem() throws -> TrashedItem {
+    var item: Item?
+    var trashed: Date?
+    var position: Int?
+    try object { r, key in
+      switch key {
+      case "item": item = try r.item()
+      case "trashed": trashed = try r.date()
+      case "position": position = try r.int()
+      default: try r.skipValue()
+      }
+    }
+    guard let item, let trashed, let position else { throw fail("a trash entry lacks item, trashed or position") }
+    return TrashedItem(item: item, trashed: trashed, position: position)
   }
 
   package mutating func item() throws -> Item {

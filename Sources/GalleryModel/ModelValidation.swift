@@ -63,6 +63,9 @@ public enum ModelValidation {
       "thumbnail size \(settings.thumbnailSize) is outside \(Limits.thumbnailSize.lowerBound)...\(Limits.thumbnailSize.upperBound)"
     )
     require(Limits.maxPixels.contains(settings.maxPixels), "the pixel limit \(settings.maxPixels) is out of range")
+    require(Limits.counter.contains(settings.historyOperations), "the history's operation count is out of range")
+    require((0...36500).contains(settings.historyDays), "the history's day count is out of range")
+    if let revisionID = model.revisionID { require(isRevisionID(revisionID), "the revision id is not 32 hex digits") }
 
     var ids = Set<String>()
     for item in model.items {
@@ -84,6 +87,16 @@ public enum ModelValidation {
       require(Limits.dates.contains(offer.created), "a move offer's date is out of range")
     }
     return problems
+  }
+
+  /// The problems of the model's own fields (title, settings, dates, move offers), without
+  /// its items: what a replayed journal record may have changed besides the items it
+  /// carries, which it checks itself.
+  public static func headProblems(of model: GalleryModel) -> [Problem] {
+    var head = model
+    head.items = []
+    head.trash = []
+    return problems(of: head)
   }
 
   /// The problems of one item: its id, names, numbers, strings and dates.
@@ -153,6 +166,9 @@ public enum ModelValidation {
     }
     return letter
   }
+
+  /// 32 lower-case hex digits: a random 128-bit revision identity.
+  public static func isRevisionID(_ text: String) -> Bool { isHex(text.utf8, count: 32) }
 
   /// `sha256:` and 64 lower-case hex digits.
   public static func isContentHash(_ text: String) -> Bool {

@@ -73,11 +73,11 @@ struct DamageAndHostileInputTests {
     #expect(try Listing.of(document).items.allSatisfy { $0.state == "ready" })
   }
 
-  @Test("A newest gallery.json that does not decode is damage, not an older state to save over")
+  @Test("A newest revision (journal record or checkpoint) that does not decode is damage, not an older state to save over")
   func damagedModel() throws {
     let work = try TestWorkspace()
     let document = try threeRevisions(work)
-    let last = try headers(document).last { $0.name == "gallery.json" }!
+    let last = try headers(document).last { $0.name == "gallery.json" || $0.name.hasPrefix("journal/") }!
     try flipByte(document, at: last.offset + 512 + 1)  // inside the JSON text, after `{`
     let damaged = try work.bytes(document)
     let show = try Run.gallery(["show", document])

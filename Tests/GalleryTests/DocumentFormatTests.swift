@@ -35,7 +35,9 @@ struct DocumentFormatTests {
     #expect(python.stdout == "mimetype application/x-gallery\n")
   }
 
-  @Test("tar -x leaves the last revision on disk, and it validates against the JSON Schema")
+  @Test(
+    "tar -x leaves a checkpoint and the journal after it; after compact, the current model; both validate against the JSON Schemas"
+  )
   func extractsLastRevisionValidatingSchema() throws {
     let work = try TestWorkspace()
     let document = try work.document(title: "Schema")
@@ -43,7 +45,31 @@ struct DocumentFormatTests {
     #expect(try Run.gallery(["drop", document] + images).status == 0)
     #expect(try Run.gallery(["move", document, "2", "--to", "1"]).status == 0)
     #expect(try Run.gallery(["trash", document, "2"]).status == 0)
+    let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("docs").path
+    func validate(_ schema: String, _ files: [String]) throws {
+      let result = try Run.program(
+        SchemaValidator.python,
+        [
+          "-c",
+          "import json,sys,jsonschema\nv=jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))\nfor f in sys.argv[2:]: v.validate(json.load(open(f)))\nprint('ok')",
+          docs + "/" + schema,
+        ] + files)
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stdout == "ok\n")
+    }
 
+    // Before compaction: the journal records of every save, each valid.
+    let journal = work.path("journal-extracted")
+    try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+    #expect(try Run.program("tar", ["-xf", document, "-C", journal]).status == 0)
+    let records = try FileManager.default.contentsOfDirectory(atPath: journal + "/journal").sorted()
+    let revision = try GalleryDocument.open(document).model.revision
+    #expect(records.map { "journal/" + $0 } == (1...revision).map(DocumentArchive.journalEntry))
+    try validate("journal.schema.json", records.map { journal + "/journal/" + $0 })
+
+    // `gallery compact` makes gallery.json current.
+    #expect(try Run.gallery(["compact", document]).status == 0)
     let out = work.path("extracted")
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     let extract = try Run.program("tar", ["-xf", document, "-C", out])
@@ -53,19 +79,9 @@ struct DocumentFormatTests {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     #expect(try decoder.decode(GalleryModel.self, from: onDisk) == model)
-    #expect(model.items.count == 1 && model.trash.count == 1)
-
-    let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("docs/gallery.schema.json").path
-    let validate = try Run.program(
-      SchemaValidator.python,
-      [
-        "-c",
-        "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2]))); print('ok')",
-        schema, out + "/gallery.json",
-      ])
-    #expect(validate.status == 0, "\(validate.stderr)")
-    #expect(validate.stdout == "ok\n")
+    #expect(model.items.count == 1 && model.trash.count == 1 && model.format == 2 && model.revision == revision)
+    try validate("gallery.schema.json", [out + "/gallery.json"])
+    let schema = docs + "/gallery.schema.json"
 
     // And the schema is not a rubber stamp: it rejects a broken model.
     let broken = try work.write(#"{"format":1,"title":"x","items":[{"id":"12","state":"ready"}]}"#, to: "broken.json")
@@ -93,9 +109,14 @@ struct DocumentFormatTests {
     #expect(try Run.gallery(["drop", document, one]).status == 0)
     let namesAfter = try archiveNames(document)
     // The old entries are untouched, in place; only new ones follow: the placeholder
-    // revision, the thumbnail, and the committed revision (no cover: the first four are the same).
+    // revision's journal record, the thumbnail, and the commit's record (no cover: the
+    // first four are the same; no checkpoint: the journal is small beside the model).
     #expect(Array(namesAfter.prefix(namesBefore.count)) == namesBefore)
-    #expect(namesAfter.dropFirst(namesBefore.count) == ["gallery.json", namesAfter[namesBefore.count + 1], "gallery.json"])
+    let revision = try GalleryDocument.open(document).model.revision
+    #expect(
+      Array(namesAfter.dropFirst(namesBefore.count)) == [
+        DocumentArchive.journalEntry(revision - 1), namesAfter[namesBefore.count + 1], DocumentArchive.journalEntry(revision),
+      ])
     #expect(namesAfter[namesBefore.count + 1].hasPrefix("thumbnails/"))
     // The file grew by those three entries (and their headers), nothing more.
     let sizes = try Run.program(

@@ -33,11 +33,16 @@ struct EmbedTests {
     #expect(try files.map { try work.bytes($0) } == [originals[0], originals[0], originals[1]])
     #expect(try Run.gallery(["check", document]).status == 0)
 
-    // Compaction keeps them; emptying the trash of every item that uses one drops it.
+    // Compaction keeps them; emptying the trash of every item that uses one keeps it while
+    // the history can undo that, and drops it with the history.
     try GalleryDocument.compact(document)
     #expect(try archiveNames(document).filter { $0.hasPrefix("originals/") }.count == 2)
     #expect(try Run.gallery(["trash", document, "3"]).status == 0)
     #expect(try Run.gallery(["trash", document, "--empty"]).status == 0)
+    try GalleryDocument.compact(document)
+    #expect(try archiveNames(document).filter { $0.hasPrefix("originals/") }.count == 2)
+    #expect(try Run.gallery(["check", document]).status == 0)
+    #expect(try Run.gallery(["compact", "--forget-history", document]).status == 0)
     #expect(try archiveNames(document).filter { $0.hasPrefix("originals/") }.count == 1)
     #expect(try Run.gallery(["check", document]).status == 0)
   }

@@ -14,6 +14,8 @@ struct UntrustedDocumentTests {
       "drop", document, try work.image("a.jpg", seed: 3), try work.image("b.png", format: .png, seed: 4),
     ])
     #expect(result.status == 0, "\(result.stderr)")
+    // Compacted, so that its last gallery.json is the current model that tests change.
+    #expect(try Run.gallery(["compact", document]).status == 0)
     return document
   }
 

@@ -29,6 +29,7 @@ struct MoveCommand: ParsableCommand {
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
       let ids = try edit.model.resolve(items)
+      edit.summary = "move: " + JournalRecord.counted(ids.count, "item")
       edit.model.move(ids, to: position.value)
     }
   }

@@ -22,7 +22,9 @@ struct RestoreCommand: ParsableCommand {
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      edit.model.restore(try edit.model.resolveTrashed(items))
+      let ids = try edit.model.resolveTrashed(items)
+      edit.summary = "restore: " + JournalRecord.counted(ids.count, "item")
+      edit.model.restore(ids)
     }
   }
 }

@@ -19,10 +19,13 @@ struct ShowCommand: ParsableCommand {
   @OptionGroup var target: DocumentArgument
   @OptionGroup var output: OutputOptions
 
+  @Option(help: "Show the document as it was at this revision (`42` or `r42`; see `gallery history`).")
+  var at: RevisionArgument?
+
   func run() throws {
     let document = try target.open()
     RecentDocuments.note(document.path)
-    let model = document.model
+    let model = try at.map { try document.model(at: $0.value) } ?? document.model
     if output.json {
       try JSONOutput.write(compact: DocumentListingJSON.make(path: document.path, model: model))
       return

@@ -11,8 +11,8 @@ struct TrashCommand: ParsableCommand {
     abstract: "Move items to the trash, list it, or empty it.",
     discussion: """
       Trashed items keep their data (thumbnail and all) until the trash is emptied; \
-      `gallery restore` puts them back where they were. Emptying the trash reclaims their \
-      space at once.
+      `gallery restore` puts them back where they were. Emptying the trash can be undone \
+      (`gallery undo`) for as long as the history keeps it.
       """)
 
   @OptionGroup var target: DocumentArgument
@@ -44,12 +44,16 @@ struct TrashCommand: ParsableCommand {
         Terminal.out(trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item) + "\n" }.joined())
       }
     } else if empty {
-      let count = try GalleryDocument.edit(target.document) { $0.model.emptyTrash() }
-      if count > 0 { try GalleryDocument.compact(target.document) }
+      let count = try GalleryDocument.edit(target.document) { edit in
+        edit.summary = "trash --empty: " + JournalRecord.counted(edit.model.trash.count, "item")
+        return edit.model.emptyTrash()
+      }
       Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))")
     } else {
       try GalleryDocument.edit(target.document) { edit in
-        edit.model.trash(try edit.model.resolve(items))
+        let ids = try edit.model.resolve(items)
+        edit.summary = "trash: " + JournalRecord.counted(ids.count, "item")
+        edit.model.trash(ids)
       }
     }
   }

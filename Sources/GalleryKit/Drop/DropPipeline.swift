@@ -88,6 +88,7 @@ public enum ImageDrop {
       ) {
         let (ids, save) = try GalleryDocument.editRecordingSave(path) { edit in
           let ids = edit.newItemIDs(accepted.count)
+          edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
           edit.model.insert(
             zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
@@ -152,7 +153,9 @@ enum LoadPipeline {
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try commit(batch.take(), ids: ids, keepFailed: keepFailed, into: path, report: &report)
+            try commit(
+              batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+              report: &report)
           }
           group.cancelAll()
           // Report in drop order.
@@ -160,7 +163,9 @@ enum LoadPipeline {
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
           return report
         case .commitNow:
-          try commit(batch.take(), ids: ids, keepFailed: keepFailed, into: path, report: &report)
+          try commit(
+            batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+            report: &report)
           batch.committed(at: clock.now)
           continue
         case .commit(at: let due):
@@ -189,11 +194,17 @@ enum LoadPipeline {
   }
 
   private static func commit(
-    _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, report: inout DropReport
+    _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, operation: Int?,
+    report: inout DropReport
   ) throws {
     guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
     let committed = try GalleryDocument.edit(path) { edit in
-      PlaceholderCommit.apply(
+      // Undo takes the drop back whole: placeholders and what loaded.
+      edit.continuing = operation
+      edit.summary =
+        "drop: " + JournalRecord.counted(taken.loaded.count, "image") + " loaded"
+        + (taken.failed.isEmpty ? "" : ", \(taken.failed.count) failed")
+      return PlaceholderCommit.apply(
         loaded: taken.loaded.map { (ids[$0.index], $0.image) },
         failed: taken.failed.map { (ids[$0.index], $0.failure) },
         cancelled: taken.cancelled.map { ids[$0] },

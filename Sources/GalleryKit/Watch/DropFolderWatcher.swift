@@ -222,6 +222,7 @@ public struct DropFolderWatcher: Service {
         let started = ContinuousClock.now
         let ids = try GalleryDocument.edit(pairs[pair].document) { edit in
           let ids = edit.newItemIDs(paths.count)
+          edit.summary = "watch \(pairs[pair].folder): " + JournalRecord.counted(paths.count, "file")
           edit.model.insert(
             zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
           return ids
@@ -313,6 +314,7 @@ public struct DropFolderWatcher: Service {
         }
       }
       result.duplicates = try GalleryDocument.edit(pairs[commit.pair].document) { edit in
+        edit.summary = "watch \(pairs[commit.pair].folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
         let plan = WatchCommitPlan(commit, movedTo: result.movedTo)
         return plan.apply(to: &edit)
       }

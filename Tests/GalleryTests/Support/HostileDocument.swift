@@ -12,6 +12,13 @@ enum HostileDocument {
     from source: String, to path: String, extra: [String] = [],
     change: (inout [String: Any]) -> Void = { _ in }, text: (String) -> String = { $0 }
   ) throws {
+    // A compacted copy: its last `gallery.json` is the current model (format 2 appends
+    // journal records after it otherwise), and its history comes before it.
+    let compacted = path + ".source.gallery"
+    try? FileManager.default.removeItem(atPath: compacted)
+    try FileManager.default.copyItem(atPath: source, toPath: compacted)
+    defer { unlink(compacted) }
+    let source = try Run.gallery(["compact", compacted]).status == 0 ? compacted : source
     // The last revision's model (bsdtar -xO would print every revision's).
     let json = try Run.program(
       "python3",

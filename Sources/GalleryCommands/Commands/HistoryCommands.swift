@@ -1,0 +1,196 @@
+import ArgumentParser
+import Foundation
+import GalleryDocument
+import GalleryModel
+import GallerySystem
+
+/// A revision on the command line: `42` or `r42`.
+struct RevisionArgument: ExpressibleByArgument {
+  var value: Int
+
+  init?(argument: String) {
+    let digits = argument.hasPrefix("r") ? String(argument.dropFirst()) : argument
+    guard let value = Int(digits), ModelValidation.Limits.counter.contains(value) else { return nil }
+    self.value = value
+  }
+}
+
+struct HistoryCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "history",
+    abstract: "List a document's history: its revisions, newest first.",
+    discussion: """
+      Every save is a revision: when, and what made it (`drop: 3 images`, `move: 2 items`, \
+      `undo of r42 (...)`). The document keeps the last 1,000 operations or those of the \
+      last 90 days, whichever is more (settings `historyOperations` and `historyDays`); \
+      `gallery compact --forget-history` drops it. `gallery show --at REV` shows a past \
+      revision, `gallery undo`, `redo` and `revert` go back and forth as new revisions.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: OutputOptions
+
+  @Option(help: "Show at most N revisions (the newest).")
+  var limit: Int?
+
+  func validate() throws {
+    if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+  }
+
+  func run() throws {
+    let document = try target.open()
+    var records = Array(document.history.reversed())
+    if let limit { records = Array(records.prefix(limit)) }
+    let stack = UndoStack(document.history)
+    if output.json {
+      try JSONOutput.write(records.map { HistoryLine(record: $0, stack: stack) })
+      return
+    }
+    Terminal.out(
+      records.map { record in
+        let mark =
+          stack.undoable.last == record.revision ? "  (next undo)" : stack.redoable.last == record.revision ? "  (next redo)" : ""
+        return "r\(record.revision)".leftPadded(to: 7) + "  \(timeText(record.time))  "
+          + TerminalText.escaped(record.summary) + mark + "\n"
+      }.joined())
+  }
+}
+
+/// A time as `history` shows it: ISO 8601, UTC.
+private func timeText(_ time: Date) -> String {
+  var writer = JSONWriter(capacity: 32)
+  writer.date(time)
+  return String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
+}
+
+/// One revision in `history --json`.
+struct HistoryLine: JSONWritable {
+  var record: JournalRecord
+  var stack: UndoStack
+
+  func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.string("id", record.id)
+      o.bool("nextRedo", stack.redoable.last == record.revision)
+      o.bool("nextUndo", stack.undoable.last == record.revision)
+      o.string("parent", record.parent)
+      o.int("redoing", record.redoing)
+      o.int("revision", record.revision)
+      o.string("summary", record.summary)
+      o.date("time", record.time)
+      o.int("undoing", record.undoing)
+    }
+  }
+}
+
+extension DocumentHistory.Outcome: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.int("revision", revision)
+      o.strings("skipped", skipped)
+      o.string("summary", summary)
+      o.int("target", target)
+    }
+  }
+}
+
+/// Up to `steps` undos or redos: stops early, without an error, when the history runs out
+/// after at least one.
+private func repeating(_ steps: Int, _ step: () throws -> DocumentHistory.Outcome) throws -> [DocumentHistory.Outcome] {
+  var outcomes: [DocumentHistory.Outcome] = []
+  for _ in 0..<steps {
+    do { outcomes.append(try step()) } catch let error as DocumentHistory.Failure where !outcomes.isEmpty {
+      Terminal.message("\(error) after \(outcomes.count)")
+      break
+    }
+  }
+  return outcomes
+}
+
+/// Says what an undo, redo or revert did; exits 1 when part of it could not be done.
+private func report(_ outcomes: [DocumentHistory.Outcome], json: Bool) throws {
+  if json {
+    try JSONOutput.write(outcomes)
+  } else {
+    for outcome in outcomes {
+      Terminal.message("r\(outcome.revision): \(TerminalText.escaped(outcome.summary))")
+      for skipped in outcome.skipped { Terminal.message("  not done: \(TerminalText.escaped(skipped))") }
+    }
+  }
+  let skipped = outcomes.reduce(0) { $0 + $1.skipped.count }
+  if skipped > 0 { throw ExitCode(ExitStatus.partial) }
+}
+
+struct UndoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "undo",
+    abstract: "Take back the last operations, as new revisions.",
+    discussion: """
+      Works on the items as they are now: undoing a drop removes those items wherever they \
+      moved since, undoing a trash puts them back, undoing `trash --empty` brings the items \
+      back into the trash. What another operation changed since is named and left alone \
+      (exit status 1); the rest is done. Exit status 66 when there is nothing to undo.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "How many operations to take back.")
+  var steps: Int = 1
+
+  @Flag(help: "Write what was done as JSON.")
+  var json = false
+
+  func validate() throws {
+    guard steps >= 1 else { throw ValidationError("STEPS must be at least 1") }
+  }
+
+  func run() throws {
+    try report(try repeating(steps) { try DocumentHistory.undo(target.document) }, json: json)
+  }
+}
+
+struct RedoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "redo",
+    abstract: "Bring back operations that undo took back, as new revisions.",
+    discussion: "Possible until another operation is made. Exit status 66 when there is nothing to redo.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "How many operations to bring back.")
+  var steps: Int = 1
+
+  @Flag(help: "Write what was done as JSON.")
+  var json = false
+
+  func validate() throws {
+    guard steps >= 1 else { throw ValidationError("STEPS must be at least 1") }
+  }
+
+  func run() throws {
+    try report(try repeating(steps) { try DocumentHistory.redo(target.document) }, json: json)
+  }
+}
+
+struct RevertCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "revert",
+    abstract: "Make the document as it was at a past revision, as a new revision.",
+    discussion: """
+      Items, trash, title and settings become those of REV; the revisions in between stay \
+      in the history, so the revert can itself be undone. Exit status 66 when REV is older \
+      than the history kept.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Option(help: "The revision (`42` or `r42`, from `gallery history`).")
+  var to: RevisionArgument
+
+  @Flag(help: "Write what was done as JSON.")
+  var json = false
+
+  func run() throws {
+    try report([try DocumentHistory.revert(target.document, to: to.value)], json: json)
+  }
+}

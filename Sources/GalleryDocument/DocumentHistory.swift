@@ -1,0 +1,96 @@
+import Foundation
+import GalleryModel
+import GallerySystem
+
+/// The document's history: its journal records, and undo, redo and revert as new revisions
+/// (so that other processes see them, under the same lock as every edit).
+public enum DocumentHistory {
+  /// What an undo, redo or revert did.
+  public struct Outcome: Sendable {
+    /// The revision it made.
+    public var revision: Int
+    /// The revision it took back or brought back (the target of a revert).
+    public var target: Int
+    public var summary: String
+    /// What could not be done, because other edits changed those items since.
+    public var skipped: [String]
+  }
+
+  public enum Failure: Error, CustomStringConvertible, GalleryError {
+    case nothingToUndo(String)
+    case nothingToRedo(String)
+
+    public var description: String {
+      switch self {
+      case .nothingToUndo(let path): "\(path): nothing to undo (the history kept has no operation left to take back)"
+      case .nothingToRedo(let path): "\(path): nothing to redo"
+      }
+    }
+    public var exitStatus: ExitStatus { .notFound }
+  }
+
+  /// Takes back the last operation that can be.
+  public static func undo(_ path: String) throws -> Outcome {
+    try GalleryDocument.edit(path) { edit in
+      let stack = UndoStack(edit.history)
+      guard let target = stack.undoable.last, let records = operation(target, in: edit.history, stack: stack) else {
+        throw Failure.nothingToUndo(path)
+      }
+      let record = records[0]
+      let skipped = records.reversed().flatMap { $0.change.reversed.apply(to: &edit.model) }
+      edit.undoing = target
+      edit.summary = "undo of r\(target) (\(record.summary))"
+      return Outcome(revision: edit.model.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
+    }
+  }
+
+  /// Brings back the last operation undone, if no other operation was made since.
+  public static func redo(_ path: String) throws -> Outcome {
+    try GalleryDocument.edit(path) { edit in
+      let stack = UndoStack(edit.history)
+      guard let target = stack.redoable.last, let records = operation(target, in: edit.history, stack: stack) else {
+        throw Failure.nothingToRedo(path)
+      }
+      let record = records[0]
+      let skipped = records.flatMap { $0.change.apply(to: &edit.model) }
+      edit.redoing = target
+      edit.summary = "redo of r\(target) (\(record.summary))"
+      return Outcome(revision: edit.model.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
+    }
+  }
+
+  /// The records of the operation that starts at `first`, when the history holds them all.
+  private static func operation(_ first: Int, in history: [JournalRecord], stack: UndoStack) -> [JournalRecord]? {
+    let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
+    let records = (stack.operations[first] ?? []).compactMap { byRevision[$0] }
+    return records.isEmpty ? nil : records
+  }
+
+  /// Makes the document as it was at `revision`, as a new revision.
+  public static func revert(_ path: String, to revision: Int) throws -> Outcome {
+    try GalleryDocument.edit(path) { edit in
+      let past = try ModelHistory.model(at: revision, from: edit.model, history: edit.history)
+      edit.model.items = past.items
+      edit.model.trash = past.trash
+      edit.model.title = past.title
+      edit.model.settings = past.settings
+      edit.summary = "revert to r\(revision)"
+      edit.recordEvenIfUnchanged = true
+      return Outcome(revision: edit.model.revision + 1, target: revision, summary: edit.summary!, skipped: [])
+    }
+  }
+}
+
+extension GalleryDocument {
+  /// The history this document keeps, oldest first.
+  public var history: [JournalRecord] { layout.history }
+
+  /// The model as it was at `revision`.
+  public func model(at revision: Int) throws -> GalleryModel {
+    try ModelHistory.model(at: revision, from: model, history: layout.history)
+  }
+}
+
+extension ModelHistory.Beyond: GalleryError {
+  public var exitStatus: ExitStatus { .notFound }
+}

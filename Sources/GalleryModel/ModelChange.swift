@@ -1,0 +1,392 @@
+import Foundation
+
+/// An element of an ordered list that a change names by a key unique in its list.
+public protocol KeyedElement: Sendable, Equatable {
+  var key: String { get }
+}
+
+extension Item: KeyedElement {
+  public var key: String { id }
+}
+
+extension TrashedItem: KeyedElement {
+  public var key: String { item.id }
+}
+
+/// What one save changed: operations that replay it exactly on the revision before (how a
+/// reader rebuilds a model from a checkpoint and the journal after it), and that undo and
+/// redo apply to the model as it is *now*, key by key.
+///
+/// A change is made by comparing two models (`init(from:to:)`), so every edit gets one
+/// without saying what it did.
+public struct ModelChange: Sendable, Equatable {
+  public var items = ListChange<Item>()
+  public var trash = ListChange<TrashedItem>()
+  /// The document's own fields, before and after, when any of them changed.
+  public var head: HeadChange?
+
+  public init() {}
+
+  public init(from before: GalleryModel, to after: GalleryModel) {
+    items = ListChange(from: before.items, to: after.items)
+    trash = ListChange(from: before.trash, to: after.trash)
+    let old = Head(before)
+    let new = Head(after)
+    head = old == new ? nil : HeadChange(before: old, after: new)
+  }
+
+  public var isEmpty: Bool { items.isEmpty && trash.isEmpty && head == nil }
+
+  /// The change that takes this one back.
+  public var reversed: ModelChange {
+    var change = ModelChange()
+    change.items = items.reversed
+    change.trash = trash.reversed
+    change.head = head.map { HeadChange(before: $0.after, after: $0.before) }
+    return change
+  }
+
+  /// Replays the change on exactly the model it was made from. Throws when the model is
+  /// not that one (a journal that does not follow its checkpoint is damage).
+  ///
+  /// `ids` holds the ids of the model's items and trash, and is kept so: an insertion of an
+  /// id the model holds already is refused without a scan of the whole model.
+  public func replay(on model: inout GalleryModel, ids: inout Set<String>) throws(ChangeMismatch) {
+    for key in items.removed.map(\.element.key) + trash.removed.map(\.element.key) { ids.remove(key) }
+    for key in items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) {
+      guard ids.insert(key).inserted else { throw ChangeMismatch("id \(key) would be used twice") }
+    }
+    try items.replay(on: &model.items, list: "items")
+    try trash.replay(on: &model.trash, list: "trash")
+    if let head {
+      guard Head(model) == head.before else { throw ChangeMismatch("the document's title or settings differ") }
+      head.after.apply(to: &model)
+    }
+  }
+
+  /// Applies the change to the model as it is now: what is already as the change leaves it
+  /// is left alone, and what another edit changed since is named and left as it is.
+  /// Returns those names (empty when everything applied).
+  public func apply(to model: inout GalleryModel) -> [String] {
+    var skipped: [String] = []
+    // Removals first in both lists, so that an item moving between them (trash, restore)
+    // is never in both at once.
+    var (itemsLeft, itemsCarried) = items.takeOut(from: model.items, skipped: &skipped, list: "the gallery")
+    var (trashLeft, trashCarried) = trash.takeOut(from: model.trash, skipped: &skipped, list: "the trash")
+    var taken = Set(itemsLeft.lazy.map(\.key))
+    taken.formUnion(trashLeft.lazy.map(\.key))
+    items.putIn(into: &itemsLeft, carried: itemsCarried, taken: &taken, skipped: &skipped)
+    trash.putIn(into: &trashLeft, carried: trashCarried, taken: &taken, skipped: &skipped)
+    items.update(&itemsLeft, skipped: &skipped)
+    trash.update(&trashLeft, skipped: &skipped)
+    model.items = itemsLeft
+    model.trash = trashLeft
+    if let head {
+      var current = Head(model)
+      if current.title == head.before.title {
+        current.title = head.after.title
+      } else if current.title != head.after.title {
+        skipped.append("the title was changed since")
+      }
+      if current.settings == head.before.settings { current.settings = head.after.settings }
+      if current.moveOffers == head.before.moveOffers { current.moveOffers = head.after.moveOffers }
+      current.apply(to: &model)
+    }
+    return skipped
+  }
+
+  /// Ids of every item the change names, in either list.
+  public var keys: Set<String> {
+    var keys = items.keys
+    keys.formUnion(trash.keys)
+    return keys
+  }
+
+  /// Every item the change holds whole (removed, inserted, updated; in either list).
+  public var carriedItems: [Item] {
+    items.elements + trash.elements.map(\.item)
+  }
+
+  /// The archive entries (thumbnails, originals) of the items the change holds: what the
+  /// history needs to bring them back.
+  package var referencedEntries: Set<String> {
+    Set(carriedItems.flatMap { [$0.thumbnail, $0.original].compactMap { $0 } })
+  }
+}
+
+/// The document fields that are not lists.
+public struct Head: Sendable, Equatable {
+  public var title: String
+  public var settings: GalleryModel.Settings
+  public var moveOffers: [MoveOffer]?
+
+  public init(_ model: GalleryModel) {
+    title = model.title
+    settings = model.settings
+    moveOffers = model.moveOffers
+  }
+
+  package init(title: String, settings: GalleryModel.Settings, moveOffers: [MoveOffer]?) {
+    self.title = title
+    self.settings = settings
+    self.moveOffers = moveOffers
+  }
+
+  func apply(to model: inout GalleryModel) {
+    model.title = title
+    model.settings = settings
+    model.moveOffers = moveOffers
+  }
+}
+
+public struct HeadChange: Sendable, Equatable {
+  public var before: Head
+  public var after: Head
+}
+
+/// A change does not fit the model it is replayed on.
+public struct ChangeMismatch: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  package init(_ description: String) { self.description = description }
+}
+
+/// How one ordered list changed, keyed by its elements' keys.
+public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
+  public struct Placed: Sendable, Equatable {
+    /// The index in the list before (for removals) or after (for insertions).
+    public var index: Int
+    public var element: Element
+  }
+
+  public struct Move: Sendable, Equatable {
+    public var key: String
+    public var from: Int
+    public var to: Int
+  }
+
+  public struct Update: Sendable, Equatable {
+    public var from: Int
+    public var to: Int
+    public var before: Element
+    public var after: Element
+  }
+
+  /// Taken out, by ascending index in the list before.
+  public var removed: [Placed] = []
+  /// Put in, by ascending index in the list after.
+  public var inserted: [Placed] = []
+  /// Kept, at another place: by ascending index in the list after.
+  public var moved: [Move] = []
+  /// Kept, with other fields.
+  public var updated: [Update] = []
+
+  public init() {}
+
+  public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty }
+
+  /// The smallest change that turns `before` into `after`: elements kept in their relative
+  /// order (a longest increasing subsequence) do not count as moved.
+  public init(from before: [Element], to after: [Element]) {
+    // Most edits touch a few elements: compare the common ends cheaply, diff the middle.
+    var start = 0
+    while start < before.count, start < after.count, before[start].key == after[start].key { start += 1 }
+    var endBefore = before.count
+    var endAfter = after.count
+    while endBefore > start, endAfter > start, before[endBefore - 1].key == after[endAfter - 1].key {
+      endBefore -= 1
+      endAfter -= 1
+    }
+    func noteUpdate(_ from: Int, _ to: Int) {
+      if before[from] != after[to] { updated.append(Update(from: from, to: to, before: before[from], after: after[to])) }
+    }
+    for index in 0..<start { noteUpdate(index, index) }
+
+    var beforeIndex: [String: Int] = [:]
+    beforeIndex.reserveCapacity(endBefore - start)
+    for index in start..<endBefore { beforeIndex[before[index].key] = index }
+    var afterKeys = Set<String>()
+    afterKeys.reserveCapacity(endAfter - start)
+    for index in start..<endAfter { afterKeys.insert(after[index].key) }
+    for index in start..<endBefore where !afterKeys.contains(before[index].key) {
+      removed.append(Placed(index: index, element: before[index]))
+    }
+    // Kept elements in their new order, by their old index.
+    var kept: [(from: Int, to: Int)] = []
+    for index in start..<endAfter {
+      if let from = beforeIndex[after[index].key] {
+        kept.append((from, index))
+      } else {
+        inserted.append(Placed(index: index, element: after[index]))
+      }
+    }
+    let staying = Self.longestIncreasing(kept.map(\.from))
+    for (position, pair) in kept.enumerated() {
+      if !staying.contains(position) { moved.append(Move(key: after[pair.to].key, from: pair.from, to: pair.to)) }
+      noteUpdate(pair.from, pair.to)
+    }
+    for offset in 0..<(before.count - endBefore) { noteUpdate(endBefore + offset, endAfter + offset) }
+    updated.sort { $0.to < $1.to }
+  }
+
+  /// Positions (into `values`) of one longest strictly increasing subsequence.
+  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    var tails: [Int] = []  // positions: the smallest tail of an increasing run of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (position, value) in values.enumerated() {
+      var low = 0
+      var high = tails.count
+      while low < high {
+        let middle = (low + high) / 2
+        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+      }
+      if low > 0 { previous[position] = tails[low - 1] }
+      if low == tails.count { tails.append(position) } else { tails[low] = position }
+    }
+    var result = Set<Int>()
+    var position = tails.last ?? -1
+    while position >= 0 {
+      result.insert(position)
+      position = previous[position]
+    }
+    return result
+  }
+
+  public var reversed: ListChange {
+    var change = ListChange()
+    change.removed = inserted
+    change.inserted = removed
+    change.moved = moved.map { Move(key: $0.key, from: $0.to, to: $0.from) }.sorted { $0.to < $1.to }
+    change.updated = updated.map { Update(from: $0.to, to: $0.from, before: $0.after, after: $0.before) }
+      .sorted { $0.to < $1.to }
+    return change
+  }
+
+  var keys: Set<String> {
+    var keys = Set(removed.map(\.element.key))
+    keys.formUnion(inserted.map(\.element.key))
+    keys.formUnion(moved.map(\.key))
+    keys.formUnion(updated.map(\.after.key))
+    return keys
+  }
+
+  var elements: [Element] {
+    removed.map(\.element) + inserted.map(\.element) + updated.flatMap { [$0.before, $0.after] }
+  }
+
+  // MARK: Exact replay
+
+  func replay(on list: inout [Element], list name: String) throws(ChangeMismatch) {
+    if isEmpty { return }
+    func mismatch(_ what: String) -> ChangeMismatch { ChangeMismatch("\(name): \(what)") }
+    var out = [Bool](repeating: false, count: list.count)
+    var carried: [String: Element] = [:]
+    for removal in removed {
+      guard list.indices.contains(removal.index), list[removal.index] == removal.element, !out[removal.index] else {
+        throw mismatch("no \(removal.element.key) at \(removal.index)")
+      }
+      out[removal.index] = true
+    }
+    for move in moved {
+      guard list.indices.contains(move.from), list[move.from].key == move.key, !out[move.from] else {
+        throw mismatch("no \(move.key) at \(move.from)")
+      }
+      out[move.from] = true
+      carried[move.key] = list[move.from]
+    }
+    // The kept elements in order, with the inserted and moved ones merged in at their new
+    // indices (both ascending).
+    var result: [Element] = []
+    result.reserveCapacity(list.count - removed.count + inserted.count)
+    var kept = list.indices.lazy.filter { !out[$0] }.makeIterator()
+    var insertions = inserted.makeIterator()
+    var moves = moved.makeIterator()
+    var nextInsert = insertions.next()
+    var nextMove = moves.next()
+    while true {
+      if let insert = nextInsert, insert.index == result.count, nextMove?.to != result.count {
+        result.append(insert.element)
+        nextInsert = insertions.next()
+      } else if let move = nextMove, move.to == result.count, nextInsert?.index != result.count {
+        result.append(carried[move.key]!)
+        nextMove = moves.next()
+      } else if nextInsert?.index == result.count {
+        throw mismatch("two elements at \(result.count)")
+      } else if let index = kept.next() {
+        result.append(list[index])
+      } else {
+        break
+      }
+    }
+    guard nextInsert == nil, nextMove == nil else { throw mismatch("an index past the end") }
+    for update in updated {
+      guard result.indices.contains(update.to), result[update.to] == update.before,
+        update.after.key == update.before.key
+      else {
+        throw mismatch("no \(update.before.key) as it was at \(update.to)")
+      }
+      result[update.to] = update.after
+    }
+    list = result
+  }
+
+  // MARK: Applying to the list as it is now (undo, redo)
+
+  /// The list without what this change takes out (removed and moved elements), by key.
+  /// Also returns the moved elements that were present, to be put back at their place.
+  func takeOut(
+    from list: [Element], skipped: inout [String], list name: String
+  ) -> (
+    left: [Element], carried: [String: Element]
+  ) {
+    let leaving = Set(removed.map(\.element.key)).union(moved.map(\.key))
+    guard !leaving.isEmpty else { return (list, [:]) }
+    var carried: [String: Element] = [:]
+    let left = list.filter { element in
+      guard leaving.contains(element.key) else { return true }
+      carried[element.key] = element
+      return false
+    }
+    for removal in removed where carried.removeValue(forKey: removal.element.key) == nil {
+      skipped.append("\(removal.element.key) is no longer in \(name)")
+    }
+    return (left, carried)
+  }
+
+  /// Puts inserted and moved elements in at their indices (clamped to the list), skipping
+  /// keys already present anywhere in the document.
+  func putIn(
+    into list: inout [Element], carried: [String: Element], taken: inout Set<String>, skipped: inout [String]
+  ) {
+    var arriving: [(index: Int, element: Element)] = []
+    for insert in inserted {
+      guard taken.insert(insert.element.key).inserted else {
+        skipped.append("\(insert.element.key) is already in the document")
+        continue
+      }
+      arriving.append((insert.index, insert.element))
+    }
+    for move in moved {
+      // A moved element that another edit removed since stays removed.
+      guard let element = carried[move.key] else { continue }
+      taken.insert(move.key)
+      arriving.append((move.to, element))
+    }
+    for (index, element) in arriving.sorted(by: { $0.index < $1.index }) {
+      list.insert(element, at: min(max(0, index), list.count))
+    }
+  }
+
+  func update(_ list: inout [Element], skipped: inout [String]) {
+    guard !updated.isEmpty else { return }
+    var positions: [String: Int] = [:]
+    for (index, element) in list.enumerated() { positions[element.key] = index }
+    for update in updated {
+      guard let index = positions[update.after.key] else { continue }
+      if list[index] == update.before {
+        list[index] = update.after
+      } else if list[index] != update.after {
+        skipped.append("\(update.after.key) was changed since")
+      }
+    }
+  }
+}

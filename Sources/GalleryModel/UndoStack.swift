@@ -1,0 +1,77 @@
+import Foundation
+
+/// Which operations undo and redo take next, read from the history as an editor's undo
+/// stack: an operation can be undone; an undo can be redone until a new operation is made;
+/// undoing a redo takes the redo back. An operation is named by its first revision; a record
+/// that `continues` one (a drop's commit) belongs to it.
+public struct UndoStack: Sendable, Equatable {
+  /// Operations undo takes back, the last first.
+  public private(set) var undoable: [Int] = []
+  /// Operations redo brings back, the last first.
+  public private(set) var redoable: [Int] = []
+  /// The revisions of each operation, in order.
+  public private(set) var operations: [Int: [Int]] = [:]
+
+  public init(_ history: [JournalRecord]) {
+    for record in history {
+      if let first = record.continues, operations[first] != nil, record.undoing == nil, record.redoing == nil {
+        operations[first]!.append(record.revision)
+        continue
+      }
+      operations[record.revision] = [record.revision]
+      if let undone = record.undoing {
+        if let index = undoable.lastIndex(of: undone) { undoable.remove(at: index) }
+        redoable.append(undone)
+      } else if let redone = record.redoing {
+        if let index = redoable.lastIndex(of: redone) { redoable.remove(at: index) }
+        undoable.append(record.revision)
+      } else {
+        undoable.append(record.revision)
+        redoable = []
+      }
+    }
+  }
+}
+
+/// Past states of a model, rebuilt from the history.
+public enum ModelHistory {
+  public struct Beyond: Error, CustomStringConvertible, Sendable {
+    public var revision: Int
+    public var oldest: Int
+    public var description: String {
+      "revision \(revision) is beyond the history this document keeps (the oldest it can show is r\(oldest))"
+    }
+  }
+
+  /// The model as it was at `revision`: `model` with the records after it taken back, newest
+  /// first, exactly.
+  public static func model(
+    at revision: Int, from model: GalleryModel, history: [JournalRecord]
+  ) throws -> GalleryModel {
+    guard revision < model.revision else {
+      if revision == model.revision { return model }
+      throw Beyond(revision: revision, oldest: oldest(model, history))
+    }
+    let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
+    var result = model
+    var ids = model.ids
+    while result.revision > revision {
+      guard let record = byRevision[result.revision], revision >= 0 else {
+        throw Beyond(revision: revision, oldest: oldest(model, history))
+      }
+      try record.change.reversed.replay(on: &result, ids: &ids)
+      result.revision -= 1
+      result.revisionID = record.parent
+      if let before = byRevision[result.revision] { result.modified = before.time }
+    }
+    return result
+  }
+
+  /// The oldest revision the history can rebuild.
+  public static func oldest(_ model: GalleryModel, _ history: [JournalRecord]) -> Int {
+    var oldest = model.revision
+    let revisions = Set(history.map(\.revision))
+    while revisions.contains(oldest) { oldest -= 1 }
+    return max(0, oldest)
+  }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+
+/// Format 2 on real archives: the journal and its checkpoints, format-1 documents upgraded,
+/// the history with undo, redo, revert and `show --at`, and hostile journal records.
+@Suite("Format 2: journal, history, undo")
+struct HistoryTests {
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+  static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Samples").path
+
+  /// The last `gallery.json` of an archive, as Python's tarfile reads it.
+  func lastCheckpoint(_ path: String) throws -> [String: Any] {
+    let json = try Run.program(
+      "python3",
+      [
+        "-c",
+        "import tarfile,sys\nt=tarfile.open(sys.argv[1])\nm=[m for m in t if m.name=='gallery.json'][-1]\nsys.stdout.buffer.write(t.extractfile(m).read())",
+        path,
+      ])
+    return try JSONSerialization.jsonObject(with: json.stdoutData) as! [String: Any]
+  }
+
+  func ids(_ path: String) throws -> [String] { try Listing.of(path).items.map(\.id) }
+
+  @Test(
+    "Format-1 documents of the previous release open as they are and are written as format 2 from their next save",
+    arguments: ["format1-history.gallery", "format1-embedded.gallery", "Example.gallery"])
+  func formatOneUpgrades(name: String) throws {
+    let work = try TestWorkspace()
+    let document = work.path(name)
+    let source = name == "Example.gallery" ? Self.samples + "/" + name : Self.fixtures + "/" + name
+    try FileManager.default.copyItem(atPath: source, toPath: document)
+    let opened = try GalleryDocument.open(document)
+    #expect(opened.model.format == 1 && opened.damage == nil)
+    #expect(try lastCheckpoint(document)["format"] as? Int == 1)
+    let before = try ids(document)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    #expect(try Run.gallery(["move", document, "2", "--to", "1"]).status == 0)
+    // The first save writes a format-2 checkpoint, so that a format-1 reader, which reads the
+    // last gallery.json, refuses the document with its "newer format" message.
+    #expect(try lastCheckpoint(document)["format"] as? Int == 2)
+    let after = try ids(document)
+    #expect(after == [before[1], before[0]] + before.dropFirst(2))
+    let upgraded = try GalleryDocument.open(document)
+    #expect(upgraded.model.format == 2 && upgraded.history.count == 1)
+    #expect(upgraded.history[0].summary == "move: 1 item")
+    // Every thumbnail of the old revisions is still found, and undo goes back to the start.
+    for item in upgraded.model.items where item.state == .ready { #expect(try !upgraded.thumbnail(of: item).isEmpty) }
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try ids(document) == before)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
+  @Test("A newer format than this build's is refused with the upgrade message, in a checkpoint or a journal record")
+  func newerFormatRefused() throws {
+    let work = try TestWorkspace()
+    let source = try work.document("source.gallery")
+    #expect(try Run.gallery(["drop", source, try work.image("a.jpg")]).status == 0)
+    let newer = work.path("newer.gallery")
+    try HostileDocument.make(from: source, to: newer) { $0["format"] = 3 }
+    let show = try Run.gallery(["show", newer])
+    #expect(show.status == 65)
+    #expect(show.stderr.contains("newer than this gallery understands"), "\(show.stderr)")
+    let record = try work.write(
+      #"{"format":3,"id":"0123456789abcdef0123456789abcdef","revision":99,"summary":"x","time":"2026-01-01T00:00:00Z","change":{}}"#,
+      to: "record.json")
+    let journal = work.path("journal.gallery")
+    try HostileDocument.make(from: source, to: journal)
+    #expect(try Run.program("bsdtar", ["-rf", journal, "-s", ",.*,journal/0000000099.json,", record]).status == 0)
+    let read = try Run.gallery(["show", journal])
+    #expect(read.status == 65 && read.stderr.contains("newer than this gallery understands"), "\(read.stderr)")
+  }
+
+  @Test("Saves append journal records; a checkpoint follows once the journal passes its share of the model")
+  func checkpoints() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(6, width: 60, height: 40)).status == 0)
+    try GalleryDocument.compact(document)
+    let checkpointsBefore = try archiveNames(document).filter { $0 == "gallery.json" }.count
+    var saves = 0
+    // Moves behind the cover's four: nothing but journal records is appended.
+    while try archiveNames(document).filter({ $0 == "gallery.json" }).count == checkpointsBefore {
+      try GalleryDocument.edit(document) { $0.model.move([$0.model.items.last!.id], to: 5) }
+      saves += 1
+      try #require(saves < 1000, "no checkpoint after 1000 saves")
+    }
+    // The journal since the last checkpoint stays within its allowance.
+    let opened = try GalleryDocument.open(document)
+    #expect(opened.layout.checkpointRevision == opened.model.revision && opened.layout.journalBytes == 0)
+    #expect(saves > 10, "a checkpoint at every save would make the journal pointless")
+    #expect(opened.history.count == opened.model.revision)
+    #expect(try lastCheckpoint(document)["revision"] as? Int == opened.model.revision)
+  }
+
+  @Test("History, show --at and revert; undo and redo as new revisions; history survives compaction")
+  func historyUndoRedo() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(4)
+    #expect(try Run.gallery(["drop", document] + images.prefix(3)).status == 0)
+    let afterDrop = try ids(document)
+    let dropRevision = try GalleryDocument.open(document).model.revision
+    #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
+    #expect(try Run.gallery(["trash", document, "2"]).status == 0)
+    #expect(try Run.gallery(["trash", document, "--empty"]).status == 0)
+    let emptied = try ids(document)
+    #expect(emptied.count == 2)
+
+    let history = try Run.gallery(["history", "--json", document])
+    let lines = try JSONSerialization.jsonObject(with: history.stdoutData) as! [[String: Any]]
+    #expect(lines.map { $0["summary"] as? String }.prefix(3) == ["trash --empty: 1 item", "trash: 1 item", "move: 1 item"])
+    #expect(lines.first?["nextUndo"] as? Bool == true)
+    #expect(try Run.gallery(["history", "--limit", "2", document]).stdout.split(separator: "\n").count == 2)
+
+    let past = try Run.gallery(["show", "--json", "--at", "r\(dropRevision)", document])
+    #expect(past.status == 0)
+    let pastIDs = (try JSONSerialization.jsonObject(with: past.stdoutData) as! [String: Any])["items"] as! [[String: Any]]
+    #expect(pastIDs.map { $0["id"] as! String } == afterDrop)
+
+    // History survives compaction, with the thumbnail of the item whose trash was emptied.
+    try GalleryDocument.compact(document)
+    #expect(try GalleryDocument.open(document).history.count == lines.count)
+    let undo = try Run.gallery(["undo", document])
+    #expect(undo.status == 0, "\(undo.stderr)")
+    let opened = try GalleryDocument.open(document)
+    #expect(opened.model.trash.count == 1)
+    #expect(try !opened.thumbnail(of: opened.model.trash[0].item).isEmpty)
+    #expect(try Run.gallery(["undo", document, "2"]).status == 0)
+    #expect(try ids(document) == afterDrop)
+    #expect(try Run.gallery(["redo", document]).status == 0)
+    #expect(try ids(document) == [afterDrop[2], afterDrop[0], afterDrop[1]])
+    // A new operation ends what can be redone.
+    #expect(try Run.gallery(["move", document, "1", "--to", "end"]).status == 0)
+    #expect(try Run.gallery(["redo", document]).status == 66)
+
+    // Revert to the drop, itself a revision that can be undone.
+    let before = try ids(document)
+    let revert = try Run.gallery(["revert", document, "--to", String(dropRevision)])
+    #expect(revert.status == 0, "\(revert.stderr)")
+    #expect(try ids(document) == afterDrop)
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try ids(document) == before)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // Forgetting the history: nothing left to undo or show.
+    #expect(try Run.gallery(["compact", "--forget-history", document]).status == 0)
+    #expect(try Run.gallery(["undo", document]).status == 66)
+    #expect(try Run.gallery(["show", "--at", "1", document]).status == 66)
+    #expect(try archiveNames(document).allSatisfy { !$0.hasPrefix("journal/") })
+  }
+
+  @Test("Undo of a drop removes its items wherever they moved; what was removed since is named (exit 1)")
+  func undoOnItemsAsTheyAre() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(5)
+    #expect(try Run.gallery(["drop", document] + images.prefix(2)).status == 0)
+    let first = try ids(document)
+    #expect(try Run.gallery(["drop", document] + images.suffix(3)).status == 0)
+    let dropped = Array(try ids(document).suffix(3))
+    #expect(try Run.gallery(["move", document, dropped[1], "--to", "1"]).status == 0)
+    #expect(try Run.gallery(["trash", document, dropped[2]]).status == 0)
+    // Undo the trash, then the move, then the drop (placeholders and commits as one).
+    #expect(try Run.gallery(["undo", document, "2"]).status == 0)
+    #expect(try Run.gallery(["trash", document, dropped[0]]).status == 0)
+    #expect(try Run.gallery(["trash", document, "--empty"]).status == 0)
+    // Now undo the emptying and the trash: back in the gallery.
+    #expect(try Run.gallery(["undo", document, "2"]).status == 0)
+    #expect(try ids(document) == first + dropped)
+    // Remove one of the dropped items for good, outside the history's undo order: the
+    // undo of the drop removes the others and names it.
+    #expect(try Run.gallery(["trash", document, dropped[1]]).status == 0)
+    let undo = try Run.gallery(["undo", document, "--json"])
+    #expect(undo.status == 0)
+    #expect(try Run.gallery(["undo", document]).status == 1 || (try ids(document)) == first)
+  }
+
+  @Test("A hostile journal record: the document opens read-only at the revision before it; check names it")
+  func hostileRecord() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(2)).status == 0)
+    try GalleryDocument.compact(document)
+    let model = try GalleryDocument.open(document).model
+    let id = model.items[0].id
+    // A record that inserts an id the document holds already.
+    var change = ModelChange()
+    change.items.inserted = [.init(index: 0, element: model.items[0])]
+    let record = JournalRecord(
+      revision: model.revision + 1, id: JournalRecord.newID(), parent: model.revisionID, time: model.modified,
+      summary: "hostile", change: change)
+    let file = work.path("record.json")
+    try JournalCoding.encode(record).write(to: URL(fileURLWithPath: file))
+    #expect(
+      try Run.program("bsdtar", ["-rf", document, "-s", ",.*,\(DocumentArchive.journalEntry(record.revision)),", file])
+        .status == 0)
+    let show = try Run.gallery(["show", document])
+    #expect(show.status == 0 && show.stderr.contains("damaged"), "\(show.stderr)")
+    #expect(try ids(document) == model.items.map(\.id))
+    let check = try Run.gallery(["check", document])
+    #expect(check.status != 0 && check.stdout.contains("journal"), "\(check.stdout)")
+    #expect(try Run.gallery(["move", document, id, "--to", "end"]).status == 65)
+  }
+}

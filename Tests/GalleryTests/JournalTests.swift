@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+@testable import GalleryModel
+
+/// The journal's rules as pure logic: changes made by comparing models, replayed exactly,
+/// taken back, encoded; the undo stack. No file, no process.
+@Suite("Journal: changes, replay, undo (pure)")
+struct JournalTests {
+  static let date = Date(timeIntervalSince1970: 1_790_000_000)
+
+  static func item(_ id: String, _ n: Int = 0) -> Item {
+    var item = Item.placeholder(id: id, source: "file:///p/\(id)-\(n).jpg", now: date)
+    item.state = .ready
+    item.placeholder = nil
+    item.width = 100 + n
+    item.height = 100
+    item.aspectRatio = Double(100 + n) / 100
+    item.hash = "sha256:" + String(repeating: "a", count: 64)
+    item.thumbnail = "thumbnails/\(id).jpg"
+    return item
+  }
+
+  /// One random edit of the kinds the commands make.
+  static func randomEdit(_ model: inout GalleryModel, _ random: inout SplitMix, next: inout Int) {
+    let count = model.items.count
+    switch Int.random(in: 0..<9, using: &random) {
+    case 0, 1:
+      let new = (0..<Int.random(in: 1...3, using: &random)).map { _ -> Item in
+        next += 1
+        return item("n\(next)")
+      }
+      model.insert(new, at: count == 0 ? nil : Int.random(in: 1...(count + 1), using: &random))
+    case 2...3 where count > 0:
+      let ids = Array(model.items.shuffled(using: &random).prefix(Int.random(in: 1...min(3, count), using: &random))).map(\.id)
+      model.move(ids, to: Int.random(in: 1...(count + 1), using: &random))
+    case 4 where count > 0:
+      model.trash([model.items[Int.random(in: 0..<count, using: &random)].id], now: date)
+    case 5 where !model.trash.isEmpty:
+      model.restore([model.trash[Int.random(in: 0..<model.trash.count, using: &random)].item.id])
+    case 6 where count > 0:
+      let index = Int.random(in: 0..<count, using: &random)
+      model.items[index].width = Int.random(in: 1...5000, using: &random)
+    case 7:
+      model.title = "title \(Int.random(in: 0..<5, using: &random))"
+    case 8 where !model.trash.isEmpty && Int.random(in: 0..<4, using: &random) == 0:
+      _ = model.emptyTrash()
+    default:
+      model.items.reverse()
+    }
+  }
+
+  @Test("A change replays exactly, takes back exactly, and encodes and decodes unchanged (random edits)")
+  func property() throws {
+    for seed in UInt64(1)...40 {
+      var random = SplitMix(state: seed)
+      var model = GalleryModel(title: "t", now: Self.date)
+      var next = 0
+      var models = [model]
+      var changes: [ModelChange] = []
+      for step in 0..<60 {
+        var after = model
+        Self.randomEdit(&after, &random, next: &next)
+        let change = ModelChange(from: model, to: after)
+        #expect(change.isEmpty == (model.items == after.items && model.trash == after.trash && model.title == after.title))
+
+        var replayed = model
+        var ids = model.ids
+        try change.replay(on: &replayed, ids: &ids)
+        #expect(replayed == after, "seed \(seed) step \(step): replay")
+        #expect(ids == after.ids, "seed \(seed) step \(step): ids kept")
+
+        var back = after
+        var backIDs = after.ids
+        try change.reversed.replay(on: &back, ids: &backIDs)
+        #expect(back == model, "seed \(seed) step \(step): reversed")
+
+        let record = JournalRecord(
+          revision: step + 1, id: JournalRecord.newID(), parent: nil, time: Self.date, summary: JournalRecord.describe(change),
+          change: change)
+        #expect(try JournalCoding.decode(JournalCoding.encode(record)) == record, "seed \(seed) step \(step): coding")
+
+        model = after
+        models.append(model)
+        changes.append(change)
+      }
+      // Undo of any suffix, applied to the model as it is now, gives the earlier model back.
+      for start in stride(from: changes.count - 1, through: 0, by: -7) {
+        var undone = model
+        for change in changes[start...].reversed() {
+          #expect(change.reversed.apply(to: &undone).isEmpty, "seed \(seed): undo from \(start) skipped something")
+        }
+        #expect(undone.items == models[start].items, "seed \(seed): undo back to \(start)")
+        #expect(undone.trash == models[start].trash, "seed \(seed): undo back to \(start) (trash)")
+        #expect(undone.title == models[start].title)
+      }
+    }
+  }
+
+  @Test("A move of one item among 10,000 is a small change")
+  func moveIsSmall() {
+    var before = GalleryModel(title: "t", now: Self.date)
+    before.items = (0..<10_000).map { Self.item("i\($0)") }
+    var after = before
+    after.move(["i9999"], to: 1)
+    let change = ModelChange(from: before, to: after)
+    #expect(change.items.moved.count == 1 && change.items.inserted.isEmpty && change.items.removed.isEmpty)
+    #expect(change.items.updated.isEmpty)
+    let record = JournalRecord(
+      revision: 2, id: JournalRecord.newID(), parent: nil, time: Self.date, summary: "move", change: change)
+    #expect(JournalCoding.encode(record).count < 400)
+  }
+
+  @Test("Replaying on another model is refused, never trapped")
+  func mismatch() {
+    var before = GalleryModel(title: "t", now: Self.date)
+    before.items = [Self.item("a1"), Self.item("b1")]
+    var after = before
+    after.trash(["a1"], now: Self.date)
+    let change = ModelChange(from: before, to: after)
+    var other = GalleryModel(title: "t", now: Self.date)
+    other.items = [Self.item("b1")]
+    var ids = other.ids
+    #expect(throws: ChangeMismatch.self) { try change.replay(on: &other, ids: &ids) }
+    // An insertion of an id the model holds already.
+    var twice = after
+    var twiceIDs = twice.ids
+    let insert = ModelChange(from: GalleryModel(title: "t", now: Self.date), to: before)
+    #expect(throws: ChangeMismatch.self) { try insert.replay(on: &twice, ids: &twiceIDs) }
+  }
+
+  @Test("Undo works on the items as they are now, and names what it cannot take back")
+  func undoOnCurrent() {
+    var start = GalleryModel(title: "t", now: Self.date)
+    start.items = [Self.item("a1"), Self.item("b1")]
+    var dropped = start
+    dropped.insert([Self.item("c1"), Self.item("d1")], at: 1)
+    let drop = ModelChange(from: start, to: dropped)
+    // Since the drop: c1 moved to the end, d1 was trashed.
+    var now = dropped
+    now.move(["c1"], to: 5)
+    now.trash(["d1"], now: Self.date)
+    let skipped = drop.reversed.apply(to: &now)
+    #expect(now.items.map(\.id) == ["a1", "b1"])
+    #expect(now.trash.map(\.item.id) == ["d1"])
+    #expect(skipped == ["d1 is no longer in the gallery"])
+  }
+
+  @Test("Encoded out of order or with an id changed by an update: refused as data")
+  func hostileRecords() {
+    let base = #"{"format":2,"id":"0123456789abcdef0123456789abcdef","revision":3,"summary":"x","time":"2026-01-01T00:00:00Z","#
+    let outOfOrder = base + #""change":{"items":{"moved":[{"id":"a","from":0,"to":5},{"id":"b","from":1,"to":2}]}}}"#
+    #expect(throws: (any Error).self) { try JournalCoding.decode(Data(outOfOrder.utf8)) }
+    let item = #"{"added":"2026-01-01T00:00:00Z","aspectRatio":1,"id":"ID","source":"file:///x","state":"failed"}"#
+    let renamed =
+      base + #""change":{"items":{"updated":[{"from":0,"to":0,"before":"#
+      + item.replacingOccurrences(of: "ID", with: "aaa") + #","after":"# + item.replacingOccurrences(of: "ID", with: "bbb")
+      + "}]}}}"
+    #expect(throws: (any Error).self) { try JournalCoding.decode(Data(renamed.utf8)) }
+    let badID = base.replacingOccurrences(of: "0123456789abcdef0123456789abcdef", with: "../x") + #""change":{}}"#
+    #expect(throws: ModelValidation.Failure.self) { try JournalCoding.decode(Data(badID.utf8)) }
+    let newer = #"{"format":3,"id":"0123456789abcdef0123456789abcdef"}"#
+    #expect(throws: DocumentError.self) { try JournalCoding.decode(Data(newer.utf8)) }
+  }
+
+  static func record(_ revision: Int, undoing: Int? = nil, redoing: Int? = nil, continues: Int? = nil) -> JournalRecord {
+    JournalRecord(
+      revision: revision, id: JournalRecord.newID(), parent: nil, time: date, summary: "r\(revision)", undoing: undoing,
+      redoing: redoing, continues: continues, change: ModelChange())
+  }
+
+  @Test("The undo stack: undo, redo, a new edit clears redo, undoing a redo, operations of two records")
+  func undoStack() {
+    var history = [Self.record(1), Self.record(2, continues: 1), Self.record(3)]
+    var stack = UndoStack(history)
+    #expect(stack.undoable == [1, 3] && stack.redoable.isEmpty)
+    #expect(stack.operations[1] == [1, 2])
+    history.append(Self.record(4, undoing: 3))
+    history.append(Self.record(5, undoing: 1))
+    stack = UndoStack(history)
+    #expect(stack.undoable.isEmpty && stack.redoable == [3, 1])
+    history.append(Self.record(6, redoing: 1))
+    stack = UndoStack(history)
+    #expect(stack.undoable == [6] && stack.redoable == [3])
+    history.append(Self.record(7, undoing: 6))
+    stack = UndoStack(history)
+    #expect(stack.undoable.isEmpty && stack.redoable == [3, 6])
+    history.append(Self.record(8))
+    stack = UndoStack(history)
+    #expect(stack.undoable == [8] && stack.redoable.isEmpty)
+  }
+
+  @Test("A past model from the history; beyond it is an error that names the oldest")
+  func pastModels() throws {
+    var models = [GalleryModel(title: "t", now: Self.date)]
+    var history: [JournalRecord] = []
+    var random = SplitMix(state: 7)
+    var next = 0
+    for revision in 1...20 {
+      var after = models.last!
+      Self.randomEdit(&after, &random, next: &next)
+      after.revision = revision
+      history.append(
+        JournalRecord(
+          revision: revision, id: JournalRecord.newID(), parent: nil, time: Self.date, summary: "",
+          change: ModelChange(from: models.last!, to: after)))
+      models.append(after)
+    }
+    for revision in [0, 5, 19, 20] {
+      let past = try ModelHistory.model(at: revision, from: models[20], history: history)
+      #expect(past.items == models[revision].items && past.trash == models[revision].trash && past.revision == revision)
+    }
+    #expect(throws: ModelHistory.Beyond.self) {
+      try ModelHistory.model(at: 3, from: models[20], history: Array(history.suffix(10)))
+    }
+    #expect(ModelHistory.oldest(models[20], Array(history.suffix(10))) == 10)
+  }
+}
