@@ -84,6 +84,7 @@ bench: setup-bench setup-browser
 	bench/run
 	bench/watch
 	bench/view
+	bench/format
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release

@@ -318,7 +318,7 @@ _gallery_delete() {
 
 _gallery_merge() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--conflict --json --version -h --help)
     repeating_options=()
     non_repeating_options=(-o --into)
     __gallery_offer_flags_options -1

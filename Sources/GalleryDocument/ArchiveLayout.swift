@@ -55,8 +55,34 @@ package struct ArchiveLayout: Sendable {
     return names
   }
 
+  /// The bytes of `liveNames`, counted without building that set: a save asks for it, and a
+  /// model may hold 100,000 items.
   package var liveBytes: Int64 {
-    liveNames.reduce(0) { $0 + (entries[$1]?.span ?? 0) }
+    var total: Int64 = 0
+    func add(_ name: String) { total += entries[name]?.span ?? 0 }
+    // What only the history needs, unless a live item needs it too.
+    var historyNames = Set<String>()
+    for record in history {
+      add(DocumentArchive.journalEntry(record.revision))
+      historyNames.formUnion(record.change.referencedEntries)
+    }
+    var originals = Set<String>()
+    func count(_ item: Item) {
+      // A thumbnail belongs to one item (its id is in the name); an original may be shared.
+      if let thumbnail = item.thumbnail {
+        add(thumbnail)
+        historyNames.remove(thumbnail)
+      }
+      if let original = item.original, originals.insert(original).inserted {
+        add(original)
+        historyNames.remove(original)
+      }
+    }
+    for item in model.items { count(item) }
+    for entry in model.trash { count(entry.item) }
+    for name in historyNames { add(name) }
+    for name in [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry, DocumentArchive.coverEntry] { add(name) }
+    return total
   }
 
   /// Bytes of superseded entries: old revisions of the model, replaced thumbnails and covers.

@@ -84,12 +84,16 @@ package enum DocumentArchive {
       throw .notAGallery(file.path, "not a tar archive (\(error))")
     }
 
-    var committed: (model: GalleryModel, entries: [String: EntryLocation], end: Int64)?
+    // The newest model read: the last complete revision's, or the candidate's while the entry
+    // that made it is not yet known to be complete. One value, changed in place as records
+    // are replayed, so that a large model is never copied.
+    var model: GalleryModel?
+    var candidate: Candidate?
+    var committed: (entries: [String: EntryLocation], end: Int64, revision: Int)?
     var revisions = 0
     var pending: [String: EntryLocation] = [:]
     var journal = JournalScan()
     var previous: (name: String, offset: Int64, size: Int64)? = (mimetypeEntry, 0, Int64(GalleryModel.mediaType.utf8.count))
-    var candidate: GalleryModel?
     var tornReason: String?
     var damage: String?
     var damageProblems: [String] = []
@@ -106,20 +110,19 @@ package enum DocumentArchive {
         pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
       }
       previous = nil
-      if let model = candidate {
-        var entries: [String: EntryLocation]
-        if var earlier = committed?.entries {
-          earlier.merge(pending) { _, new in new }
-          entries = earlier
+      if candidate != nil, let revision = model?.revision {
+        // A checkpoint written after its own revision's record is not another revision.
+        if committed?.revision != revision { revisions += 1 }
+        if committed == nil {
+          committed = (pending, position, revision)
         } else {
-          entries = pending
+          committed!.entries.merge(pending) { _, new in new }
+          committed!.end = position
+          committed!.revision = revision
         }
         pending = [:]
-        // A checkpoint written after its own revision's record is not another revision.
-        if committed?.model.revision != model.revision { revisions += 1 }
-        committed = (model, entries, position)
         candidate = nil
-        journal.commit(model)
+        journal.commit(revision)
       }
       let entry: ArchiveReader.Entry
       switch header {
@@ -151,10 +154,12 @@ package enum DocumentArchive {
       previous = (entry.name, position, entry.size)
       do {
         if entry.name == modelEntry {
-          let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
+          let data = try reader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - position)
           do {
             // A checkpoint: the complete model (after the record of its own revision, if any).
-            candidate = try ModelCoding.decode(data)
+            let checkpoint = try ModelCoding.decode(data)
+            candidate = .checkpoint(replacing: model)
+            model = checkpoint
             journal.checkpointRead(bytes: entry.size)
           } catch DocumentError.unsupportedFormat(let version) {
             throw DocumentError.unsupportedFormat(version)
@@ -167,8 +172,9 @@ package enum DocumentArchive {
         } else if entry.name.hasPrefix(journalFolder) {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
-            if let model = try journal.read(data, bytes: entry.size, after: candidate ?? committed?.model) {
-              candidate = model
+            let modified = model?.modified
+            if let record = try journal.read(data, bytes: entry.size, replayingOn: &model), let modified {
+              candidate = .record(record, modified: modified)
             }
           } catch DocumentError.unsupportedFormat(let version) {
             throw DocumentError.unsupportedFormat(version)
@@ -188,7 +194,19 @@ package enum DocumentArchive {
         break scanning
       }
     }
-    guard let committed else {
+    // A revision whose last entry was not followed by a header is not complete: back to the
+    // last complete one.
+    switch candidate {
+    case .checkpoint(let replaced): model = replaced
+    case .record(let record, let modified):
+      var ids = model!.ids
+      try? record.change.reversed.replay(on: &model!, ids: &ids)
+      model!.revision = record.revision - 1
+      model!.modified = modified
+      model!.revisionID = record.parent
+    case nil: break
+    }
+    guard let committed, let model else {
       if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
       throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
     }
@@ -196,12 +214,18 @@ package enum DocumentArchive {
     // After the end marker, plain tar tools may pad with zeros up to their block size.
     let cleanTail = tornReason == nil && endMarker && (tail == 0 || zeros(in: file, from: committed.end, to: fileSize))
     return ArchiveLayout(
-      model: committed.model, entries: committed.entries, revisionEnd: committed.end,
+      model: model, entries: committed.entries, revisionEnd: committed.end,
       fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
       tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-      damage: damage, damageProblems: damageProblems, history: journal.history(upTo: committed.model.revision),
+      damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
       checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
       journalBytes: journal.journalBytes)
+  }
+
+  /// What the newest model read came from, and how to go back to the one before it.
+  private enum Candidate {
+    case checkpoint(replacing: GalleryModel?)
+    case record(JournalRecord, modified: Date)
   }
 
   /// What a scan learns of the journal: the history, the last checkpoint, and the replay of
@@ -225,36 +249,35 @@ package enum DocumentArchive {
       pendingJournalBytes = 0
     }
 
-    /// Reads a record; returns the model it leaves when it follows `model`, nil when it is
-    /// history (a compaction writes the records up to its checkpoint before it).
-    mutating func read(_ data: Data, bytes: Int64, after model: GalleryModel?) throws -> GalleryModel? {
+    /// Reads a record and replays it on `model` when it follows it (returning it); returns
+    /// nil when it is history (a compaction writes the records up to its checkpoint before
+    /// it). A record that does not fit leaves `model` as it was.
+    mutating func read(_ data: Data, bytes: Int64, replayingOn model: inout GalleryModel?) throws -> JournalRecord? {
       let record = try JournalCoding.decode(data)
-      var result: GalleryModel?
-      if var model, record.revision > model.revision {
-        guard record.revision == model.revision + 1 else {
-          throw ChangeMismatch("journal r\(record.revision) does not follow r\(model.revision)")
-        }
-        if idsRevision != model.revision { ids = model.ids }
-        try record.change.replay(on: &model, ids: &ids)
-        idsRevision = record.revision
-        model.revision = record.revision
-        model.modified = record.time
-        model.revisionID = record.id
-        let problems = ModelValidation.headProblems(of: model)
-        guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
-        pendingJournalBytes += bytes
-        result = model
+      guard let current = model?.revision, record.revision > current else {
+        pendingRecords.append(record)
+        return nil
       }
+      guard record.revision == current + 1 else {
+        throw ChangeMismatch("journal r\(record.revision) does not follow r\(current)")
+      }
+      if idsRevision != current { ids = model!.ids }
+      try record.change.replay(on: &model!, ids: &ids)
+      idsRevision = record.revision
+      model!.revision = record.revision
+      model!.modified = record.time
+      model!.revisionID = record.id
+      pendingJournalBytes += bytes
       pendingRecords.append(record)
-      return result
+      return record
     }
 
     /// A revision is complete: what was read for it counts.
-    mutating func commit(_ model: GalleryModel) {
+    mutating func commit(_ revision: Int) {
       for record in pendingRecords { records[record.revision] = record }
       pendingRecords = []
       if let pendingCheckpoint {
-        checkpointRevision = model.revision
+        checkpointRevision = revision
         checkpointBytes = pendingCheckpoint
         journalBytes = 0
       }

@@ -10,7 +10,7 @@ public struct DocumentEdit {
   /// Thumbnails and originals added during this edit, by entry name.
   private(set) var newEntries: [String: Data] = [:]
   /// Entries the document holds already (an original shared by content is stored once).
-  private let existingEntries: Set<String>
+  private let existingEntries: [String: EntryLocation]
   /// The document's history, oldest first.
   package let history: [JournalRecord]
   /// Ids the history still knows: a new item never takes one, so the thumbnail of an item
@@ -27,7 +27,7 @@ public struct DocumentEdit {
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
 
-  package init(model: GalleryModel, existingEntries: Set<String> = [], history: [JournalRecord] = []) {
+  package init(model: GalleryModel, existingEntries: [String: EntryLocation] = [:], history: [JournalRecord] = []) {
     self.model = model
     self.existingEntries = existingEntries
     self.history = history
@@ -38,8 +38,16 @@ public struct DocumentEdit {
   public mutating func addOriginal(_ data: Data, hash: String, format: String) -> String {
     let hex = hash.hasPrefix("sha256:") ? String(hash.dropFirst(7)) : hash
     let name = DocumentArchive.originalsFolder + hex + "." + (format.isEmpty ? "bin" : format)
-    if !existingEntries.contains(name) { newEntries[name] = data }
+    if existingEntries[name] == nil { newEntries[name] = data }
     return name
+  }
+
+  /// Whether the document holds an entry of this name already.
+  package func holds(_ name: String) -> Bool { existingEntries[name] != nil }
+
+  /// Stores an entry as it is (a thumbnail or original carried from another copy).
+  package mutating func addEntry(_ name: String, data: Data) {
+    newEntries[name] = data
   }
 
   /// Stores a thumbnail for an item; returns its entry name.
@@ -96,7 +104,7 @@ extension GalleryDocument {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
-    var edit = DocumentEdit(model: layout.model, existingEntries: Set(layout.entries.keys), history: layout.history)
+    var edit = DocumentEdit(model: layout.model, existingEntries: layout.entries, history: layout.history)
     let result = try body(&edit)
     guard
       edit.model != layout.model || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil

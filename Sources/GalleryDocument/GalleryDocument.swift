@@ -102,7 +102,9 @@ public final class GalleryDocument {
   public var statistics: DocumentStatistics {
     DocumentStatistics(
       fileBytes: layout.fileSize, liveBytes: layout.liveBytes, deadBytes: layout.deadBytes,
-      revisions: layout.revisions, tornBytes: layout.tornBytes, entryCount: layout.entries.count)
+      revisions: layout.revisions, tornBytes: layout.tornBytes, entryCount: layout.entries.count,
+      historyRevisions: layout.history.count, oldestRevision: ModelHistory.oldest(layout.model, layout.history),
+      checkpointRevision: layout.checkpointRevision)
   }
 
   /// Names of every entry in the last complete revision.
@@ -127,6 +129,11 @@ public struct DocumentStatistics: Sendable {
   public var revisions: Int
   public var tornBytes: Int64
   public var entryCount: Int
+  /// Journal records kept (the history), and the oldest revision they can rebuild.
+  public var historyRevisions: Int
+  public var oldestRevision: Int
+  /// The revision of the last checkpoint (`gallery.json`); later ones are replayed.
+  public var checkpointRevision: Int
 }
 
 /// Document file names and titles.
@@ -143,10 +150,13 @@ public enum DocumentName {
 extension DocumentStatistics: JSONWritable {
   package func write(into writer: inout JSONWriter) {
     writer.object { o in
+      o.int("checkpointRevision", checkpointRevision)
       o.int64("deadBytes", deadBytes)
       o.int("entryCount", entryCount)
       o.int64("fileBytes", fileBytes)
+      o.int("historyRevisions", historyRevisions)
       o.int64("liveBytes", liveBytes)
+      o.int("oldestRevision", oldestRevision)
       o.int("revisions", revisions)
       o.int64("tornBytes", tornBytes)
     }

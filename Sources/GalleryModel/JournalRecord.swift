@@ -62,6 +62,15 @@ public struct JournalRecord: Sendable, Equatable {
       require(ModelValidation.Limits.counter.contains(revision), "it names revision \(revision)")
     }
     for item in change.carriedItems { problems += ModelValidation.problems(of: item) }
+    if let head = change.head {
+      // The document's own fields, before and after, by the model's rules.
+      for fields in [head.before, head.after] {
+        var probe = GalleryModel(title: fields.title, now: time)
+        probe.settings = fields.settings
+        probe.moveOffers = fields.moveOffers
+        problems += ModelValidation.headProblems(of: probe).map { .init("journal r\(revision): \($0)") }
+      }
+    }
     for entry in change.trash.inserted.map(\.element) + change.trash.removed.map(\.element) {
       require(ModelValidation.Limits.position.contains(entry.position), "a trash position is out of range")
       require(ModelValidation.Limits.dates.contains(entry.trashed), "a trash date is out of range")

@@ -52,16 +52,23 @@ public struct ModelChange: Sendable, Equatable {
   /// `ids` holds the ids of the model's items and trash, and is kept so: an insertion of an
   /// id the model holds already is refused without a scan of the whole model.
   public func replay(on model: inout GalleryModel, ids: inout Set<String>) throws(ChangeMismatch) {
-    for key in items.removed.map(\.element.key) + trash.removed.map(\.element.key) { ids.remove(key) }
+    // Everything is checked before anything changes: a record that does not fit leaves the
+    // model (and `ids`) as they were.
+    try items.check(model.items, list: "items")
+    try trash.check(model.trash, list: "trash")
+    if let head, Head(model) != head.before { throw ChangeMismatch("the document's title or settings differ") }
+    let leaving = Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key))
+    var arriving = Set<String>()
     for key in items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) {
-      guard ids.insert(key).inserted else { throw ChangeMismatch("id \(key) would be used twice") }
+      guard arriving.insert(key).inserted, !ids.contains(key) || leaving.contains(key) else {
+        throw ChangeMismatch("id \(key) would be used twice")
+      }
     }
-    try items.replay(on: &model.items, list: "items")
-    try trash.replay(on: &model.trash, list: "trash")
-    if let head {
-      guard Head(model) == head.before else { throw ChangeMismatch("the document's title or settings differ") }
-      head.after.apply(to: &model)
-    }
+    ids.subtract(leaving)
+    ids.formUnion(arriving)
+    items.perform(on: &model.items)
+    trash.perform(on: &model.trash)
+    head?.after.apply(to: &model)
   }
 
   /// Applies the change to the model as it is now: what is already as the change leaves it
@@ -275,58 +282,103 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
 
   // MARK: Exact replay
 
+  /// Replays the change on exactly the list it was made from (see `ModelChange.replay`).
   func replay(on list: inout [Element], list name: String) throws(ChangeMismatch) {
+    try check(list, list: name)
+    perform(on: &list)
+  }
+
+  /// Checks, without changing anything, that the change fits `list` exactly: what it takes
+  /// out is there, what it puts in lands inside the list, and each update finds the element
+  /// it changes where it says.
+  func check(_ list: [Element], list name: String) throws(ChangeMismatch) {
     if isEmpty { return }
     func mismatch(_ what: String) -> ChangeMismatch { ChangeMismatch("\(name): \(what)") }
-    var out = [Bool](repeating: false, count: list.count)
-    var carried: [String: Element] = [:]
+    var leaving = Set<Int>()
     for removal in removed {
-      guard list.indices.contains(removal.index), list[removal.index] == removal.element, !out[removal.index] else {
-        throw mismatch("no \(removal.element.key) at \(removal.index)")
-      }
-      out[removal.index] = true
+      guard list.indices.contains(removal.index), list[removal.index] == removal.element,
+        leaving.insert(removal.index).inserted
+      else { throw mismatch("no \(removal.element.key) at \(removal.index)") }
     }
     for move in moved {
-      guard list.indices.contains(move.from), list[move.from].key == move.key, !out[move.from] else {
+      guard list.indices.contains(move.from), list[move.from].key == move.key, leaving.insert(move.from).inserted else {
         throw mismatch("no \(move.key) at \(move.from)")
       }
-      out[move.from] = true
-      carried[move.key] = list[move.from]
     }
-    // The kept elements in order, with the inserted and moved ones merged in at their new
-    // indices (both ascending).
-    var result: [Element] = []
-    result.reserveCapacity(list.count - removed.count + inserted.count)
-    var kept = list.indices.lazy.filter { !out[$0] }.makeIterator()
-    var insertions = inserted.makeIterator()
-    var moves = moved.makeIterator()
-    var nextInsert = insertions.next()
-    var nextMove = moves.next()
-    while true {
-      if let insert = nextInsert, insert.index == result.count, nextMove?.to != result.count {
-        result.append(insert.element)
-        nextInsert = insertions.next()
-      } else if let move = nextMove, move.to == result.count, nextInsert?.index != result.count {
-        result.append(carried[move.key]!)
-        nextMove = moves.next()
-      } else if nextInsert?.index == result.count {
-        throw mismatch("two elements at \(result.count)")
-      } else if let index = kept.next() {
-        result.append(list[index])
-      } else {
-        break
+    let kept = list.count - leaving.count
+    let arriving = arrivals
+    for (rank, index) in arriving.enumerated() {
+      // Put in one by one, ascending: the list then holds kept + rank elements.
+      guard index >= 0, index <= kept + rank, rank == 0 || index > arriving[rank - 1] else {
+        throw mismatch("an element put in at \(index), past the end or twice")
       }
     }
-    guard nextInsert == nil, nextMove == nil else { throw mismatch("an index past the end") }
+    let gone = leaving.sorted()
     for update in updated {
-      guard result.indices.contains(update.to), result[update.to] == update.before,
+      guard list.indices.contains(update.from), !leaving.contains(update.from), list[update.from] == update.before,
         update.after.key == update.before.key
-      else {
-        throw mismatch("no \(update.before.key) as it was at \(update.to)")
+      else { throw mismatch("no \(update.before.key) as it was at \(update.from)") }
+      // Where it lands: its place among the kept elements, pushed by each arrival before it.
+      var position = update.from - Self.count(of: gone, below: update.from)
+      for index in arriving {
+        guard index <= position else { break }
+        position += 1
       }
-      result[update.to] = update.after
+      guard position == update.to else { throw mismatch("\(update.before.key) would not land at \(update.to)") }
     }
-    list = result
+  }
+
+  /// The indices where elements arrive (insertions and moves), ascending.
+  private var arrivals: [Int] { (inserted.map(\.index) + moved.map(\.to)).sorted() }
+
+  /// How many of the ascending `values` are below `limit`.
+  private static func count(of values: [Int], below limit: Int) -> Int {
+    var low = 0
+    var high = values.count
+    while low < high {
+      let middle = (low + high) / 2
+      if values[middle] < limit { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  /// Performs a change that `check` accepted. A few elements are moved in place (no other
+  /// element is copied); many are merged into a new list in one pass.
+  func perform(on list: inout [Element]) {
+    if isEmpty { return }
+    var carried: [String: Element] = [:]
+    let movedFrom = Set(moved.map(\.from))
+    let leaving = (removed.map(\.index) + moved.map(\.from)).sorted()
+    var arriving: [(index: Int, element: Element?, key: String)] =
+      inserted.map { ($0.index, $0.element, $0.element.key) } + moved.map { ($0.to, nil, $0.key) }
+    arriving.sort { $0.index < $1.index }
+    if leaving.count + arriving.count <= 64 {
+      for index in leaving.reversed() {
+        let element = list.remove(at: index)
+        if movedFrom.contains(index) { carried[element.key] = element }
+      }
+      for arrival in arriving { list.insert(arrival.element ?? carried[arrival.key]!, at: arrival.index) }
+    } else {
+      let out = Set(leaving)
+      for index in movedFrom { carried[list[index].key] = list[index] }
+      var result: [Element] = []
+      result.reserveCapacity(list.count - leaving.count + arriving.count)
+      var next = arriving.makeIterator()
+      var arrival = next.next()
+      for index in list.indices where !out.contains(index) {
+        while let coming = arrival, coming.index == result.count {
+          result.append(coming.element ?? carried[coming.key]!)
+          arrival = next.next()
+        }
+        result.append(list[index])
+      }
+      while let coming = arrival {
+        result.append(coming.element ?? carried[coming.key]!)
+        arrival = next.next()
+      }
+      list = result
+    }
+    for update in updated { list[update.to] = update.after }
   }
 
   // MARK: Applying to the list as it is now (undo, redo)

@@ -104,11 +104,14 @@ package final class ArchiveReader {
 
   /// Reads the current entry's data, refusing sizes above `limit`. Memory grows with the
   /// bytes actually read, never with the size a (hostile) header claims.
-  package func readData(size: Int64, limit: Int64) throws -> Data {
+  ///
+  /// `available`, the bytes the file holds from here, lets a large entry be read into one
+  /// buffer of its size: the header's size alone is never trusted for an allocation.
+  package func readData(size: Int64, limit: Int64, available: Int64 = 0) throws -> Data {
     guard size >= 0, size <= limit else {
       throw ArchiveError.limit(size: size, limit: limit)
     }
-    var data = Data()
+    var data = Data(capacity: Int(max(0, min(size, available))))
     var chunk = [UInt8](repeating: 0, count: Int(min(size, 256 * 1024)))
     while data.count < size {
       let wanted = min(chunk.count, Int(size) - data.count)

@@ -207,4 +207,70 @@ struct HistoryTests {
     #expect(check.status != 0 && check.stdout.contains("journal"), "\(check.stdout)")
     #expect(try Run.gallery(["move", document, id, "--to", "end"]).status == 65)
   }
+
+  @Test(
+    "Conflict copies are known by the names sync tools give them",
+    arguments: [
+      ("Trip.sync-conflict-20261123-031500-ABCDEF7.gallery", "Trip.gallery"),
+      ("dir/Trip (Ann's conflicted copy 2026-11-23).gallery", "dir/Trip.gallery"),
+      ("Trip (conflicted copy 2026-11-23 031500).gallery", "Trip.gallery"),
+      ("Trip_conflict-20261123-031500.gallery", "Trip.gallery"),
+      ("Trip.gallery", nil), ("Trip copy.gallery", nil), (".sync-conflict-20261123-031500-ABCDEF7.gallery", nil),
+    ] as [(String, String?)])
+  func conflictNames(copy: String, original: String?) {
+    #expect(DocumentConflict.original(ofCopy: copy) == original)
+  }
+
+  @Test(
+    "Two copies edited apart merge: both drops kept, a move on one side and a trash on the other both applied, the later title wins; the copy goes to the Trash",
+    arguments: ["Trip.sync-conflict-20261123-031500-ABCDEF7.gallery", "Trip (conflicted copy 2026-11-23 031500).gallery"])
+  func conflictMerge(copyName: String) throws {
+    let work = try TestWorkspace()
+    let document = try work.document("Trip.gallery")
+    let images = try work.images(6)
+    #expect(try Run.gallery(["drop", document] + images.prefix(3)).status == 0)
+    let shared = try ids(document)
+    let copy = work.path(copyName)
+    try FileManager.default.copyItem(atPath: document, toPath: copy)
+
+    // This machine: a drop, a move, a title.
+    #expect(try Run.gallery(["drop", document, images[3]]).status == 0)
+    #expect(try Run.gallery(["move", document, shared[2], "--to", "1"]).status == 0)
+    try GalleryDocument.edit(document) { $0.model.title = "Ours" }
+    // The other machine: two drops, a trash, a later title.
+    #expect(try Run.gallery(["drop", copy, images[4], images[5]]).status == 0)
+    #expect(try Run.gallery(["trash", copy, shared[0]]).status == 0)
+    Thread.sleep(forTimeInterval: 1.1)  // a later time, to the second
+    try GalleryDocument.edit(copy) { $0.model.title = "Theirs" }
+    let theirDrops = Array(try ids(copy).suffix(2))
+    let ourDrop = try ids(document).last!
+
+    let check = try Run.gallery(["check", document])
+    #expect(check.stdout.contains("conflict copy") || check.stderr.contains("conflict copy"), "\(check.stdout)\(check.stderr)")
+    let browse = try Run.gallery(["browse", "--json", work.folder.path])
+    #expect(browse.stdout.contains("conflictCopies"), "\(browse.stdout)")
+
+    let merge = try Run.gallery(["merge", "--conflict", "--json", document, copy])
+    #expect(merge.status == 0, "\(merge.stderr)")
+    let report = try JSONSerialization.jsonObject(with: merge.stdoutData) as! [String: Any]
+    #expect((report["conflicts"] as? [String]) == ["title: took the copy's later change"])
+    let merged = try GalleryDocument.open(document)
+    // Both sides' drops, each where its side put it (by index, within the merged list).
+    #expect(Array(merged.model.items.map(\.id).prefix(2)) == [shared[2], shared[1]])
+    #expect(Set(merged.model.items.map(\.id).dropFirst(2)) == Set([ourDrop] + theirDrops))
+    #expect(merged.model.trash.map(\.item.id) == [shared[0]])
+    #expect(merged.model.title == "Theirs")
+    for item in merged.model.items { #expect(try !merged.thumbnail(of: item).isEmpty) }
+    #expect(!FileManager.default.fileExists(atPath: copy))
+    #expect(FileManager.default.fileExists(atPath: Run.isolatedHome["XDG_DATA_HOME"]! + "/Trash/files/" + copyName))
+    // One revision, undone as one.
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try ids(document) == [shared[2], shared[0], shared[1], ourDrop])
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // Documents that share no revision are not conflict copies of each other.
+    let other = try work.document("Other.gallery")
+    let unrelated = try Run.gallery(["merge", "--conflict", document, other])
+    #expect(unrelated.status == 65 && unrelated.stderr.contains("share no revision"), "\(unrelated.stderr)")
+  }
 }

@@ -33,6 +33,8 @@ struct BrowseCommand: ParsableCommand {
     var bytes: Int64
     var modified: Date
     var error: String?
+    /// Conflict copies of this document that a sync tool left beside it.
+    var conflictCopies: [String] = []
   }
 
   func run() throws {
@@ -61,8 +63,11 @@ struct BrowseCommand: ParsableCommand {
         return [
           TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
           ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
-          formatter.string(from: entry.modified), entry.path,
+          formatter.string(from: entry.modified), TerminalText.escaped(entry.path),
         ].joined(separator: "  ") + "\n"
+          + entry.conflictCopies.map {
+            "    conflict copy: \(TerminalText.escaped($0))  (gallery merge --conflict DOC COPY)\n"
+          }.joined()
       }.joined())
   }
 
@@ -74,7 +79,8 @@ struct BrowseCommand: ParsableCommand {
       let model = try GalleryDocument.open(path).model
       return Entry(
         path: path, title: model.title, items: model.items.count,
-        pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified)
+        pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified,
+        conflictCopies: DocumentConflict.copies(of: path))
     } catch {
       return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
     }
@@ -85,6 +91,7 @@ extension BrowseCommand.Entry {
   func write(into writer: inout JSONWriter) {
     writer.object { o in
       o.int64("bytes", bytes)
+      if !conflictCopies.isEmpty { o.strings("conflictCopies", conflictCopies) }
       o.string("error", error)
       o.int("items", items)
       o.date("modified", modified)

@@ -48,6 +48,12 @@ struct CheckCommand: ParsableCommand {
       Terminal.out(report.problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
       if let note = report.note { Terminal.message(note) }
     }
+    // Not a problem of this file, but edits made elsewhere that it does not show yet.
+    for copy in DocumentConflict.copies(of: target.document) {
+      Terminal.message(
+        "note: \(TerminalText.escaped(copy)) is a conflict copy of this document: "
+          + "`gallery merge --conflict \(TerminalText.escaped(target.document)) COPY` merges its edits")
+    }
     if !report.problems.isEmpty { throw ExitCode(ExitStatus.partial) }
   }
 

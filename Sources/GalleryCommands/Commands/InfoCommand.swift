@@ -52,7 +52,8 @@ struct InfoCommand: ParsableCommand {
       title:          \(TerminalText.escaped(report.title))
       path:           \(report.path)
       format:         \(report.format)
-      revision:       \(report.revision) (\(storage.revisions) in the file)
+      revision:       \(report.revision) (\(storage.revisions) in the file; last checkpoint r\(storage.checkpointRevision))
+      history:        \(storage.historyRevisions) operation\(storage.historyRevisions == 1 ? "" : "s") kept (`gallery show --at` back to r\(storage.oldestRevision))
       items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed)
       trash:          \(report.trashed)
       file size:      \(storage.fileBytes) bytes

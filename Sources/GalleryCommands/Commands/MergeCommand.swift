@@ -13,6 +13,14 @@ struct MergeCommand: ParsableCommand {
       The items of each document in order, the same content only once; thumbnails (and \
       embedded originals) are carried over, nothing is refetched. -o makes a new document \
       (never over an existing file); --into adds to an existing one.
+
+      --conflict DOC COPY merges a conflict copy that a sync tool made (Syncthing's \
+      NAME.sync-conflict-..., Dropbox's and Nextcloud's "NAME (conflicted copy ...)") back \
+      into DOC: the operations COPY made since the last revision both share are applied to \
+      DOC as it is now, as one revision (both sides' drops kept, a move on one side and a \
+      trash on the other both applied, an item changed on both sides takes the later \
+      change, and each such conflict is reported); then COPY goes to the Trash. `gallery \
+      check` and `gallery browse` point out conflict copies.
       """)
 
   @Argument(help: "The documents to merge.", completion: .file(extensions: ["gallery"]))
@@ -24,7 +32,20 @@ struct MergeCommand: ParsableCommand {
   @Option(help: "An existing document to merge into (it comes first).", completion: .file(extensions: ["gallery"]))
   var into: String?
 
+  @Flag(help: "Merge a sync tool's conflict copy back: DOC COPY.")
+  var conflict = false
+
+  @Flag(help: "With --conflict, write what was done as JSON.")
+  var json = false
+
   func validate() throws {
+    if conflict {
+      guard documents.count == 2, output == nil, into == nil else {
+        throw ValidationError("--conflict takes the document and its conflict copy: DOC COPY")
+      }
+      return
+    }
+    if json { throw ValidationError("--json goes with --conflict") }
     guard (output == nil) != (into == nil) else {
       throw ValidationError("give -o NEW.gallery or --into DOC.gallery (one of them)")
     }
@@ -32,10 +53,43 @@ struct MergeCommand: ParsableCommand {
   }
 
   func run() throws {
+    if conflict { return try mergeConflict() }
     let target = output ?? into!
     let sources = documents.filter { $0 != target }
     let added = try DocumentMerge.merge(sources, into: target, create: output != nil)
     RecentDocuments.note(target)
     Terminal.message("merged \(added.count) item\(added.count == 1 ? "" : "s") into \(target)")
+  }
+}
+
+extension MergeCommand {
+  func mergeConflict() throws {
+    let report = try DocumentConflict.merge(documents[1], into: documents[0])
+    if json {
+      try JSONOutput.write(report)
+    } else {
+      Terminal.message(
+        "merged \(documents[1]) into \(documents[0]) as r\(report.revision ?? 0): "
+          + "\(JournalRecord.counted(report.theirs, "operation")) of the copy applied after r\(report.base), "
+          + "\(JournalRecord.counted(report.ours, "operation")) of the document kept")
+      for conflict in report.conflicts { Terminal.message("  both changed \(TerminalText.escaped(conflict))") }
+      for skipped in report.skipped { Terminal.message("  not applied: \(TerminalText.escaped(skipped))") }
+      if let trashed = report.copyTrashedTo { Terminal.message("the copy is in the Trash: \(trashed)") }
+    }
+    if !report.skipped.isEmpty { throw ExitCode(ExitStatus.partial) }
+  }
+}
+
+extension DocumentConflict.Report: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.int("base", base)
+      o.strings("conflicts", conflicts)
+      o.string("copyTrashedTo", copyTrashedTo)
+      o.int("ours", ours)
+      o.int("revision", revision)
+      o.strings("skipped", skipped)
+      o.int("theirs", theirs)
+    }
   }
 }

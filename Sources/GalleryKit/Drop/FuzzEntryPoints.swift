@@ -19,15 +19,41 @@ package enum FuzzEntryPoints {
     guard (try? file.writeAll(data)) != nil else { return }
     guard let layout = try? DocumentArchive.scan(file) else { return }
     for location in layout.entries.values { _ = try? DocumentArchive.read(location, from: file) }
+    // A model rebuilt from a checkpoint and journal records obeys every rule, like one read
+    // whole; the history reads back, and every past revision it claims can be rebuilt.
     checkRoundTrip(layout.model)
+    for record in layout.history { checkRoundTrip(record) }
+    _ = UndoStack(layout.history)
+    let oldest = ModelHistory.oldest(layout.model, layout.history)
+    if oldest < layout.model.revision {
+      precondition(
+        (try? ModelHistory.model(at: oldest, from: layout.model, history: layout.history)) != nil,
+        "a past revision within the history cannot be rebuilt")
+    }
     precondition(layout.revisionEnd <= layout.fileSize, "a revision ends past the end of the file")
     precondition(layout.damage == nil || layout.tornBytes == 0, "a damaged document must never be cut")
   }
 
-  /// `gallery.json` bytes: decode and validate; a model that is accepted must round-trip.
+  /// `gallery.json` or journal record bytes: decode and validate; what is accepted must
+  /// round-trip, and a record applied to an empty model (as undo and redo apply one to a
+  /// model it was not made on) leaves a model that obeys every rule.
   package static func model(_ data: Data) {
-    guard let model = try? ModelCoding.decode(data) else { return }
-    checkRoundTrip(model)
+    if let model = try? ModelCoding.decode(data) { checkRoundTrip(model) }
+    guard let record = try? JournalCoding.decode(data) else { return }
+    checkRoundTrip(record)
+    for change in [record.change, record.change.reversed] {
+      var model = GalleryModel(title: "fuzz")
+      _ = change.apply(to: &model)
+      precondition(ModelValidation.problems(of: model).isEmpty, "a record applied to a model leaves it breaking a rule")
+    }
+  }
+
+  private static func checkRoundTrip(_ record: JournalRecord) {
+    let bytes = JournalCoding.encode(record)
+    guard let again = try? JournalCoding.decode(bytes) else {
+      preconditionFailure("a journal record that was read cannot be read back after writing it")
+    }
+    precondition(again == record, "writing a journal record that was read back changes it")
   }
 
   /// Standard input of `gallery drop DOC -` (or a pasted clipboard): a gallery payload or a

@@ -1,0 +1,145 @@
+import Foundation
+import GalleryModel
+import GallerySystem
+
+/// Conflict copies that sync tools make when a document was edited on two machines, and
+/// their three-way merge through the history both copies share.
+public enum DocumentConflict {
+  /// The document a conflict copy was made from, by the name its tool gave it (in the same
+  /// folder), or nil when the name is not a conflict copy's:
+  /// Syncthing `NAME.sync-conflict-20261123-031500-ABCDEFG.gallery`, Dropbox
+  /// `NAME (Ann's conflicted copy 2026-11-23).gallery`, Nextcloud `NAME (conflicted copy
+  /// 2026-11-23 031500).gallery`, ownCloud `NAME_conflict-20261123-031500.gallery`.
+  public static func original(ofCopy path: String) -> String? {
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    let suffix = "." + DocumentName.fileExtension
+    guard name.hasSuffix(suffix) else { return nil }
+    let stem = String(name.dropLast(suffix.count))
+    for pattern in patterns {
+      guard let match = pattern.firstMatch(in: stem, range: NSRange(stem.startIndex..., in: stem)),
+        let range = Range(match.range(at: 1), in: stem), !stem[range].isEmpty
+      else { continue }
+      let original = String(stem[range]) + suffix
+      return folder.isEmpty ? original : (folder as NSString).appendingPathComponent(original)
+    }
+    return nil
+  }
+
+  nonisolated(unsafe) private static let patterns: [NSRegularExpression] = [
+    #"^(.*)\.sync-conflict-[0-9]{8}-[0-9]{6}-[A-Z0-9]{7}$"#,
+    #"^(.*) \([^()]*conflicted copy[^()]*\)$"#,
+    #"^(.*)_conflict-[0-9]{8}-[0-9]{6}$"#,
+  ].map { try! NSRegularExpression(pattern: $0) }
+
+  /// The conflict copies of `path` in its folder, by name.
+  public static func copies(of path: String) -> [String] {
+    let folder = (path as NSString).deletingLastPathComponent
+    let documents = (try? DocumentFiles.documents(in: folder.isEmpty ? "." : folder)) ?? []
+    let name = (path as NSString).lastPathComponent
+    return documents.filter { original(ofCopy: $0).map { ($0 as NSString).lastPathComponent } == name }
+  }
+
+  /// What a merge did.
+  public struct Report: Sendable {
+    /// The revision both copies share, in the document's numbering.
+    public var base: Int
+    /// Operations of the copy applied, and of the document kept.
+    public var theirs: Int
+    public var ours: Int
+    /// Edits of one item (or the title) on both sides: the later one was kept.
+    public var conflicts: [String]
+    /// What could not be applied (an item the other side removed).
+    public var skipped: [String]
+    public var revision: Int?
+    /// Where the copy went (the Trash).
+    public var copyTrashedTo: String?
+  }
+
+  public enum Failure: Error, CustomStringConvertible, GalleryError {
+    case unrelated(String, String)
+
+    public var description: String {
+      switch self {
+      case .unrelated(let path, let copy):
+        "\(copy) and \(path) share no revision in the history they keep: they are not copies of one document (`gallery merge --into` adds one's items to the other)"
+      }
+    }
+    public var exitStatus: ExitStatus { .dataError }
+  }
+
+  /// Applies the operations `copy` made since the last revision it shares with `path` to
+  /// `path` as it is now, as one revision; both sides' drops are kept, a move on one side
+  /// and a trash on the other both apply, and an item (or the title) changed on both sides
+  /// takes the later change. Then moves the copy to the Trash.
+  public static func merge(_ copy: String, into path: String) throws -> Report {
+    let theirs = try GalleryDocument.open(copy)
+    if let damage = theirs.damage { throw DocumentError.damaged(copy, damage) }
+    let report = try GalleryDocument.edit(path) { edit -> Report in
+      let ours = edit.history
+      var ourIDs: [String: Int] = [:]
+      for record in ours { ourIDs[record.id] = record.revision }
+      if let id = edit.model.revisionID { ourIDs[id] = edit.model.revision }
+      // The newest revision of theirs that we have too.
+      var shared: (ours: Int, theirs: Int)?
+      if let id = theirs.model.revisionID, let revision = ourIDs[id] { shared = (revision, theirs.model.revision) }
+      for record in theirs.history.reversed() where shared == nil {
+        if let revision = ourIDs[record.id] { shared = (revision, record.revision) }
+      }
+      guard let shared else { throw Failure.unrelated(path, copy) }
+      let theirRecords = theirs.history.filter { $0.revision > shared.theirs }
+      let ourRecords = ours.filter { $0.revision > shared.ours }
+      // When we last changed each item (and the title), to settle edits made on both sides.
+      var ourTimes: [String: Date] = [:]
+      for record in ourRecords {
+        for key in record.change.keys { ourTimes[key] = record.time }
+        if record.change.head != nil { ourTimes[titleKey] = record.time }
+      }
+      var report = Report(
+        base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: [], skipped: [])
+      for record in theirRecords {
+        var change = record.change
+        for (index, update) in change.items.updated.enumerated() {
+          guard let current = edit.model.items.first(where: { $0.id == update.after.id }), current != update.before,
+            current != update.after
+          else { continue }
+          // Changed on both sides: the later change wins.
+          if let ourTime = ourTimes[update.after.id], ourTime > record.time {
+            report.conflicts.append("\(update.after.id): kept this document's later change")
+          } else {
+            change.items.updated[index].before = current
+            report.conflicts.append("\(update.after.id): took the copy's later change")
+          }
+        }
+        if let head = change.head, edit.model.title != head.before.title, edit.model.title != head.after.title {
+          if let ourTime = ourTimes[titleKey], ourTime > record.time {
+            report.conflicts.append("title: kept this document's later change")
+            change.head?.after.title = edit.model.title
+          } else {
+            report.conflicts.append("title: took the copy's later change")
+          }
+          change.head?.before.title = edit.model.title
+        }
+        report.skipped += change.apply(to: &edit.model)
+          .filter { !$0.hasSuffix("was changed since") && !$0.hasPrefix("the title") }
+      }
+      // The thumbnails and originals of what came from the copy.
+      for item in edit.model.items + edit.model.trash.map(\.item) {
+        for name in [item.thumbnail, item.original].compactMap({ $0 }) where !edit.holds(name) {
+          guard let location = theirs.layout.entries[name] else { continue }
+          edit.addEntry(name, data: try DocumentArchive.read(location, from: theirs.file))
+        }
+      }
+      edit.summary =
+        "merge of conflict copy \((copy as NSString).lastPathComponent): "
+        + JournalRecord.counted(theirRecords.count, "operation")
+      return report
+    }
+    var result = report
+    result.revision = try GalleryDocument.open(path).model.revision
+    result.copyTrashedTo = try DocumentFiles.moveToTrash(copy)
+    return result
+  }
+
+  private static let titleKey = "\u{0}title"
+}
