@@ -238,8 +238,14 @@ struct OutputCodecTests {
         == #"{"document":"/d.gallery","event":"committed","id":"abc","path":"/d/a.jpg","time":1.5}"#)
     let report = CheckReport(problems: ["a \"quoted\" problem"], note: nil)
     #expect(String(decoding: report.jsonBytes, as: UTF8.self) == #"{"problems":["a \"quoted\" problem"]}"#)
-    let statistics = DocumentStatistics(fileBytes: 10, liveBytes: 8, deadBytes: 2, revisions: 3, tornBytes: 0, entryCount: 4)
+    let statistics = DocumentStatistics(
+      fileBytes: 10, liveBytes: 8, deadBytes: 2, revisions: 3, tornBytes: 0, entryCount: 4, historyRevisions: 2,
+      oldestRevision: 1, checkpointRevision: 2)
     let decoded = try JSONSerialization.jsonObject(with: Data(statistics.jsonBytes)) as? [String: Int]
-    #expect(decoded == ["deadBytes": 2, "entryCount": 4, "fileBytes": 10, "liveBytes": 8, "revisions": 3, "tornBytes": 0])
+    #expect(
+      decoded == [
+        "deadBytes": 2, "entryCount": 4, "fileBytes": 10, "liveBytes": 8, "revisions": 3, "tornBytes": 0,
+        "historyRevisions": 2, "oldestRevision": 1, "checkpointRevision": 2,
+      ])
   }
 }
