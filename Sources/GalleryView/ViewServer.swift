@@ -326,6 +326,26 @@ package final class ViewServer: Sendable {
       let ids = request.ids
       drops.submit { await Self.report(feed, id) { try await ImageRetry.retry(ids.isEmpty ? nil : ids, in: path) } }
       return Self.json(Array("{}".utf8), status: .accepted)
+    case "undo", "redo":
+      // The document's history, as `gallery undo` and `redo` use it: a new revision.
+      let outcome: DocumentHistory.Outcome
+      do {
+        outcome = try await Blocking.run { action == "undo" ? try DocumentHistory.undo(path) : try DocumentHistory.redo(path) }
+      } catch let failure as DocumentHistory.Failure {
+        switch failure {
+        case .nothingToUndo: throw ViewError.conflict("nothing to undo")
+        case .nothingToRedo: throw ViewError.conflict("nothing to redo")
+        }
+      }
+      return Self.json(
+        Array(
+          ViewJSON.encode { writer in
+            writer.object { o in
+              o.int("revision", outcome.revision)
+              o.strings("skipped", outcome.skipped)
+              o.string("summary", outcome.summary)
+            }
+          }.utf8))
     case "rename":
       // A new name, not a path: the document stays in its folder.
       guard let name = request.name, !name.contains("/") else { throw ViewError.badRequest("rename needs a name (no /)") }

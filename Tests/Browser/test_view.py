@@ -255,6 +255,33 @@ def test_trash_by_dragging_and_by_delete_key_then_restore(workspace, images, ser
     assert trash_ids(document) == []
 
 
+def test_undo_and_redo_from_the_keyboard_share_the_documents_history(workspace, images, serve, context):
+    document = new_document(workspace, "u.gallery", images[:3])
+    a, b, c = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    tile(page, c).click()
+    page.keyboard.press("Delete")
+    wait_until(lambda: item_ids(document) == [a, b], message="c in the trash")
+    page.keyboard.press("Control+z")
+    wait_until(lambda: item_ids(document) == [a, b, c], message="the trash undone")
+    page.keyboard.press("Control+Shift+z")
+    wait_until(lambda: item_ids(document) == [a, b], message="the trash redone")
+    # An edit made from the shell is in the same history: the page takes it back.
+    run("move", document, b, "--to", "1")
+    wait_until(lambda: tile(page, b).bounding_box()["x"] < tile(page, a).bounding_box()["x"], message="the move shown")
+    page.keyboard.press("Control+z")
+    wait_until(lambda: item_ids(document) == [a, b], message="the shell's move undone")
+    history = json.loads(run("history", "--json", document).stdout)
+    assert history[0]["summary"] == f"undo of r{history[1]['revision']} (move: 1 item)"
+    # Nothing left: the page says so and the document stays as it is.
+    for _ in range(6):
+        page.keyboard.press("Control+z")
+    page.locator(".toast", has_text="nothing to undo").first.wait_for(timeout=20000)
+    assert item_ids(document) == []
+
+
 def test_the_trash_refuses_what_comes_from_elsewhere(workspace, images, serve, context):
     document = new_document(workspace, "f.gallery", images[:1])
     server = serve(document)

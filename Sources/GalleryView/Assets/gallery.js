@@ -456,6 +456,15 @@ export function showGallery(id) {
       return;
     }
     if (event.key === 'Delete' || event.key === 'Backspace') { event.preventDefault(); return trashSelection(ids); }
+    // The document's history: Ctrl+Z takes the last operation back, Ctrl+Shift+Z (or Ctrl+Y)
+    // brings it back, as `gallery undo` and `gallery redo` do.
+    const key = event.key.toLowerCase();
+    if ((event.ctrlKey || event.metaKey) && (key === 'z' || key === 'y')) {
+      event.preventDefault();
+      const outcome = await edit(key === 'y' || event.shiftKey ? 'redo' : 'undo', {});
+      if (outcome) toast(outcome.skipped.length ? `${outcome.summary}; not done: ${outcome.skipped.join('; ')}` : outcome.summary);
+      return;
+    }
     if (event.key === 'Enter' && state.focus) { event.preventDefault(); return openViewer(state.focus); }
     if (event.key === 'a' && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
