@@ -247,6 +247,8 @@ package enum DocumentArchive {
     mutating func checkpointRead(bytes: Int64) {
       pendingCheckpoint = bytes
       pendingJournalBytes = 0
+      // A checkpoint is the model now, whatever the records before it left.
+      idsRevision = nil
     }
 
     /// Reads a record and replays it on `model` when it follows it (returning it); returns

@@ -145,7 +145,7 @@ extension GalleryDocument {
     let change = ModelChange(from: layout.model, to: model)
     let record = JournalRecord(
       revision: model.revision, id: model.revisionID!, parent: layout.model.revisionID, time: model.modified,
-      summary: String((edit.summary ?? JournalRecord.describe(change)).utf8.prefix(JournalRecord.summaryBytes)) ?? "",
+      summary: JournalRecord.cut(edit.summary ?? JournalRecord.describe(change)),
       undoing: edit.undoing, redoing: edit.redoing, continues: edit.continuing, change: change)
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not
     // kept: only the items this save put in or changed can refer to a new entry.
@@ -218,6 +218,7 @@ extension GalleryDocument {
     return (layout.fileSize, after)
   }
 }
+
 /// One appended save: where the file ended before it and after it, and the revision it made.
 package struct SaveMark {
   package var previousEnd: Int64

@@ -80,6 +80,17 @@ public struct JournalRecord: Sendable, Equatable {
 }
 
 extension JournalRecord {
+  /// A summary cut to `summaryBytes`, between characters.
+  public static func cut(_ summary: String) -> String {
+    guard summary.utf8.count > summaryBytes else { return summary }
+    var result = ""
+    for character in summary {
+      guard result.utf8.count + character.utf8.count <= summaryBytes - 3 else { break }
+      result.append(character)
+    }
+    return result + "…"
+  }
+
   /// "1 item", "3 items".
   public static func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"

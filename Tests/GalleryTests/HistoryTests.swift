@@ -3,6 +3,7 @@ import Testing
 
 @testable import GalleryDocument
 @testable import GalleryModel
+@testable import GallerySystem
 
 /// Format 2 on real archives: the journal and its checkpoints, format-1 documents upgraded,
 /// the history with undo, redo, revert and `show --at`, and hostile journal records.
@@ -272,5 +273,50 @@ struct HistoryTests {
     let other = try work.document("Other.gallery")
     let unrelated = try Run.gallery(["merge", "--conflict", document, other])
     #expect(unrelated.status == 65 && unrelated.stderr.contains("share no revision"), "\(unrelated.stderr)")
+  }
+
+  @Test(
+    "Random edits saved through the journal read back as the in-memory model; undo of any suffix gives the earlier model back")
+  func journalAgreesWithMemory() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    var random = SplitMix(state: 2026)
+    var next = 0
+    var expected = try GalleryDocument.open(document).model
+    var models = [expected]
+    /// The document as a fresh reader sees it: scanned from the file, not from this
+    /// process's cache of what it wrote.
+    func read() throws -> GalleryModel {
+      let file = try FileHandleFD(path: document, flags: O_RDONLY)
+      return try DocumentArchive.scan(file).model
+    }
+    for step in 0..<120 {
+      var edited = expected
+      JournalTests.randomEdit(&edited, &random, next: &next)
+      // Failed items: no thumbnail, so the cover never needs one.
+      edited.items = edited.items.map { $0.state == .ready ? $0.failed(because: "made by the test") : $0 }
+      for index in edited.trash.indices where edited.trash[index].item.state == .ready {
+        edited.trash[index].item = edited.trash[index].item.failed(because: "made by the test")
+      }
+      let target = edited
+      try GalleryDocument.edit(document) { edit in
+        edit.model.items = target.items
+        edit.model.trash = target.trash
+        edit.model.title = target.title
+      }
+      let saved = try read()
+      #expect(saved.items == target.items && saved.trash == target.trash && saved.title == target.title, "step \(step)")
+      if saved.revision != expected.revision { models.append(saved) }
+      expected = saved
+      if step == 60 { try GalleryDocument.compact(document) }
+    }
+    #expect(try read() == (try GalleryDocument.open(document).model))
+    // Undo, one operation at a time, back through every saved state.
+    for index in stride(from: models.count - 2, through: 0, by: -1) {
+      let outcome = try DocumentHistory.undo(document)
+      #expect(outcome.skipped.isEmpty)
+      let now = try read()
+      #expect(now.items == models[index].items && now.trash == models[index].trash, "undo back to step \(index)")
+    }
   }
 }

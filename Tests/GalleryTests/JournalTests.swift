@@ -163,6 +163,14 @@ struct JournalTests {
     #expect(throws: DocumentError.self) { try JournalCoding.decode(Data(newer.utf8)) }
   }
 
+  @Test("A long summary is cut between characters, within its limit")
+  func summaryCut() {
+    let long = String(repeating: "é", count: 400)
+    let cut = JournalRecord.cut(long)
+    #expect(cut.utf8.count <= JournalRecord.summaryBytes && cut.hasSuffix("…") && cut.dropLast().allSatisfy { $0 == "é" })
+    #expect(JournalRecord.cut("move: 2 items") == "move: 2 items")
+  }
+
   static func record(_ revision: Int, undoing: Int? = nil, redoing: Int? = nil, continues: Int? = nil) -> JournalRecord {
     JournalRecord(
       revision: revision, id: JournalRecord.newID(), parent: nil, time: date, summary: "r\(revision)", undoing: undoing,
