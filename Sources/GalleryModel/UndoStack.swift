@@ -3,7 +3,9 @@ import Foundation
 /// Which operations undo and redo take next, read from the history as an editor's undo
 /// stack: an operation can be undone; an undo can be redone until a new operation is made;
 /// undoing a redo takes the redo back. An operation is named by its first revision; a record
-/// that `continues` one (a drop's commit) belongs to it.
+/// that `continues` one (a drop's commit) belongs to it, and so does a record that only
+/// settles placeholders an operation still on the stack put in (a drop folder's or a
+/// paste's commit): undo takes a drop back whole, never back to its placeholders.
 public struct UndoStack: Sendable, Equatable {
   /// Operations undo takes back, the last first.
   public private(set) var undoable: [Int] = []
@@ -13,12 +15,20 @@ public struct UndoStack: Sendable, Equatable {
   public private(set) var operations: [Int: [Int]] = [:]
 
   public init(_ history: [JournalRecord]) {
+    // Which operation put each placeholder in.
+    var placedBy: [String: Int] = [:]
     for record in history {
-      if let first = record.continues, operations[first] != nil, record.undoing == nil, record.redoing == nil {
+      if record.undoing == nil, record.redoing == nil,
+        let first = record.continues ?? Self.settled(record.change).compactMap({ placedBy[$0] }).max(),
+        operations[first] != nil, undoable.contains(first)
+      {
         operations[first]!.append(record.revision)
         continue
       }
       operations[record.revision] = [record.revision]
+      for placed in record.change.items.inserted where placed.element.state == .placeholder {
+        placedBy[placed.element.key] = record.revision
+      }
       if let undone = record.undoing {
         if let index = undoable.lastIndex(of: undone) { undoable.remove(at: index) }
         redoable.append(undone)
@@ -30,6 +40,19 @@ public struct UndoStack: Sendable, Equatable {
         redoable = []
       }
     }
+  }
+}
+
+extension UndoStack {
+  /// The placeholders a change settles, when that is all it does (loaded, failed or
+  /// removed); empty otherwise.
+  static func settled(_ change: ModelChange) -> [String] {
+    let items = change.items
+    guard change.trash.isEmpty, change.head == nil, items.inserted.isEmpty, items.moved.isEmpty,
+      items.updated.allSatisfy({ $0.before.state == .placeholder }),
+      items.removed.allSatisfy({ $0.element.state == .placeholder })
+    else { return [] }
+    return items.updated.map(\.before.key) + items.removed.map(\.element.key)
   }
 }
 

@@ -198,6 +198,29 @@ struct JournalTests {
     #expect(stack.undoable == [8] && stack.redoable.isEmpty)
   }
 
+  @Test("A record that only settles an operation's placeholders belongs to it; once that operation is undone, not")
+  func settlingRecordsJoinTheirOperation() {
+    var empty = GalleryModel(title: "t", now: Self.date)
+    empty.items = [Self.item("a1")]
+    var placed = empty
+    placed.insert([Item.placeholder(id: "p1", source: "file:///p1", now: Self.date)], at: nil)
+    var loaded = placed
+    loaded.items[1] = Self.item("p1")
+    var moved = loaded
+    moved.move(["p1"], to: 1)
+    func record(_ revision: Int, _ from: GalleryModel, _ to: GalleryModel, undoing: Int? = nil) -> JournalRecord {
+      JournalRecord(
+        revision: revision, id: JournalRecord.newID(), parent: nil, time: Self.date, summary: "", undoing: undoing,
+        change: ModelChange(from: from, to: to))
+    }
+    let history = [record(1, empty, placed), record(2, placed, loaded), record(3, loaded, moved)]
+    let stack = UndoStack(history)
+    #expect(stack.undoable == [1, 3] && stack.operations[1] == [1, 2])
+    // The placeholder save undone first: a later commit of its placeholders stands alone.
+    let undone = [record(1, empty, placed), record(2, placed, empty, undoing: 1), record(3, empty, empty)]
+    #expect(UndoStack(undone).undoable == [3])
+  }
+
   @Test("A past model from the history; beyond it is an error that names the oldest")
   func pastModels() throws {
     var models = [GalleryModel(title: "t", now: Self.date)]
