@@ -41,6 +41,8 @@ package struct ArchiveLayout: Sendable {
   /// Bytes of journal records after that checkpoint: a new checkpoint is written when they
   /// pass a fraction of it.
   package var journalBytes: Int64 = 0
+  /// Journal records after that checkpoint: each costs a replay when the document opens.
+  package var journalRecords = 0
 
   /// Names a revision needs: the model, the cover, every item's thumbnail and original, and
   /// the history (its records, and the entries of items it can bring back).

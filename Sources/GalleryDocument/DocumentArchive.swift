@@ -86,8 +86,8 @@ package enum DocumentArchive {
 
     // The newest model read: the last complete revision's, or the candidate's while the entry
     // that made it is not yet known to be complete. One value, changed in place as records
-    // are replayed, so that a large model is never copied.
-    var model: GalleryModel?
+    // are replayed (its lists as handles), so that a large model is never copied.
+    var model: ReplayingModel?
     var candidate: Candidate?
     var committed: (entries: [String: EntryLocation], end: Int64, revision: Int)?
     var revisions = 0
@@ -110,7 +110,7 @@ package enum DocumentArchive {
         pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
       }
       previous = nil
-      if candidate != nil, let revision = model?.revision {
+      if candidate != nil, let revision = model?.head.revision {
         // A checkpoint written after its own revision's record is not another revision.
         if committed?.revision != revision { revisions += 1 }
         if committed == nil {
@@ -159,7 +159,7 @@ package enum DocumentArchive {
             // A checkpoint: the complete model (after the record of its own revision, if any).
             let checkpoint = try ModelCoding.decode(data)
             candidate = .checkpoint(replacing: model)
-            model = checkpoint
+            model = ReplayingModel(checkpoint)
             journal.checkpointRead(bytes: entry.size)
           } catch DocumentError.unsupportedFormat(let version) {
             throw DocumentError.unsupportedFormat(version)
@@ -172,7 +172,7 @@ package enum DocumentArchive {
         } else if entry.name.hasPrefix(journalFolder) {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
-            let modified = model?.modified
+            let modified = model?.head.modified
             if let record = try journal.read(data, bytes: entry.size, replayingOn: &model), let modified {
               candidate = .record(record, modified: modified)
             }
@@ -201,12 +201,12 @@ package enum DocumentArchive {
     case .record(let record, let modified):
       var ids = model!.ids
       try? record.change.reversed.replay(on: &model!, ids: &ids)
-      model!.revision = record.revision - 1
-      model!.modified = modified
-      model!.revisionID = record.parent
+      model!.head.revision = record.revision - 1
+      model!.head.modified = modified
+      model!.head.revisionID = record.parent
     case nil: break
     }
-    guard let committed, let model else {
+    guard let committed, let model = model?.current else {
       if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
       throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
     }
@@ -219,12 +219,12 @@ package enum DocumentArchive {
       tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
       damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
       checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
-      journalBytes: journal.journalBytes)
+      journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
   }
 
   /// What the newest model read came from, and how to go back to the one before it.
   private enum Candidate {
-    case checkpoint(replacing: GalleryModel?)
+    case checkpoint(replacing: ReplayingModel?)
     case record(JournalRecord, modified: Date)
   }
 
@@ -239,6 +239,8 @@ package enum DocumentArchive {
     private(set) var checkpointRevision = 0
     private(set) var checkpointBytes: Int64 = 0
     private(set) var journalBytes: Int64 = 0
+    private(set) var journalRecords = 0
+    private var pendingJournalRecords = 0
     /// The ids of the model of revision `idsRevision`, kept as records are replayed, so that
     /// no record can give two items one id and no replay scans the whole model.
     private var ids = Set<String>()
@@ -247,6 +249,7 @@ package enum DocumentArchive {
     mutating func checkpointRead(bytes: Int64) {
       pendingCheckpoint = bytes
       pendingJournalBytes = 0
+      pendingJournalRecords = 0
       // A checkpoint is the model now, whatever the records before it left.
       idsRevision = nil
     }
@@ -254,9 +257,9 @@ package enum DocumentArchive {
     /// Reads a record and replays it on `model` when it follows it (returning it); returns
     /// nil when it is history (a compaction writes the records up to its checkpoint before
     /// it). A record that does not fit leaves `model` as it was.
-    mutating func read(_ data: Data, bytes: Int64, replayingOn model: inout GalleryModel?) throws -> JournalRecord? {
+    mutating func read(_ data: Data, bytes: Int64, replayingOn model: inout ReplayingModel?) throws -> JournalRecord? {
       let record = try JournalCoding.decode(data)
-      guard let current = model?.revision, record.revision > current else {
+      guard let current = model?.head.revision, record.revision > current else {
         pendingRecords.append(record)
         return nil
       }
@@ -266,10 +269,11 @@ package enum DocumentArchive {
       if idsRevision != current { ids = model!.ids }
       try record.change.replay(on: &model!, ids: &ids)
       idsRevision = record.revision
-      model!.revision = record.revision
-      model!.modified = record.time
-      model!.revisionID = record.id
+      model!.head.revision = record.revision
+      model!.head.modified = record.time
+      model!.head.revisionID = record.id
       pendingJournalBytes += bytes
+      pendingJournalRecords += 1
       pendingRecords.append(record)
       return record
     }
@@ -282,10 +286,13 @@ package enum DocumentArchive {
         checkpointRevision = revision
         checkpointBytes = pendingCheckpoint
         journalBytes = 0
+        journalRecords = 0
       }
       journalBytes += pendingJournalBytes
+      journalRecords += pendingJournalRecords
       pendingCheckpoint = nil
       pendingJournalBytes = 0
+      pendingJournalRecords = 0
     }
 
     func history(upTo revision: Int) -> [JournalRecord] {

@@ -173,6 +173,7 @@ extension GalleryDocument {
     let checkpoint =
       layout.model.format < GalleryModel.formatVersion
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
+      || layout.journalRecords + 1 > Self.journalRecordLimit
     var checkpointBytes = layout.checkpointBytes
     if checkpoint {
       let data = ModelCoding.encode(model)
@@ -182,6 +183,7 @@ extension GalleryDocument {
     var saved = try DocumentArchive.append(entries, model: model, to: lock.file, layout: layout)
     saved.history.append(record)
     saved.journalBytes = checkpoint ? 0 : journalBytes
+    saved.journalRecords = checkpoint ? 0 : layout.journalRecords + 1
     saved.checkpointBytes = checkpointBytes
     if checkpoint { saved.checkpointRevision = model.revision }
     if DocumentCompaction.isWorthIt(saved) {
@@ -198,6 +200,9 @@ extension GalleryDocument {
   /// of its size (and this many bytes): opening then replays at most that much.
   package static let checkpointFraction: Int64 = 8
   package static let journalAllowance: Int64 = 16 * 1024
+  /// And when this many records follow it: each replay moves the order of every item (as
+  /// handles), so a long journal on a large document would make opening slow.
+  package static let journalRecordLimit = 2000
 
   package static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
     Array(

@@ -52,11 +52,18 @@ public struct ModelChange: Sendable, Equatable {
   /// `ids` holds the ids of the model's items and trash, and is kept so: an insertion of an
   /// id the model holds already is refused without a scan of the whole model.
   public func replay(on model: inout GalleryModel, ids: inout Set<String>) throws(ChangeMismatch) {
+    var replaying = ReplayingModel(model)
+    try replay(on: &replaying, ids: &ids)
+    model = replaying.current
+  }
+
+  /// `replay` on a model being replayed record after record (see `ReplayingModel`).
+  public func replay(on model: inout ReplayingModel, ids: inout Set<String>) throws(ChangeMismatch) {
     // Everything is checked before anything changes: a record that does not fit leaves the
     // model (and `ids`) as they were.
     try items.check(model.items, list: "items")
     try trash.check(model.trash, list: "trash")
-    if let head, Head(model) != head.before { throw ChangeMismatch("the document's title or settings differ") }
+    if let head, Head(model.head) != head.before { throw ChangeMismatch("the document's title or settings differ") }
     let leaving = Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key))
     var arriving = Set<String>()
     for key in items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) {
@@ -68,7 +75,7 @@ public struct ModelChange: Sendable, Equatable {
     ids.formUnion(arriving)
     items.perform(on: &model.items)
     trash.perform(on: &model.trash)
-    head?.after.apply(to: &model)
+    head?.after.apply(to: &model.head)
   }
 
   /// Applies the change to the model as it is now: what is already as the change leaves it
@@ -149,6 +156,58 @@ public struct Head: Sendable, Equatable {
 public struct HeadChange: Sendable, Equatable {
   public var before: Head
   public var after: Head
+}
+
+/// A list being replayed: its elements stay where they are and its order is a list of
+/// handles (`Int32` indices into them), so that a record that moves one item among 100,000
+/// moves 400 KB of handles, not 30 MB of items; an element put in or changed is appended.
+public struct HandleList<Element: KeyedElement>: Sendable {
+  var storage: [Element]
+  var order: [Int32]
+
+  init(_ list: [Element]) {
+    storage = list
+    order = Array(0..<Int32(list.count))
+  }
+
+  var count: Int { order.count }
+  subscript(index: Int) -> Element { storage[Int(order[index])] }
+
+  mutating func store(_ element: Element) -> Int32 {
+    storage.append(element)
+    return Int32(storage.count - 1)
+  }
+
+  var elements: [Element] { order.map { storage[Int($0)] } }
+  var keys: Set<String> { Set(order.lazy.map { storage[Int($0)].key }) }
+}
+
+/// A model rebuilt from a checkpoint by replaying journal records one after another: its
+/// lists as `HandleList`s, made into arrays once, at the end.
+public struct ReplayingModel: Sendable {
+  /// The model's other fields (its lists empty while replaying).
+  public var head: GalleryModel
+  var items: HandleList<Item>
+  var trash: HandleList<TrashedItem>
+
+  public init(_ model: GalleryModel) {
+    items = HandleList(model.items)
+    trash = HandleList(model.trash)
+    head = model
+    head.items = []
+    head.trash = []
+  }
+
+  /// The model as replayed so far.
+  public var current: GalleryModel {
+    var model = head
+    model.items = items.elements
+    model.trash = trash.elements
+    return model
+  }
+
+  /// The ids of the items and the trash.
+  public var ids: Set<String> { items.keys.union(trash.keys) }
 }
 
 /// A change does not fit the model it is replayed on.
@@ -282,26 +341,20 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
 
   // MARK: Exact replay
 
-  /// Replays the change on exactly the list it was made from (see `ModelChange.replay`).
-  func replay(on list: inout [Element], list name: String) throws(ChangeMismatch) {
-    try check(list, list: name)
-    perform(on: &list)
-  }
-
   /// Checks, without changing anything, that the change fits `list` exactly: what it takes
   /// out is there, what it puts in lands inside the list, and each update finds the element
   /// it changes where it says.
-  func check(_ list: [Element], list name: String) throws(ChangeMismatch) {
+  func check(_ list: HandleList<Element>, list name: String) throws(ChangeMismatch) {
     if isEmpty { return }
     func mismatch(_ what: String) -> ChangeMismatch { ChangeMismatch("\(name): \(what)") }
     var leaving = Set<Int>()
     for removal in removed {
-      guard list.indices.contains(removal.index), list[removal.index] == removal.element,
+      guard (0..<list.count).contains(removal.index), list[removal.index] == removal.element,
         leaving.insert(removal.index).inserted
       else { throw mismatch("no \(removal.element.key) at \(removal.index)") }
     }
     for move in moved {
-      guard list.indices.contains(move.from), list[move.from].key == move.key, leaving.insert(move.from).inserted else {
+      guard (0..<list.count).contains(move.from), list[move.from].key == move.key, leaving.insert(move.from).inserted else {
         throw mismatch("no \(move.key) at \(move.from)")
       }
     }
@@ -315,7 +368,7 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     }
     let gone = leaving.sorted()
     for update in updated {
-      guard list.indices.contains(update.from), !leaving.contains(update.from), list[update.from] == update.before,
+      guard (0..<list.count).contains(update.from), !leaving.contains(update.from), list[update.from] == update.before,
         update.after.key == update.before.key
       else { throw mismatch("no \(update.before.key) as it was at \(update.from)") }
       // Where it lands: its place among the kept elements, pushed by each arrival before it.
@@ -342,11 +395,11 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     return low
   }
 
-  /// Performs a change that `check` accepted. A few elements are moved in place (no other
-  /// element is copied); many are merged into a new list in one pass.
-  func perform(on list: inout [Element]) {
+  /// Performs a change that `check` accepted. Only handles move: a few in place, many merged
+  /// into a new order in one pass.
+  func perform(on list: inout HandleList<Element>) {
     if isEmpty { return }
-    var carried: [String: Element] = [:]
+    var carried: [String: Int32] = [:]
     let movedFrom = Set(moved.map(\.from))
     let leaving = (removed.map(\.index) + moved.map(\.from)).sorted()
     var arriving: [(index: Int, element: Element?, key: String)] =
@@ -354,31 +407,31 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     arriving.sort { $0.index < $1.index }
     if leaving.count + arriving.count <= 64 {
       for index in leaving.reversed() {
-        let element = list.remove(at: index)
-        if movedFrom.contains(index) { carried[element.key] = element }
+        let handle = list.order.remove(at: index)
+        if movedFrom.contains(index) { carried[list.storage[Int(handle)].key] = handle }
       }
-      for arrival in arriving { list.insert(arrival.element ?? carried[arrival.key]!, at: arrival.index) }
+      for arrival in arriving {
+        list.order.insert(arrival.element.map { list.store($0) } ?? carried[arrival.key]!, at: arrival.index)
+      }
     } else {
       let out = Set(leaving)
-      for index in movedFrom { carried[list[index].key] = list[index] }
-      var result: [Element] = []
-      result.reserveCapacity(list.count - leaving.count + arriving.count)
+      for index in movedFrom { carried[list[index].key] = list.order[index] }
+      var order: [Int32] = []
+      order.reserveCapacity(list.count - leaving.count + arriving.count)
       var next = arriving.makeIterator()
       var arrival = next.next()
-      for index in list.indices where !out.contains(index) {
-        while let coming = arrival, coming.index == result.count {
-          result.append(coming.element ?? carried[coming.key]!)
-          arrival = next.next()
-        }
-        result.append(list[index])
-      }
-      while let coming = arrival {
-        result.append(coming.element ?? carried[coming.key]!)
+      func take(_ coming: (index: Int, element: Element?, key: String)) {
+        order.append(coming.element.map { list.store($0) } ?? carried[coming.key]!)
         arrival = next.next()
       }
-      list = result
+      for index in 0..<list.count where !out.contains(index) {
+        while let coming = arrival, coming.index == order.count { take(coming) }
+        order.append(list.order[index])
+      }
+      while let coming = arrival { take(coming) }
+      list.order = order
     }
-    for update in updated { list[update.to] = update.after }
+    for update in updated { list.order[update.to] = list.store(update.after) }
   }
 
   // MARK: Applying to the list as it is now (undo, redo)

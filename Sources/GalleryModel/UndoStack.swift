@@ -76,18 +76,18 @@ public enum ModelHistory {
       throw Beyond(revision: revision, oldest: oldest(model, history))
     }
     let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
-    var result = model
+    var result = ReplayingModel(model)
     var ids = model.ids
-    while result.revision > revision {
-      guard let record = byRevision[result.revision], revision >= 0 else {
+    while result.head.revision > revision {
+      guard let record = byRevision[result.head.revision], revision >= 0 else {
         throw Beyond(revision: revision, oldest: oldest(model, history))
       }
       try record.change.reversed.replay(on: &result, ids: &ids)
-      result.revision -= 1
-      result.revisionID = record.parent
-      if let before = byRevision[result.revision] { result.modified = before.time }
+      result.head.revision -= 1
+      result.head.revisionID = record.parent
+      if let before = byRevision[result.head.revision] { result.head.modified = before.time }
     }
-    return result
+    return result.current
   }
 
   /// The oldest revision the history can rebuild.
