@@ -70,6 +70,7 @@ struct HistoryLine: JSONWritable {
 
   func write(into writer: inout JSONWriter) {
     writer.object { o in
+      o.int("continues", record.continues)
       o.string("id", record.id)
       o.bool("nextRedo", stack.redoable.last == record.revision)
       o.bool("nextUndo", stack.undoable.last == record.revision)
