@@ -103,6 +103,19 @@ package enum DocumentArchive {
       if damage == nil { damage = "at byte \(offset): \(reason)" }
     }
 
+    /// Why a revision entry (a checkpoint or a journal record) could not be taken: damage,
+    /// or a newer format, which is not damage but a reason to refuse the document.
+    func unreadable(_ error: any Error, _ what: String, at offset: Int64) throws {
+      switch error {
+      case DocumentError.unsupportedFormat(let version): throw DocumentError.unsupportedFormat(version)
+      case let failure as ModelValidation.Failure:
+        damaged("\(what) breaks a rule: \(failure)", at: offset)
+        damageProblems = failure.problems.map(\.description)
+      default:
+        damaged("\(what) does not decode or apply: \(error)", at: offset)
+      }
+    }
+
     scanning: while true {
       let header = reader.nextHeader()
       let position = reader.headerPosition
@@ -161,13 +174,8 @@ package enum DocumentArchive {
             candidate = .checkpoint(replacing: model)
             model = ReplayingModel(checkpoint)
             journal.checkpointRead(bytes: entry.size)
-          } catch DocumentError.unsupportedFormat(let version) {
-            throw DocumentError.unsupportedFormat(version)
-          } catch let failure as ModelValidation.Failure {
-            damaged("a gallery.json revision breaks a rule: \(failure)", at: position)
-            damageProblems = failure.problems.map(\.description)
           } catch {
-            damaged("a gallery.json revision does not decode: \(error)", at: position)
+            try unreadable(error, "a gallery.json revision", at: position)
           }
         } else if entry.name.hasPrefix(journalFolder) {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
@@ -176,13 +184,8 @@ package enum DocumentArchive {
             if let record = try journal.read(data, bytes: entry.size, replayingOn: &model), let modified {
               candidate = .record(record, modified: modified)
             }
-          } catch DocumentError.unsupportedFormat(let version) {
-            throw DocumentError.unsupportedFormat(version)
-          } catch let failure as ModelValidation.Failure {
-            damaged("a journal record breaks a rule: \(failure)", at: position)
-            damageProblems = failure.problems.map(\.description)
           } catch {
-            damaged("a journal record does not apply: \(error)", at: position)
+            try unreadable(error, "a journal record", at: position)
           }
         } else {
           try reader.skipData()

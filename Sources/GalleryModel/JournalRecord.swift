@@ -163,18 +163,18 @@ extension JSONWriter {
     }
   }
 
+  mutating func placed<E>(_ list: [ListChange<E>.Placed], _ element: (inout JSONWriter, E) -> Void) {
+    array(list) { w, placed in
+      w.object { p in
+        p.int("at", placed.index)
+        p.value("element") { element(&$0, placed.element) }
+      }
+    }
+  }
+
   mutating func listChange<E>(_ change: ListChange<E>, _ element: (inout JSONWriter, E) -> Void) {
     object { o in
-      if !change.inserted.isEmpty {
-        o.value("inserted") {
-          $0.array(change.inserted) { w, placed in
-            w.object { p in
-              p.int("at", placed.index)
-              p.value("element") { element(&$0, placed.element) }
-            }
-          }
-        }
-      }
+      if !change.inserted.isEmpty { o.value("inserted") { $0.placed(change.inserted, element) } }
       if !change.moved.isEmpty {
         o.value("moved") {
           $0.array(change.moved) { w, move in
@@ -186,16 +186,7 @@ extension JSONWriter {
           }
         }
       }
-      if !change.removed.isEmpty {
-        o.value("removed") {
-          $0.array(change.removed) { w, placed in
-            w.object { p in
-              p.int("at", placed.index)
-              p.value("element") { element(&$0, placed.element) }
-            }
-          }
-        }
-      }
+      if !change.removed.isEmpty { o.value("removed") { $0.placed(change.removed, element) } }
       if !change.updated.isEmpty {
         o.value("updated") {
           $0.array(change.updated) { w, update in

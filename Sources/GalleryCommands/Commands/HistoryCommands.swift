@@ -122,6 +122,25 @@ private func report(_ outcomes: [DocumentHistory.Outcome], json: Bool) throws {
   if skipped > 0 { throw ExitCode(ExitStatus.partial) }
 }
 
+/// What undo and redo share: the document, how many operations, JSON output.
+struct HistorySteps: ParsableArguments {
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "How many operations.")
+  var steps: Int = 1
+
+  @Flag(help: "Write what was done as JSON.")
+  var json = false
+
+  func validate() throws {
+    guard steps >= 1 else { throw ValidationError("STEPS must be at least 1") }
+  }
+
+  func run(_ step: (String) throws -> DocumentHistory.Outcome) throws {
+    try report(try repeating(steps) { try step(target.document) }, json: json)
+  }
+}
+
 struct UndoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "undo",
@@ -133,21 +152,9 @@ struct UndoCommand: ParsableCommand {
       (exit status 1); the rest is done. Exit status 66 when there is nothing to undo.
       """)
 
-  @OptionGroup var target: DocumentArgument
+  @OptionGroup var options: HistorySteps
 
-  @Argument(help: "How many operations to take back.")
-  var steps: Int = 1
-
-  @Flag(help: "Write what was done as JSON.")
-  var json = false
-
-  func validate() throws {
-    guard steps >= 1 else { throw ValidationError("STEPS must be at least 1") }
-  }
-
-  func run() throws {
-    try report(try repeating(steps) { try DocumentHistory.undo(target.document) }, json: json)
-  }
+  func run() throws { try options.run(DocumentHistory.undo) }
 }
 
 struct RedoCommand: ParsableCommand {
@@ -156,21 +163,9 @@ struct RedoCommand: ParsableCommand {
     abstract: "Bring back operations that undo took back, as new revisions.",
     discussion: "Possible until another operation is made. Exit status 66 when there is nothing to redo.")
 
-  @OptionGroup var target: DocumentArgument
+  @OptionGroup var options: HistorySteps
 
-  @Argument(help: "How many operations to bring back.")
-  var steps: Int = 1
-
-  @Flag(help: "Write what was done as JSON.")
-  var json = false
-
-  func validate() throws {
-    guard steps >= 1 else { throw ValidationError("STEPS must be at least 1") }
-  }
-
-  func run() throws {
-    try report(try repeating(steps) { try DocumentHistory.redo(target.document) }, json: json)
-  }
+  func run() throws { try options.run(DocumentHistory.redo) }
 }
 
 struct RevertCommand: ParsableCommand {
