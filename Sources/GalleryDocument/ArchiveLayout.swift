@@ -57,9 +57,14 @@ package struct ArchiveLayout: Sendable {
     return names
   }
 
-  /// The bytes of `liveNames`, counted without building that set: a save asks for it, and a
-  /// model may hold 100,000 items.
-  package var liveBytes: Int64 {
+  /// The bytes of `liveNames`: counted once when the document is read, then kept by each
+  /// append (a save makes nothing dead but the names it writes again: the history keeps
+  /// what the model lets go, until a compaction), so that a save among 100,000 items does
+  /// not count them all again.
+  package var liveBytes: Int64 = 0
+
+  /// `liveBytes` counted from the model and the history, without building `liveNames`.
+  package func countLiveBytes() -> Int64 {
     var total: Int64 = 0
     func add(_ name: String) { total += entries[name]?.span ?? 0 }
     // What only the history needs, unless a live item needs it too.

@@ -96,6 +96,8 @@ struct HistoryTests {
     #expect(opened.layout.checkpointRevision == opened.model.revision && opened.layout.journalBytes == 0)
     #expect(saves > 10, "a checkpoint at every save would make the journal pointless")
     #expect(opened.history.count == opened.model.revision)
+    // The live bytes kept save after save (this process's cache) are those a count finds.
+    #expect(opened.layout.liveBytes == opened.layout.countLiveBytes())
     #expect(try lastCheckpoint(document)["revision"] as? Int == opened.model.revision)
   }
 
@@ -286,10 +288,10 @@ struct HistoryTests {
     var models = [expected]
     /// The document as a fresh reader sees it: scanned from the file, not from this
     /// process's cache of what it wrote.
-    func read() throws -> GalleryModel {
-      let file = try FileHandleFD(path: document, flags: O_RDONLY)
-      return try DocumentArchive.scan(file).model
+    func scan() throws -> ArchiveLayout {
+      try DocumentArchive.scan(try FileHandleFD(path: document, flags: O_RDONLY))
     }
+    func read() throws -> GalleryModel { try scan().model }
     for step in 0..<120 {
       var edited = expected
       JournalTests.randomEdit(&edited, &random, next: &next)
@@ -307,6 +309,8 @@ struct HistoryTests {
       let saved = try read()
       #expect(saved.items == target.items && saved.trash == target.trash && saved.title == target.title, "step \(step)")
       if saved.revision != expected.revision { models.append(saved) }
+      // The live bytes a save keeps are those a fresh count finds.
+      #expect(try GalleryDocument.open(document).layout.liveBytes == (try scan()).liveBytes, "step \(step)")
       expected = saved
       if step == 60 { try GalleryDocument.compact(document) }
     }
