@@ -231,7 +231,7 @@ complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_option
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery trash" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery trash" -ge 2' -fka '(__gallery_custom_completion ---completion trash -- positional@1 (count (__gallery_tokens -pc)) (__gallery_tokens -tC))'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" list' -l 'list' -d 'List the trash: position in the trash, id, state, aspect ratio, size, source.'
-complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" empty' -l 'empty' -d 'Forget the trashed items for good.'
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" empty' -l 'empty' -d 'Empty the trash (`gallery undo` brings its items back while the history keeps them).'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" json' -l 'json' -d 'With --list, write JSON.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" version' -l 'version' -d 'Show the version.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery trash" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -79,7 +79,11 @@ public enum DocumentFiles {
       throw DocumentError.io(error)
     }
     syncDirectory(containing: target)
-    try GalleryDocument.edit(target) { $0.model.title = DocumentName.title(forPath: target) }
+    try GalleryDocument.edit(target) { edit in
+      edit.model.title = DocumentName.title(forPath: target)
+      // Undo gives the title back; the file keeps its new name.
+      edit.summary = "rename: \((target as NSString).lastPathComponent)"
+    }
   }
 
   /// Moves a document to the freedesktop.org Trash (`$XDG_DATA_HOME/Trash`), with the

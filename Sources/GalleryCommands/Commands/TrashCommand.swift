@@ -23,7 +23,7 @@ struct TrashCommand: ParsableCommand {
   @Flag(help: "List the trash: position in the trash, id, state, aspect ratio, size, source.")
   var list = false
 
-  @Flag(help: "Forget the trashed items for good.")
+  @Flag(help: "Empty the trash (`gallery undo` brings its items back while the history keeps them).")
   var empty = false
 
   @Flag(help: "With --list, write JSON.")
