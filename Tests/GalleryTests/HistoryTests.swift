@@ -158,30 +158,46 @@ struct HistoryTests {
     #expect(try archiveNames(document).allSatisfy { !$0.hasPrefix("journal/") })
   }
 
-  @Test("Undo of a drop removes its items wherever they moved; what was removed since is named (exit 1)")
-  func undoOnItemsAsTheyAre() throws {
+  @Test("Undo and redo step back and forth through drops, a move, a trash and an emptied trash, one operation at a time")
+  func undoAndRedoSteps() throws {
     let work = try TestWorkspace()
     let document = try work.document()
     let images = try work.images(5)
     #expect(try Run.gallery(["drop", document] + images.prefix(2)).status == 0)
     let first = try ids(document)
     #expect(try Run.gallery(["drop", document] + images.suffix(3)).status == 0)
-    let dropped = Array(try ids(document).suffix(3))
-    #expect(try Run.gallery(["move", document, dropped[1], "--to", "1"]).status == 0)
-    #expect(try Run.gallery(["trash", document, dropped[2]]).status == 0)
-    // Undo the trash, then the move, then the drop (placeholders and commits as one).
-    #expect(try Run.gallery(["undo", document, "2"]).status == 0)
-    #expect(try Run.gallery(["trash", document, dropped[0]]).status == 0)
+    let all = try ids(document)
+    let (c, d, e) = (all[2], all[3], all[4])
+    #expect(try Run.gallery(["move", document, d, "--to", "1"]).status == 0)
+    #expect(try Run.gallery(["trash", document, e]).status == 0)
     #expect(try Run.gallery(["trash", document, "--empty"]).status == 0)
-    // Now undo the emptying and the trash: back in the gallery.
-    #expect(try Run.gallery(["undo", document, "2"]).status == 0)
-    #expect(try ids(document) == first + dropped)
-    // Remove one of the dropped items for good, outside the history's undo order: the
-    // undo of the drop removes the others and names it.
-    #expect(try Run.gallery(["trash", document, dropped[1]]).status == 0)
-    let undo = try Run.gallery(["undo", document, "--json"])
-    #expect(undo.status == 0)
-    #expect(try Run.gallery(["undo", document]).status == 1 || (try ids(document)) == first)
+    func state() throws -> [String] {
+      try ids(document) + ["|"] + GalleryDocument.open(document).model.trash.map(\.item.id)
+    }
+    let moved = [d, first[0], first[1], c]
+    var expected: [[String]] = [
+      moved + ["|", e],  // the emptying undone: back in the trash
+      moved + [e, "|"],  // the trash undone
+      all + ["|"],  // the move undone
+      first + ["|"],  // the drop undone whole: its placeholders and what loaded
+    ]
+    for step in expected {
+      let undo = try Run.gallery(["undo", document, "--json"])
+      #expect(undo.status == 0, "\(undo.stderr)")
+      #expect(try state() == step)
+    }
+    // Redo walks forward again, with the same items.
+    expected = [all + ["|"], moved + [e, "|"]]
+    for step in expected {
+      #expect(try Run.gallery(["redo", document]).status == 0)
+      #expect(try state() == step)
+    }
+    // Undo the redo, then a new operation: nothing is left to redo.
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try state() == all + ["|"])
+    #expect(try Run.gallery(["move", document, c, "--to", "1"]).status == 0)
+    let redo = try Run.gallery(["redo", document])
+    #expect(redo.status == 66 && redo.stderr.contains("nothing to redo"), "\(redo.stderr)")
   }
 
   @Test("A hostile journal record: the document opens read-only at the revision before it; check names it")
