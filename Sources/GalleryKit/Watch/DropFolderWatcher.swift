@@ -363,7 +363,14 @@ package struct WatchCommitPlan {
 
   /// Applies the commit; returns the paths of the loaded files left out as duplicates.
   package func apply(to edit: inout DocumentEdit) -> Set<String> {
-    var hashes = Set(edit.model.items.compactMap(\.hash) + edit.model.trash.compactMap(\.item.hash))
+    // The contents the document holds already, looked for among the few this commit
+    // brings (not a set of every hash in a document of 100,000 items).
+    let arriving = Set(commit.loaded.map(\.image.hash))
+    var hashes = Set<String>()
+    if !commit.allowDuplicates {
+      for item in edit.model.items { if let hash = item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+      for entry in edit.model.trash { if let hash = entry.item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+    }
     var accepted: [(id: String, image: ProcessedImage)] = []
     var duplicates: Set<String> = []
     var duplicateIDs: [String] = []
