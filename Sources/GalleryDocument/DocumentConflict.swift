@@ -26,9 +26,7 @@ public enum DocumentConflict {
     return nil
   }
 
-  // Compiled once and only matched against afterwards, which NSRegularExpression allows
-  // from any thread; it is not marked Sendable on Linux.
-  nonisolated(unsafe) private static let patterns: [NSRegularExpression] = [
+  private static let patterns: [NSRegularExpression] = [
     #"^(.*)\.sync-conflict-[0-9]{8}-[0-9]{6}-[A-Z0-9]{7}$"#,
     #"^(.*) \([^()]*conflicted copy[^()]*\)$"#,
     #"^(.*)_conflict-[0-9]{8}-[0-9]{6}$"#,
