@@ -57,11 +57,15 @@ package struct ArchiveLayout: Sendable {
     return names
   }
 
-  /// The bytes of `liveNames`: counted once when the document is read, then kept by each
-  /// append (a save makes nothing dead but the names it writes again: the history keeps
-  /// what the model lets go, until a compaction), so that a save among 100,000 items does
-  /// not count them all again.
-  package var liveBytes: Int64 = 0
+  /// The bytes of `liveNames`: counted when first needed, then kept by each append (a save
+  /// makes nothing dead but the names it writes again: the history keeps what the model
+  /// lets go, until a compaction), so that a save among 100,000 items does not count them
+  /// all again.
+  package var liveBytes: Int64 { countedLiveBytes ?? countLiveBytes() }
+
+  /// `liveBytes` once a save has needed it: a reader that only shows the document never
+  /// counts it.
+  package var countedLiveBytes: Int64?
 
   /// `liveBytes` counted from the model and the history, without building `liveNames`.
   package func countLiveBytes() -> Int64 {

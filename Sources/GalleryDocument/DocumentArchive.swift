@@ -216,15 +216,13 @@ package enum DocumentArchive {
     let tail = fileSize - committed.end
     // After the end marker, plain tar tools may pad with zeros up to their block size.
     let cleanTail = tornReason == nil && endMarker && (tail == 0 || zeros(in: file, from: committed.end, to: fileSize))
-    var layout = ArchiveLayout(
+    return ArchiveLayout(
       model: model, entries: committed.entries, revisionEnd: committed.end,
       fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
       tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
       damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
       checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
       journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
-    layout.liveBytes = layout.countLiveBytes()
-    return layout
   }
 
   /// What the newest model read came from, and how to go back to the one before it.
@@ -347,13 +345,14 @@ package enum DocumentArchive {
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
     var result = layout
+    result.countedLiveBytes = layout.liveBytes
     let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
     for (name, data) in entries {
       let start = file.offset
       try writer.write(name: name, data: data, modified: model.modified)
       let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
       // What the name held before is dead now; what it holds is live.
-      result.liveBytes += location.span - (result.entries[name]?.span ?? 0)
+      result.countedLiveBytes! += location.span - (result.entries[name]?.span ?? 0)
       result.entries[name] = location
     }
     result.revisionEnd = file.offset

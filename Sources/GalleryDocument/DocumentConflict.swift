@@ -17,27 +17,43 @@ public enum DocumentConflict {
     guard name.hasSuffix(suffix) else { return nil }
     let stem = String(name.dropLast(suffix.count))
     for pattern in patterns {
-      guard let match = pattern.firstMatch(in: stem, range: NSRange(stem.startIndex..., in: stem)),
-        let range = Range(match.range(at: 1), in: stem), !stem[range].isEmpty
-      else { continue }
-      let original = String(stem[range]) + suffix
+      guard let match = stem.wholeMatch(of: pattern), !match.output.1.isEmpty else { continue }
+      let original = String(match.output.1) + suffix
       return folder.isEmpty ? original : (folder as NSString).appendingPathComponent(original)
     }
     return nil
   }
 
-  private static let patterns: [NSRegularExpression] = [
-    #"^(.*)\.sync-conflict-[0-9]{8}-[0-9]{6}-[A-Z0-9]{7}$"#,
-    #"^(.*) \([^()]*conflicted copy[^()]*\)$"#,
-    #"^(.*)_conflict-[0-9]{8}-[0-9]{6}$"#,
-  ].map { try! NSRegularExpression(pattern: $0) }
+  /// Regex literals: checked when the program is compiled, never at run time (and made
+  /// per call: `Regex` is not Sendable, so it cannot be a shared constant).
+  private static var patterns: [Regex<(Substring, Substring)>] {
+    [
+      #/(.*)\.sync-conflict-[0-9]{8}-[0-9]{6}-[A-Z0-9]{7}/#,
+      #/(.*) \([^()]*conflicted copy[^()]*\)/#,
+      #/(.*)_conflict-[0-9]{8}-[0-9]{6}/#,
+    ]
+  }
 
   /// The conflict copies of `path` in its folder, by name.
   public static func copies(of path: String) -> [String] {
-    let folder = (path as NSString).deletingLastPathComponent
-    let documents = (try? DocumentFiles.documents(in: folder.isEmpty ? "." : folder)) ?? []
-    let name = (path as NSString).lastPathComponent
-    return documents.filter { original(ofCopy: $0).map { ($0 as NSString).lastPathComponent } == name }
+    copies(of: [path])[path] ?? []
+  }
+
+  /// The conflict copies of each of `paths`, keyed by those paths; each folder is listed once.
+  public static func copies(of paths: [String]) -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    let byFolder = Dictionary(grouping: paths) { ($0 as NSString).deletingLastPathComponent }
+    for (folder, documents) in byFolder {
+      let listing = (try? DocumentFiles.documents(in: folder.isEmpty ? "." : folder)) ?? []
+      // Copies by the name of the document they were made from.
+      let copies = Dictionary(grouping: listing.filter { original(ofCopy: $0) != nil }) {
+        (original(ofCopy: $0)! as NSString).lastPathComponent
+      }
+      for path in documents {
+        if let found = copies[(path as NSString).lastPathComponent] { result[path] = found }
+      }
+    }
+    return result
   }
 
   /// What a merge did.

@@ -13,9 +13,6 @@ public struct DocumentEdit {
   private let existingEntries: [String: EntryLocation]
   /// The document's history, oldest first.
   package let history: [JournalRecord]
-  /// Ids the history still knows: a new item never takes one, so the thumbnail of an item
-  /// that undo can bring back is never replaced by another's.
-  private let historyIDs: Set<String>
   /// What made this edit, for the history (`move: 2 items`); said from the change when nil.
   public var summary: String?
   /// The revision this edit takes back or brings back (undo, redo).
@@ -31,7 +28,6 @@ public struct DocumentEdit {
     self.model = model
     self.existingEntries = existingEntries
     self.history = history
-    historyIDs = history.reduce(into: Set<String>()) { $0.formUnion($1.change.keys) }
   }
 
   /// Embeds an image's original bytes, once per content; returns the entry name.
@@ -40,6 +36,13 @@ public struct DocumentEdit {
     let name = DocumentArchive.originalsFolder + hex + "." + (format.isEmpty ? "bin" : format)
     if existingEntries[name] == nil { newEntries[name] = data }
     return name
+  }
+
+  /// Ids a new item may not take: the items', the trash's, and those the history still
+  /// knows (so the thumbnail of an item undo can bring back is never replaced by another's).
+  /// Gathered only when an edit makes a new item.
+  private var takenIDs: Set<String> {
+    history.reduce(into: model.ids) { $0.formUnion($1.change.keys) }
   }
 
   /// Whether the document holds an entry of this name already.
@@ -59,11 +62,11 @@ public struct DocumentEdit {
 
   /// A fresh short id, unique among the items and the trash.
   public func newItemID() -> String {
-    ItemID.make(avoiding: model.ids.union(historyIDs))
+    ItemID.make(avoiding: takenIDs)
   }
 
   public mutating func newItemIDs(_ count: Int) -> [String] {
-    var taken = model.ids.union(historyIDs)
+    var taken = takenIDs
     return (0..<count).map { _ in
       let id = ItemID.make(avoiding: taken)
       taken.insert(id)

@@ -48,7 +48,8 @@ struct BrowseCommand: ParsableCommand {
       let listed = Set(paths.map(XDGDirectory.standardized))
       paths += RecentDocuments.list().filter { !listed.contains($0) }
     }
-    let entries = paths.map(entry)
+    let copies = DocumentConflict.copies(of: paths)
+    let entries = paths.map { entry($0, conflictCopies: copies[$0] ?? []) }
     if output.json {
       try JSONOutput.write(entries)
       return
@@ -71,7 +72,7 @@ struct BrowseCommand: ParsableCommand {
       }.joined())
   }
 
-  private func entry(_ path: String) -> Entry {
+  private func entry(_ path: String, conflictCopies: [String]) -> Entry {
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
     let bytes = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
@@ -80,7 +81,7 @@ struct BrowseCommand: ParsableCommand {
       return Entry(
         path: path, title: model.title, items: model.items.count,
         pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified,
-        conflictCopies: DocumentConflict.copies(of: path))
+        conflictCopies: conflictCopies)
     } catch {
       return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
     }
