@@ -48,6 +48,7 @@ package struct ArchiveLayout: Sendable {
   /// the history (its records, and the entries of items it can bring back).
   package var liveNames: Set<String> {
     var names: Set<String> = [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry]
+    names.formUnion(Self.bookkeepingNames.filter { entries[$0] != nil })
     if entries[DocumentArchive.coverEntry] != nil { names.insert(DocumentArchive.coverEntry) }
     names.formUnion(model.referencedEntries)
     for record in history {
@@ -93,8 +94,18 @@ package struct ArchiveLayout: Sendable {
     for entry in model.trash { count(entry.item) }
     for name in historyNames { add(name) }
     for name in [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry, DocumentArchive.coverEntry] { add(name) }
+    for name in Self.bookkeepingNames { add(name) }
     return total
   }
+
+  /// The index and the trailer: live (their newest copies) though no model refers to them.
+  package static let bookkeepingNames = [ArchiveIndex.name, ArchiveTrailer.name]
+
+  /// Whether the file opens through its trailer and an index, as this layout was read or
+  /// written: the entries before the index were then not read, so damage among them is not
+  /// known (`gallery check` and a compaction scan the whole file). After a whole scan it is
+  /// false, and the next save writes a checkpoint and an index, so the next open is quick.
+  package var readThroughIndex = false
 
   /// Bytes of superseded entries: old revisions of the model, replaced thumbnails and covers.
   package var deadBytes: Int64 { max(0, revisionEnd - liveBytes) }

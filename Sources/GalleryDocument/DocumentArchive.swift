@@ -32,7 +32,8 @@ package enum DocumentArchive {
   /// The largest data an entry of this name may hold, or nil for names the model never
   /// refers to (skipped, never read).
   package static func sizeLimit(of name: String) -> Int64? {
-    if name == modelEntry || name.hasPrefix(journalFolder) { return modelSizeLimit }
+    if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name { return modelSizeLimit }
+    if name == ArchiveTrailer.name { return Int64(ArchiveTrailer.blockLimit) * 512 }
     if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
     if name.hasPrefix(originalsFolder) { return originalSizeLimit }
     return nil
@@ -46,6 +47,14 @@ package enum DocumentArchive {
 
   // MARK: - Reading
 
+  /// The last complete revision of a document: through its trailer and last index when the
+  /// file ends with a trailer that describes it (reading the end of the file, the index,
+  /// the checkpoint after it and what follows), by scanning the whole file otherwise.
+  package static func open(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+    if let layout = try? openThroughIndex(file) { return layout }
+    return try scan(file)
+  }
+
   /// Scans the whole file from its start and returns its last complete revision.
   ///
   /// A save that was interrupted leaves a *torn tail*: the file ends inside an entry, or
@@ -55,24 +64,15 @@ package enum DocumentArchive {
   /// rule) is *damage*: reading goes on past it, as bsdtar does, and the layout says so, so
   /// that the document opens read-only and no save ever truncates what could not be read.
   package static func scan(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
-    let fileSize: Int64
-    do {
-      let info = try file.status()
-      guard (info.st_mode & S_IFMT) == S_IFREG else { throw DocumentError.notAGallery(file.path, "not a regular file") }
-      fileSize = Int64(info.st_size)
-      try file.seek(to: 0)
-    } catch let error as DocumentError {
-      throw error
-    } catch {
-      throw .io(error)
-    }
+    let fileSize = try regularFileSize(file)
     guard fileSize > 0 else { throw .notAGallery(file.path, "the file is empty") }
-
     let reader: ArchiveReader
-    do { reader = try ArchiveReader(fileDescriptor: file.rawValue) } catch {
+    do {
+      try file.seek(to: 0)
+      reader = try ArchiveReader(fileDescriptor: file.rawValue)
+    } catch {
       throw .notAGallery(file.path, "not a tar archive (\(error))")
     }
-
     // The first entry must be the mimetype, so content sniffing and our checks agree.
     do {
       guard let first = try reader.next(), first.name == mimetypeEntry, first.isRegularFile,
@@ -83,29 +83,151 @@ package enum DocumentArchive {
     } catch {
       throw .notAGallery(file.path, "not a tar archive (\(error))")
     }
+    var scan = EntryScan(fileSize: fileSize)
+    scan.previous = (mimetypeEntry, 0, Int64(GalleryModel.mediaType.utf8.count))
+    try scan.read(reader, from: 0)
+    return try scan.layout(file)
+  }
 
-    // The newest model read: the last complete revision's, or the candidate's while the entry
-    // that made it is not yet known to be complete. One value, changed in place as records
-    // are replayed (its lists as handles), so that a large model is never copied.
+  private static func regularFileSize(_ file: FileHandleFD) throws(DocumentError) -> Int64 {
+    do {
+      let info = try file.status()
+      guard (info.st_mode & S_IFMT) == S_IFREG else { throw DocumentError.notAGallery(file.path, "not a regular file") }
+      return Int64(info.st_size)
+    } catch let error as DocumentError {
+      throw error
+    } catch {
+      throw .io(error)
+    }
+  }
+
+  /// How many data blocks the trailer at the very end of the file (before the end marker)
+  /// says it has, if the file ends with one.
+  private static func trailerBlocks(_ file: FileHandleFD) throws -> (blocks: Int, fileSize: Int64) {
+    let fileSize = try regularFileSize(file)
+    let marker = endOfArchiveMarkerSize
+    guard fileSize >= 2048 + marker else { throw IndexMismatch("too short for a trailer") }
+    try file.seek(to: fileSize - marker - 512)
+    let last = try file.read(upTo: Int(512 + marker))
+    guard last.count == 512 + marker, last.suffix(Int(marker)).allSatisfy({ $0 == 0 }),
+      let blocks = ArchiveTrailer.blocks(inLastBlock: last.prefix(512))
+    else { throw IndexMismatch("the file does not end with a trailer") }
+    return (blocks, fileSize)
+  }
+
+  /// Whether the file ends with something that looks like a trailer (which may still lie).
+  package static func endsWithTrailer(_ file: FileHandleFD) -> Bool { (try? trailerBlocks(file)) != nil }
+
+  /// The trailer at the very end of the file (before the end marker), if there is one that
+  /// describes where it is.
+  package static func trailer(of file: FileHandleFD) throws -> ArchiveTrailer {
+    let (blocks, fileSize) = try trailerBlocks(file)
+    let marker = endOfArchiveMarkerSize
+    let offset = fileSize - marker - Int64(blocks + 1) * 512
+    guard offset >= 0 else { throw IndexMismatch("the trailer does not fit") }
+    let data = try read(
+      EntryLocation(offset: offset, span: Int64(blocks + 1) * 512, size: Int64(blocks) * 512), named: ArchiveTrailer.name,
+      from: file)
+    return try ArchiveTrailer.decode(data, at: offset)
+  }
+
+  /// The layout through the trailer and the last index; throws when they do not describe
+  /// the file (the caller then scans it).
+  package static func openThroughIndex(_ file: FileHandleFD) throws -> ArchiveLayout {
+    let fileSize = try regularFileSize(file)
+    let trailer = try trailer(of: file)
+    guard let indexOffset = trailer.index else { throw IndexMismatch("no index") }
+    let index: ArchiveIndex
+    do {
+      let indexReader = try reader(at: indexOffset, of: file)
+      guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
+        throw IndexMismatch("no index where the trailer says")
+      }
+      index = try ArchiveIndex.decode(
+        try indexReader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - indexOffset), at: indexOffset)
+    }
+    let checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
+    guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
+    var history: [JournalRecord] = []
+    for (name, location) in index.entries where name.hasPrefix(journalFolder) {
+      // Straight from where the index says: a record that is not there does not decode.
+      let record = try JournalCoding.decode(try dataOnly(location, from: file))
+      guard name == journalEntry(record.revision) else { throw IndexMismatch("\(name) holds another revision") }
+      if record.revision <= checkpoint.revision { history.append(record) }
+    }
+    var scan = EntryScan(fileSize: fileSize)
+    scan.model = ReplayingModel(checkpoint)
+    scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
+    scan.revisions = index.revisions
+    scan.liveBytes = index.liveBytes
+    scan.journal = JournalScan(checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history)
+    // What follows the index, read by the same rules as a whole scan (by a new reader: the
+    // reads above moved the descriptor's offset).
+    let tailReader = try reader(at: indexOffset, of: file)
+    guard let indexEntry = try tailReader.next() else { throw IndexMismatch("the index moved") }
+    try tailReader.skipData()
+    scan.previous = (ArchiveIndex.name, indexOffset, indexEntry.size)
+    try scan.read(tailReader, from: indexOffset)
+    var layout = try scan.layout(file)
+    guard layout.model.revision == trailer.summary.revision, layout.revisionEnd == fileSize - endOfArchiveMarkerSize,
+      layout.damage == nil
+    else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
+    layout.readThroughIndex = true
+    return layout
+  }
+
+  /// A reader whose first header is at `offset` (its positions are relative to it).
+  private static func reader(at offset: Int64, of file: FileHandleFD) throws -> ArchiveReader {
+    try file.seek(to: offset)
+    return try ArchiveReader(fileDescriptor: file.rawValue)
+  }
+
+  /// The data of an entry, read without its header: for the many small records of the
+  /// history, which the index located and which decode only if they are what it says.
+  private static func dataOnly(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
+    try file.seek(to: location.offset + location.span - (location.size + 511) / 512 * 512)
+    let data = try file.read(upTo: Int(location.size))
+    guard data.count == location.size else { throw IndexMismatch("an entry ends past the end of the file") }
+    return data
+  }
+
+  /// Where a scan is: the newest model read, the revisions committed, what the journal
+  /// told so far. A whole scan starts it at the mimetype; a read through an index starts it
+  /// at the index, with the checkpoint before it.
+  private struct EntryScan {
+    struct Committed {
+      var entries: [String: EntryLocation]
+      var end: Int64
+      var revision: Int
+    }
+
+    let fileSize: Int64
+    /// The newest model read: the last complete revision's, or the candidate's while the
+    /// entry that made it is not yet known to be complete. One value, changed in place as
+    /// records are replayed (its lists as handles), so that a large model is never copied.
     var model: ReplayingModel?
     var candidate: Candidate?
-    var committed: (entries: [String: EntryLocation], end: Int64, revision: Int)?
+    var committed: Committed?
     var revisions = 0
     var pending: [String: EntryLocation] = [:]
     var journal = JournalScan()
-    var previous: (name: String, offset: Int64, size: Int64)? = (mimetypeEntry, 0, Int64(GalleryModel.mediaType.utf8.count))
+    var previous: (name: String, offset: Int64, size: Int64)?
     var tornReason: String?
     var damage: String?
     var damageProblems: [String] = []
-    var endMarker = false
+    var endPosition: Int64?
+    /// Live bytes, kept from an index's count by the same rule as `append` keeps them.
+    var liveBytes: Int64?
 
-    func damaged(_ reason: String, at offset: Int64) {
+    init(fileSize: Int64) { self.fileSize = fileSize }
+
+    mutating func damaged(_ reason: String, at offset: Int64) {
       if damage == nil { damage = "at byte \(offset): \(reason)" }
     }
 
     /// Why a revision entry (a checkpoint or a journal record) could not be taken: damage,
     /// or a newer format, which is not damage but a reason to refuse the document.
-    func unreadable(_ error: any Error, _ what: String, at offset: Int64) throws {
+    mutating func unreadable(_ error: any Error, _ what: String, at offset: Int64) throws(DocumentError) {
       switch error {
       case DocumentError.unsupportedFormat(let version): throw DocumentError.unsupportedFormat(version)
       case let failure as ModelValidation.Failure:
@@ -116,53 +238,73 @@ package enum DocumentArchive {
       }
     }
 
-    scanning: while true {
-      let header = reader.nextHeader()
-      let position = reader.headerPosition
-      if let previous {
-        pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
+    /// Entries read since the last complete revision join it.
+    mutating func commit(end: Int64, revision: Int) {
+      if var live = liveBytes, let entries = committed?.entries {
+        for (name, location) in pending { live += location.span - (entries[name]?.span ?? 0) }
+        liveBytes = live
       }
-      previous = nil
-      if candidate != nil, let revision = model?.head.revision {
-        // A checkpoint written after its own revision's record is not another revision.
-        if committed?.revision != revision { revisions += 1 }
-        if committed == nil {
-          committed = (pending, position, revision)
-        } else {
-          committed!.entries.merge(pending) { _, new in new }
-          committed!.end = position
-          committed!.revision = revision
+      if committed == nil {
+        committed = Committed(entries: pending, end: end, revision: revision)
+      } else {
+        committed!.entries.merge(pending) { _, new in new }
+        committed!.end = end
+        committed!.revision = revision
+      }
+      pending = [:]
+    }
+
+    /// Reads headers from `reader`, whose positions count from `base`, to the end.
+    mutating func read(_ reader: ArchiveReader, from base: Int64) throws(DocumentError) {
+      while true {
+        let header = reader.nextHeader()
+        let position = base + reader.headerPosition
+        if let previous {
+          pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
         }
-        pending = [:]
-        candidate = nil
-        journal.commit(revision)
+        previous = nil
+        if candidate != nil, let revision = model?.head.revision {
+          // A checkpoint written after its own revision's record is not another revision.
+          if committed?.revision != revision { revisions += 1 }
+          commit(end: position, revision: revision)
+          candidate = nil
+          journal.commit(revision)
+        }
+        let entry: ArchiveReader.Entry
+        switch header {
+        case .entry(let found): entry = found
+        case .end:
+          endPosition = position
+          return
+        case .damaged(let reason):
+          damaged(reason, at: position)
+          continue
+        case .fatal(let reason):
+          tornReason = reason
+          return
+        }
+        guard try readEntry(entry, at: position, from: reader) else { return }
       }
-      let entry: ArchiveReader.Entry
-      switch header {
-      case .entry(let found): entry = found
-      case .end:
-        endMarker = true
-        break scanning
-      case .damaged(let reason):
-        damaged(reason, at: position)
-        continue scanning
-      case .fatal(let reason):
-        tornReason = reason
-        break scanning
-      }
+    }
+
+    /// Reads one entry's data when it is a revision's; returns false when reading cannot
+    /// go on (a torn tail).
+    private mutating func readEntry(
+      _ entry: ArchiveReader.Entry, at position: Int64, from reader: ArchiveReader
+    ) throws(DocumentError) -> Bool {
       guard entry.isRegularFile else {
         damaged(
           "entry \(ModelValidation.quoted(entry.name)) is not a regular file (a link, device, folder or sparse file)",
           at: position)
-        continue
+        return true
       }
       if let limit = sizeLimit(of: entry.name), entry.size > limit {
         damaged("entry \(ModelValidation.quoted(entry.name)) of \(entry.size) bytes is over its limit of \(limit)", at: position)
         do { try reader.skipData() } catch {
           tornReason = "\(error)"
-          break scanning
+          return false
         }
-        continue scanning
+        return true
       }
       previous = (entry.name, position, entry.size)
       do {
@@ -194,35 +336,51 @@ package enum DocumentArchive {
         throw error
       } catch {
         tornReason = "\(error)"
-        break scanning
+        return false
       }
+      return true
     }
-    // A revision whose last entry was not followed by a header is not complete: back to the
-    // last complete one.
-    switch candidate {
-    case .checkpoint(let replaced): model = replaced
-    case .record(let record, let modified):
-      var ids = model!.ids
-      try? record.change.reversed.replay(on: &model!, ids: &ids)
-      model!.head.revision = record.revision - 1
-      model!.head.modified = modified
-      model!.head.revisionID = record.parent
-    case nil: break
+
+    /// The layout of the last complete revision read.
+    mutating func layout(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+      // A revision whose last entry was not followed by a header is not complete: back to
+      // the last complete one.
+      switch candidate {
+      case .checkpoint(let replaced): model = replaced
+      case .record(let record, let modified):
+        var ids = model!.ids
+        try? record.change.reversed.replay(on: &model!, ids: &ids)
+        model!.head.revision = record.revision - 1
+        model!.head.modified = modified
+        model!.head.revisionID = record.parent
+      case nil: break
+      }
+      guard committed != nil, let model = model?.current else {
+        if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
+        throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
+      }
+      // The index and trailer a save writes after its revision belong to it.
+      if let endPosition, tornReason == nil, !pending.isEmpty,
+        pending.keys.allSatisfy(ArchiveLayout.bookkeepingNames.contains)
+      {
+        commit(end: endPosition, revision: committed!.revision)
+      }
+      let committed = committed!
+      let tail = fileSize - committed.end
+      // After the end marker, plain tar tools may pad with zeros up to their block size.
+      let cleanTail =
+        tornReason == nil && endPosition != nil
+        && (tail == 0 || DocumentArchive.zeros(in: file, from: committed.end, to: fileSize))
+      var layout = ArchiveLayout(
+        model: model, entries: committed.entries, revisionEnd: committed.end,
+        fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
+        tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
+        damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
+        checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
+        journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
+      layout.countedLiveBytes = liveBytes
+      return layout
     }
-    guard let committed, let model = model?.current else {
-      if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
-      throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
-    }
-    let tail = fileSize - committed.end
-    // After the end marker, plain tar tools may pad with zeros up to their block size.
-    let cleanTail = tornReason == nil && endMarker && (tail == 0 || zeros(in: file, from: committed.end, to: fileSize))
-    return ArchiveLayout(
-      model: model, entries: committed.entries, revisionEnd: committed.end,
-      fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
-      tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-      damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
-      checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
-      journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
   }
 
   /// What the newest model read came from, and how to go back to the one before it.
@@ -248,6 +406,15 @@ package enum DocumentArchive {
     /// no record can give two items one id and no replay scans the whole model.
     private var ids = Set<String>()
     private var idsRevision: Int?
+
+    init() {}
+
+    /// Starting at a checkpoint, with the history read before it.
+    init(checkpoint revision: Int, bytes: Int64, history: [JournalRecord]) {
+      checkpointRevision = revision
+      checkpointBytes = bytes
+      for record in history { records[record.revision] = record }
+    }
 
     mutating func checkpointRead(bytes: Int64) {
       pendingCheckpoint = bytes
@@ -304,7 +471,7 @@ package enum DocumentArchive {
   }
 
   /// Whether the bytes from `start` to `end` are all zero (read in bounded chunks).
-  private static func zeros(in file: FileHandleFD, from start: Int64, to end: Int64) -> Bool {
+  fileprivate static func zeros(in file: FileHandleFD, from start: Int64, to end: Int64) -> Bool {
     do {
       try file.seek(to: start)
       var left = end - start
@@ -319,12 +486,12 @@ package enum DocumentArchive {
     }
   }
 
-  /// Reads one entry's data where the layout says it is.
-  package static func read(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
-    try file.seek(to: location.offset)
-    let reader = try ArchiveReader(fileDescriptor: file.rawValue)
+  /// Reads one entry's data where the layout says it is (checking that its header, there,
+  /// is of that size, and of that name when one is given).
+  package static func read(_ location: EntryLocation, named name: String? = nil, from file: FileHandleFD) throws -> Data {
+    let reader = try reader(at: location.offset, of: file)
     guard let entry = try reader.next(), entry.isRegularFile, let limit = sizeLimit(of: entry.name),
-      entry.size == location.size
+      entry.size == location.size, name == nil || entry.name == name
     else {
       throw ArchiveError(status: -30, message: "no entry at offset \(location.offset)", operation: "reading an entry")
     }
@@ -334,10 +501,10 @@ package enum DocumentArchive {
   // MARK: - Writing
 
   /// Appends a revision: new entries first, then its journal record (and checkpoint), which
-  /// the caller puts last, then the end-of-archive marker; fsyncs before returning. The
-  /// caller holds the document lock.
+  /// the caller puts last; an index after a checkpoint; the trailer; the end-of-archive
+  /// marker; fsyncs before returning. The caller holds the document lock.
   package static func append(
-    _ entries: [(name: String, data: Data)], model: GalleryModel, to file: FileHandleFD,
+    _ entries: [(name: String, data: Data)], model: GalleryModel, record: JournalRecord, to file: FileHandleFD,
     layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
@@ -345,25 +512,66 @@ package enum DocumentArchive {
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
     var result = layout
-    result.countedLiveBytes = layout.liveBytes
-    let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
+    let writer = try EntryWriter(file: file, entries: layout.entries, liveBytes: layout.liveBytes)
+    var checkpoint = false
     for (name, data) in entries {
-      let start = file.offset
       try writer.write(name: name, data: data, modified: model.modified)
-      let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
-      // What the name held before is dead now; what it holds is live.
-      result.countedLiveBytes! += location.span - (result.entries[name]?.span ?? 0)
-      result.entries[name] = location
+      if name == modelEntry {
+        checkpoint = true
+        result.checkpointBytes = Int64(data.count)
+        result.checkpointRevision = model.revision
+        result.journalBytes = 0
+        result.journalRecords = 0
+      } else if name.hasPrefix(journalFolder) {
+        result.journalBytes += Int64(data.count)
+        result.journalRecords += 1
+      }
     }
-    result.revisionEnd = file.offset
-    try writer.close()
-    try file.sync()
     result.model = model
-    result.fileSize = file.offset
+    result.history.append(record)
     result.revisions += 1
+    try finishRevision(writer, layout: &result, index: checkpoint)
+    if checkpoint { result.readThroughIndex = true }
+    try file.sync()
+    result.fileSize = file.offset
     result.tornBytes = 0
     result.tornReason = nil
     return result
+  }
+
+  /// Ends the revision `layout` describes: writes the index (after a checkpoint), the
+  /// trailer and the end marker, and brings `layout`'s entries, live bytes and end along.
+  private static func finishRevision(_ writer: EntryWriter, layout: inout ArchiveLayout, index: Bool) throws {
+    if index {
+      let data = ArchiveIndex(
+        revision: layout.model.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
+        entries: writer.entries
+      ).encode()
+      try writer.write(name: ArchiveIndex.name, data: data, modified: layout.model.modified)
+    }
+    layout.entries = writer.entries
+    layout.countedLiveBytes = writer.liveBytes
+    // The trailer's summary counts the trailer itself: its size is found by trying.
+    let offset = writer.offset
+    let previousSpan = writer.entries[ArchiveTrailer.name]?.span ?? 0
+    var summary = DocumentSummary(layout)
+    summary.entryCount = writer.entries.count + (previousSpan == 0 ? 1 : 0)
+    var span: Int64 = 1024
+    while true {
+      summary.liveBytes = writer.liveBytes + span - previousSpan
+      summary.revisionEnd = offset + span
+      let data = ArchiveTrailer(end: offset, index: writer.entries[ArchiveIndex.name]?.offset, summary: summary).encode()
+      guard 512 + Int64(data.count) == span else {
+        span = 512 + Int64(data.count)
+        continue
+      }
+      try writer.write(name: ArchiveTrailer.name, data: data, modified: layout.model.modified)
+      break
+    }
+    layout.entries = writer.entries
+    layout.countedLiveBytes = writer.liveBytes
+    layout.revisionEnd = writer.offset
+    try writer.close()
   }
 
   /// Writes a new, complete document to `path` through a temporary file: the whole
@@ -372,7 +580,8 @@ package enum DocumentArchive {
   /// document it names is replaced, the link stays) and the new file keeps the old one's
   /// mode and, where permitted, its owner.
   package static func writeComplete(
-    to path: String, model: GalleryModel, entries: (ArchiveWriter) throws -> Void, replacing: Bool
+    to path: String, model: GalleryModel, history: [JournalRecord] = [], entries: (EntryWriter) throws -> Void,
+    replacing: Bool
   ) throws {
     let current = currentFormat(model)
     let target = replacing ? FileSystem.resolvingLinks(path) : path
@@ -381,11 +590,12 @@ package enum DocumentArchive {
     do {
       let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
       if let existing { file.takeMetadata(of: existing) }
-      let writer = try ArchiveWriter(fileDescriptor: file.rawValue)
+      let writer = try EntryWriter(file: file, entries: [:], liveBytes: 0)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
-      try writer.write(name: modelEntry, data: ModelCoding.encode(current), modified: model.modified)
-      try writer.close()
+      let checkpoint = ModelCoding.encode(current)
+      try writer.write(name: modelEntry, data: checkpoint, modified: model.modified)
+      try finishFirstRevision(writer, model: current, history: history, checkpointBytes: Int64(checkpoint.count))
       try file.sync()
       if replacing {
         try FileSystem.rename(temporary, to: target)
@@ -405,6 +615,16 @@ package enum DocumentArchive {
     }
   }
 
+  /// Ends a new file's only revision: everything written is live.
+  private static func finishFirstRevision(
+    _ writer: EntryWriter, model: GalleryModel, history: [JournalRecord], checkpointBytes: Int64
+  ) throws {
+    var layout = ArchiveLayout(
+      model: model, entries: [:], revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
+      history: history, checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
+    try finishRevision(writer, layout: &layout, index: true)
+  }
+
   /// Whatever it was read as, a document is written in this version's format.
   private static func currentFormat(_ model: GalleryModel) -> GalleryModel {
     var current = model
@@ -417,6 +637,35 @@ package enum DocumentArchive {
   package static func removeStaleTemporaries(for path: String) {
     FileSystem.removeStaleTemporaries(beside: FileSystem.resolvingLinks(path))
   }
+}
+
+/// Writes entries at the file's offset, keeping where each lies and the live bytes (what a
+/// name held before is dead once it is written again).
+package final class EntryWriter {
+  private let file: FileHandleFD
+  private let writer: ArchiveWriter
+  package private(set) var entries: [String: EntryLocation]
+  package private(set) var liveBytes: Int64
+
+  init(file: FileHandleFD, entries: [String: EntryLocation], liveBytes: Int64) throws {
+    self.file = file
+    self.writer = try ArchiveWriter(fileDescriptor: file.rawValue)
+    self.entries = entries
+    self.liveBytes = liveBytes
+  }
+
+  package var offset: Int64 { file.offset }
+
+  package func write(name: String, data: Data, modified: Date) throws {
+    let start = file.offset
+    try writer.write(name: name, data: data, modified: modified)
+    let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
+    liveBytes += location.span - (entries[name]?.span ?? 0)
+    entries[name] = location
+  }
+
+  /// Writes the end-of-archive marker.
+  func close() throws { try writer.close() }
 }
 
 /// One JSON encoding for the model everywhere (see ModelJSON.swift).

@@ -71,6 +71,8 @@ public enum DocumentCheck {
       problems.append("the cover (\(DocumentArchive.coverEntry)) is missing")
     }
 
+    if let problem = indexProblem(document) { problems.append(problem) }
+
     var notes: [String] = []
     if let reason = layout.tornReason {
       notes.append(
@@ -90,6 +92,29 @@ public enum DocumentCheck {
 }
 
 extension DocumentCheck {
+  /// What is wrong with the trailer and index of a document scanned whole, if anything:
+  /// commands open it through them, `info` and `browse` show the trailer's summary.
+  static func indexProblem(_ document: GalleryDocument) -> String? {
+    guard !document.layout.readThroughIndex, DocumentArchive.endsWithTrailer(document.file) else {
+      return nil  // a format-1 document, or one a plain tar tool appended to: opened by a whole scan
+    }
+    let trailer: ArchiveTrailer
+    let indexed: ArchiveLayout
+    do {
+      trailer = try DocumentArchive.trailer(of: document.file)
+      indexed = try DocumentArchive.openThroughIndex(document.file)
+    } catch {
+      return
+        "the index does not describe the file (\(error)): commands read it whole until `gallery check --fix` writes a new one"
+    }
+    var expected = DocumentSummary(document.layout)
+    expected.liveBytes = trailer.summary.liveBytes  // kept save by save; `info` shows it
+    guard indexed.model == document.model, trailer.summary == expected else {
+      return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"
+    }
+    return nil
+  }
+
   /// Repairs what can be repaired without guessing: removes stale placeholders (their loader
   /// is gone), and rewrites the document without orphan entries and torn tails.
   /// Returns how many placeholders it removed.
@@ -102,9 +127,11 @@ extension DocumentCheck {
       edit.model.trash.removeAll { $0.item.state == .placeholder && $0.item.displayState == .stale }
       return stale.count
     }
-    let document = try GalleryDocument.open(path)
+    let document = try GalleryDocument.open(path, scanningWhole: true)
     let live = document.layout.liveNames
-    if document.layout.tornReason != nil || document.layout.entries.keys.contains(where: { !live.contains($0) }) {
+    if document.layout.tornReason != nil || document.layout.entries.keys.contains(where: { !live.contains($0) })
+      || indexProblem(document) != nil
+    {
       try GalleryDocument.compact(path)
     }
     return removed
@@ -126,7 +153,8 @@ extension DocumentCheck {
     func readable(_ name: String?) -> Bool {
       guard let name else { return false }
       if entries[name] != nil { return true }
-      guard let location = layout.entries[name], let data = try? DocumentArchive.read(location, from: lock.file) else {
+      guard let location = layout.entries[name], let data = try? DocumentArchive.read(location, named: name, from: lock.file)
+      else {
         return false
       }
       if name.hasPrefix(DocumentArchive.thumbnailFolder), StoredImage.problem(data) ?? StoredImage.decodeProblem(data) != nil {

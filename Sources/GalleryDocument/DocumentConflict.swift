@@ -143,7 +143,7 @@ public enum DocumentConflict {
       for item in edit.model.items + edit.model.trash.map(\.item) {
         for name in [item.thumbnail, item.original].compactMap({ $0 }) where !edit.holds(name) {
           guard let location = theirs.layout.entries[name] else { continue }
-          edit.addEntry(name, data: try DocumentArchive.read(location, from: theirs.file))
+          edit.addEntry(name, data: try DocumentArchive.read(location, named: name, from: theirs.file))
         }
       }
       edit.summary =

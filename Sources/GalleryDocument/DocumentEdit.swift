@@ -166,7 +166,7 @@ extension GalleryDocument {
         guard let location = layout.entries[name] else {
           throw DocumentError.corrupt(lock.file.path, "missing thumbnail entry \(name)")
         }
-        return try DocumentArchive.read(location, from: lock.file)
+        return try DocumentArchive.read(location, named: name, from: lock.file)
       }
       entries.append((DocumentArchive.coverEntry, try CoverMaker.cover(from: thumbnails)))
     }
@@ -174,23 +174,12 @@ extension GalleryDocument {
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
     let journalBytes = layout.journalBytes + Int64(journal.count)
     let checkpoint =
-      layout.model.format < GalleryModel.formatVersion
+      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
-    var checkpointBytes = layout.checkpointBytes
-    if checkpoint {
-      let data = ModelCoding.encode(model)
-      checkpointBytes = Int64(data.count)
-      entries.append((DocumentArchive.modelEntry, data))
-    }
-    var saved = try DocumentArchive.append(entries, model: model, to: lock.file, layout: layout)
-    saved.history.append(record)
-    saved.journalBytes = checkpoint ? 0 : journalBytes
-    saved.journalRecords = checkpoint ? 0 : layout.journalRecords + 1
-    saved.checkpointBytes = checkpointBytes
-    if checkpoint { saved.checkpointRevision = model.revision }
-    if DocumentCompaction.isWorthIt(saved) {
-      try DocumentCompaction.compact(lock: lock, layout: saved)
+    if checkpoint { entries.append((DocumentArchive.modelEntry, ModelCoding.encode(model))) }
+    let saved = try DocumentArchive.append(entries, model: model, record: record, to: lock.file, layout: layout)
+    if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
       return nil
     }
     LayoutCache.remember(saved, of: lock.file)
@@ -244,6 +233,18 @@ package enum DocumentCompaction {
     layout.deadBytes > layout.revisionEnd / 2 && layout.deadBytes > 256 * 1024
   }
 
+  /// Compacts after a save, unless the file, scanned whole, shows damage that opening it
+  /// through its index did not read: a compaction never drops what it could not read.
+  package static func compactIfSound(lock: DocumentLock, layout: ArchiveLayout) throws -> Bool {
+    var layout = layout
+    if layout.readThroughIndex {
+      layout = try DocumentArchive.scan(lock.file)
+      guard layout.damage == nil else { return false }
+    }
+    try compact(lock: lock, layout: layout)
+    return true
+  }
+
   package static func compact(lock: DocumentLock, layout: ArchiveLayout) throws {
     let path = lock.file.path
     LayoutCache.forget(path)
@@ -283,7 +284,7 @@ package enum DocumentCompaction {
     }
     if layout.entries[DocumentArchive.coverEntry] != nil { names.append(DocumentArchive.coverEntry) }
     try DocumentArchive.writeComplete(
-      to: path, model: model,
+      to: path, model: model, history: history,
       entries: { writer in
         // The history first: a reader takes the records up to the checkpoint as history.
         for record in history {
@@ -292,7 +293,7 @@ package enum DocumentCompaction {
         }
         for name in names {
           guard let location = layout.entries[name] else { continue }
-          let data = try DocumentArchive.read(location, from: file)
+          let data = try DocumentArchive.read(location, named: name, from: file)
           try writer.write(name: name, data: data, modified: model.modified)
         }
       }, replacing: replacing)

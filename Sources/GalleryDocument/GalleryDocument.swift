@@ -24,10 +24,38 @@ public final class GalleryDocument {
     self.layout = layout
   }
 
-  /// Opens the document read-only.
-  public static func open(_ path: String) throws(DocumentError) -> GalleryDocument {
+  /// Opens the document read-only: through its trailer and index when it has them, or, with
+  /// `scanningWhole` (for `gallery check`), by reading every header, so that damage anywhere
+  /// is found.
+  public static func open(_ path: String, scanningWhole: Bool = false) throws(DocumentError) -> GalleryDocument {
     let file = try openRegularFile(path, flags: O_RDONLY)
-    return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
+    let layout = scanningWhole ? try DocumentArchive.scan(file) : try LayoutCache.layout(of: file)
+    return GalleryDocument(path: path, file: file, layout: layout)
+  }
+
+  /// What `gallery info` and `gallery browse` show of a document: from the trailer at the end
+  /// of the file when it ends with one (a few kilobytes read, however large the document),
+  /// from the whole document otherwise. `statistics` go with it.
+  public static func summary(_ path: String) throws(DocumentError) -> (summary: DocumentSummary, statistics: DocumentStatistics) {
+    let file = try openRegularFile(path, flags: O_RDONLY)
+    let fileSize = Int64((try? file.status())?.st_size ?? 0)
+    let mimetype = EntryLocation(offset: 0, span: 1024, size: Int64(GalleryModel.mediaType.utf8.count))
+    if let trailer = try? DocumentArchive.trailer(of: file),
+      (try? DocumentArchive.read(mimetype, named: DocumentArchive.mimetypeEntry, from: file))
+        == Data(GalleryModel.mediaType.utf8)
+    {
+      let summary = trailer.summary
+      return (
+        summary,
+        DocumentStatistics(
+          fileBytes: fileSize, liveBytes: summary.liveBytes, deadBytes: summary.revisionEnd - summary.liveBytes,
+          revisions: summary.revisions, tornBytes: 0, entryCount: summary.entryCount,
+          historyRevisions: summary.historyRevisions, oldestRevision: summary.oldestRevision,
+          checkpointRevision: summary.checkpointRevision)
+      )
+    }
+    let document = GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
+    return (DocumentSummary(document.layout), document.statistics)
   }
 
   /// Opens a document file without blocking on a FIFO or a device, and refuses anything
@@ -69,7 +97,7 @@ public final class GalleryDocument {
     guard let name = item.thumbnail, let location = layout.entries[name] else {
       throw DocumentError.corrupt(path, "item \(item.id) has no thumbnail entry")
     }
-    return try DocumentArchive.read(location, from: file)
+    return try DocumentArchive.read(location, named: name, from: file)
   }
 
   /// The embedded original bytes of an item, or nil when it has none.
@@ -78,7 +106,7 @@ public final class GalleryDocument {
     guard let location = layout.entries[name] else {
       throw DocumentError.corrupt(path, "item \(item.id) has no original entry \(name)")
     }
-    return try DocumentArchive.read(location, from: file)
+    return try DocumentArchive.read(location, named: name, from: file)
   }
 
   /// The cover at `size` pixels square, encoded by `suffix` (".png", ".jpg", ".webp"), made
@@ -86,7 +114,7 @@ public final class GalleryDocument {
   public func cover(size: Int, suffix: String) throws -> Data {
     let thumbnails = try GalleryDocument.coverThumbnailNames(model).map { name in
       guard let location = layout.entries[name] else { throw DocumentError.corrupt(path, "missing thumbnail entry \(name)") }
-      return try DocumentArchive.read(location, from: file)
+      return try DocumentArchive.read(location, named: name, from: file)
     }
     return try CoverMaker.mosaic(from: thumbnails, tileSize: max(1, size / CoverMaker.tilesAcross), suffix: suffix)
   }
@@ -96,7 +124,7 @@ public final class GalleryDocument {
     guard let location = layout.entries[DocumentArchive.coverEntry] else {
       throw DocumentError.corrupt(path, "no cover entry")
     }
-    return try DocumentArchive.read(location, from: file)
+    return try DocumentArchive.read(location, named: DocumentArchive.coverEntry, from: file)
   }
 
   public var statistics: DocumentStatistics {

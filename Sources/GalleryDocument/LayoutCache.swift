@@ -41,7 +41,7 @@ package enum LayoutCache {
     if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp {
       return cached.layout
     }
-    let layout = try DocumentArchive.scan(file)
+    let layout = try DocumentArchive.open(file)
     remember(layout, of: file)
     return layout
   }

@@ -128,11 +128,17 @@ public struct Item: Codable, Sendable, Equatable {
   }
 
   /// The process loading a placeholder.
-  public struct Owner: Codable, Sendable, Equatable {
+  public struct Owner: Codable, Sendable, Hashable {
     public var pid: Int32
     public var host: String
     /// When that process started, so a recycled pid is not mistaken for the owner.
     public var started: Date
+
+    public init(pid: Int32, host: String, started: Date) {
+      self.pid = pid
+      self.host = host
+      self.started = started
+    }
 
     public static let current = Owner(
       pid: ProcessInfo.processInfo.processIdentifier, host: ProcessInfo.processInfo.hostName,

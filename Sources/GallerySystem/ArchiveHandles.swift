@@ -111,8 +111,20 @@ package final class ArchiveReader {
     guard size >= 0, size <= limit else {
       throw ArchiveError.limit(size: size, limit: limit)
     }
-    var data = Data(capacity: Int(max(0, min(size, available))))
-    var chunk = [UInt8](repeating: 0, count: Int(min(size, 256 * 1024)))
+    // What the file can hold is read straight into one buffer; beyond it (when `available`
+    // is not given), the data grows with what actually arrives.
+    var data = Data(count: Int(max(0, min(size, available))))
+    var filled = 0
+    while filled < data.count {
+      let n = data.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress! + filled, $0.count - filled) }
+      if n == 0 { break }
+      guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "reading entry data") }
+      filled += n
+    }
+    guard filled == data.count else {
+      throw ArchiveError(status: ARCHIVE_FATAL, message: "truncated entry data", operation: "reading entry data")
+    }
+    var chunk = [UInt8](repeating: 0, count: Int(min(size - Int64(filled), 256 * 1024)))
     while data.count < size {
       let wanted = min(chunk.count, Int(size) - data.count)
       let n = chunk.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress!, wanted) }

@@ -81,6 +81,8 @@ struct DocumentFormatTests {
     #expect(try decoder.decode(GalleryModel.self, from: onDisk) == model)
     #expect(model.items.count == 1 && model.trash.count == 1 && model.format == 2 && model.revision == revision)
     try validate("gallery.schema.json", [out + "/gallery.json"])
+    // The index and the trailer, as tar leaves the last of each.
+    try validate("index.schema.json", [out + "/gallery.index", out + "/gallery.end"])
     let schema = docs + "/gallery.schema.json"
 
     // And the schema is not a rubber stamp: it rejects a broken model.
@@ -109,16 +111,18 @@ struct DocumentFormatTests {
     #expect(try Run.gallery(["drop", document, one]).status == 0)
     let namesAfter = try archiveNames(document)
     // The old entries are untouched, in place; only new ones follow: the placeholder
-    // revision's journal record, the thumbnail, and the commit's record (no cover: the
-    // first four are the same; no checkpoint: the journal is small beside the model).
+    // revision's journal record and trailer, the thumbnail, and the commit's record and
+    // trailer (no cover: the first four are the same; no checkpoint: the journal is small
+    // beside the model).
     #expect(Array(namesAfter.prefix(namesBefore.count)) == namesBefore)
     let revision = try GalleryDocument.open(document).model.revision
     #expect(
       Array(namesAfter.dropFirst(namesBefore.count)) == [
-        DocumentArchive.journalEntry(revision - 1), namesAfter[namesBefore.count + 1], DocumentArchive.journalEntry(revision),
+        DocumentArchive.journalEntry(revision - 1), ArchiveTrailer.name, namesAfter[namesBefore.count + 2],
+        DocumentArchive.journalEntry(revision), ArchiveTrailer.name,
       ])
-    #expect(namesAfter[namesBefore.count + 1].hasPrefix("thumbnails/"))
-    // The file grew by those three entries (and their headers), nothing more.
+    #expect(namesAfter[namesBefore.count + 2].hasPrefix("thumbnails/"))
+    // The file grew by those entries (and their headers), nothing more.
     let sizes = try Run.program(
       "python3",
       [
@@ -127,7 +131,7 @@ struct DocumentFormatTests {
       ])
     let appended = Int(sizes.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     #expect(appended > 0)
-    #expect(try work.bytes(document).count - sizeBefore <= appended + 3 * 2048)
+    #expect(try work.bytes(document).count - sizeBefore <= appended + 5 * 2048)
   }
 
   @Test("An interrupted save's torn tail is ignored on read and cut by the next write")

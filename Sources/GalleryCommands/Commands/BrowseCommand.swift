@@ -77,11 +77,10 @@ struct BrowseCommand: ParsableCommand {
     let bytes = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
     do {
-      let model = try GalleryDocument.open(path).model
+      let summary = try GalleryDocument.summary(path).summary
       return Entry(
-        path: path, title: model.title, items: model.items.count,
-        pending: model.items.filter { $0.state == .placeholder }.count, bytes: bytes, modified: modified,
-        conflictCopies: conflictCopies)
+        path: path, title: summary.title, items: summary.items, pending: summary.placeholderCount, bytes: bytes,
+        modified: modified, conflictCopies: conflictCopies)
     } catch {
       return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
     }

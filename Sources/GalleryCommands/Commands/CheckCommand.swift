@@ -61,7 +61,7 @@ struct CheckCommand: ParsableCommand {
   private func openListingProblems() throws -> GalleryDocument {
     // A Result, not do/catch: the typed throw of `open` in a do/catch whose handler throws
     // something else crashes Swift 6.3's ownership verifier.
-    let opened = Result { () throws(DocumentError) in try GalleryDocument.open(target.document) }
+    let opened = Result { () throws(DocumentError) in try GalleryDocument.open(target.document, scanningWhole: true) }
     guard case .failure(.invalid(let path, let problems)) = opened else { return try opened.get() }
     if output.json {
       try JSONOutput.write(CheckReport(problems: problems, note: "\(path) cannot be opened"))

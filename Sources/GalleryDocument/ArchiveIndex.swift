@@ -1,0 +1,362 @@
+import Foundation
+import GalleryModel
+import GallerySystem
+
+/// `gallery.index`, written right after every checkpoint: where every entry before it lies,
+/// so that opening reads the end of the file, this index, its checkpoint and what follows,
+/// instead of every header of a file that may hold 100,000 thumbnails.
+///
+/// It is read from a file that may be hostile: every location must lie before the index,
+/// entries may not overlap, and each one is checked again (name and size in its header)
+/// when it is read. Anything wrong makes the reader fall back to scanning the whole file.
+package struct ArchiveIndex: Equatable {
+  package static let name = "gallery.index"
+
+  /// The revision of the checkpoint the index follows.
+  package var revision: Int
+  /// Complete revisions in the file up to that checkpoint.
+  package var revisions: Int
+  /// Bytes of the live entries before the index (see `ArchiveLayout.liveBytes`).
+  package var liveBytes: Int64
+  /// The newest location of each name before the index.
+  package var entries: [String: EntryLocation]
+
+  package func encode() -> Data {
+    var writer = JSONWriter(capacity: 256 + entries.count * 80)
+    writer.object { o in
+      o.value("entries") { w in
+        w.array(entries.sorted { $0.value.offset < $1.value.offset }) { w, entry in
+          w.bytes.append(UInt8(ascii: "["))
+          w.string(entry.key)
+          for number in [entry.value.offset, entry.value.span, entry.value.size] {
+            w.bytes.append(UInt8(ascii: ","))
+            w.int(Int(number))
+          }
+          w.bytes.append(UInt8(ascii: "]"))
+        }
+      }
+      o.int("format", GalleryModel.formatVersion)
+      o.int64("liveBytes", liveBytes)
+      o.int("revision", revision)
+      o.int("revisions", revisions)
+    }
+    return Data(writer.bytes)
+  }
+
+  /// Decodes an index found at `offset` and checks that it can describe the file before it.
+  package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
+    var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: [:])
+    var format = 0
+    var locations: [(String, EntryLocation)] = []
+    locations.reserveCapacity(data.count / 64)
+    try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      try reader.object { reader, key in
+        switch key {
+        case "entries":
+          try reader.array { reader in
+            // [name, offset, span, size]
+            try reader.expect(UInt8(ascii: "["))
+            let name = try reader.string()
+            func number(_ reader: inout JSONReader) throws -> Int64 {
+              try reader.expect(UInt8(ascii: ","))
+              return Int64(try reader.int())
+            }
+            let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
+            try reader.expect(UInt8(ascii: "]"))
+            locations.append((name, location))
+          }
+        case "format": format = try reader.int()
+        case "liveBytes": index.liveBytes = Int64(try reader.int())
+        case "revision": index.revision = try reader.int()
+        case "revisions": index.revisions = try reader.int()
+        default: try reader.skipValue()
+        }
+      }
+    }
+    guard format == GalleryModel.formatVersion else { throw IndexMismatch("the index is of format \(format)") }
+    guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
+    else { throw IndexMismatch("its revision counts are out of range") }
+    guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
+    var end: Int64 = 0
+    index.entries.reserveCapacity(locations.count)
+    // Written in file order; any other order is refused below.
+    for (name, location) in locations {
+      let limit = DocumentArchive.sizeLimit(of: name) ?? (name == DocumentArchive.mimetypeEntry ? 256 : nil)
+      guard let limit, (0...limit).contains(location.size) else {
+        throw IndexMismatch("entry \(name) is not one a document holds")
+      }
+      let blocks = (location.size + 511) / 512 * 512
+      guard location.offset >= end, location.span >= 512 + blocks, location.offset + location.span <= offset,
+        index.entries.updateValue(location, forKey: name) == nil
+      else { throw IndexMismatch("entry \(name) does not fit where the index puts it") }
+      end = location.offset + location.span
+    }
+    guard let checkpoint = index.entries[DocumentArchive.modelEntry], checkpoint.offset + checkpoint.span == offset else {
+      throw IndexMismatch("it does not follow its checkpoint")
+    }
+    return index
+  }
+}
+
+/// `gallery.end`, the last entry of every save: where the last index lies and what the
+/// document holds (its summary), so that `gallery info` and `gallery browse` read a few
+/// kilobytes at the end of the file instead of the whole model.
+///
+/// Its data is one JSON object padded with spaces to whole 512-byte blocks, ending with
+/// `"blocks":N}`: a reader finds the entry's header from the end of the file without
+/// scanning. It is trusted only when it is exactly the last thing before the end marker.
+package struct ArchiveTrailer: Equatable {
+  package static let name = "gallery.end"
+  /// The largest trailer: a 4 KB title escaped as `\u` sequences fits.
+  package static let blockLimit = 64
+
+  /// Offset of the trailer's own header.
+  package var end: Int64
+  /// Offset of the last index's header, if the file has one.
+  package var index: Int64?
+  package var summary: DocumentSummary
+
+  /// The entry's data, the smallest whole number of blocks that holds it.
+  package func encode() -> Data {
+    var writer = JSONWriter(capacity: 1024)
+    writer.object { o in
+      o.int64("end", end)
+      o.int("format", GalleryModel.formatVersion)
+      o.int64("index", index)
+      o.value("summary", summary)
+    }
+    writer.bytes.removeLast()  // the object goes on: `"blocks"` is its last member
+    var blocks = (writer.bytes.count + 16) / 512 + 1
+    while true {
+      let last = Array(",\"blocks\":\(blocks)}".utf8)
+      let padding = blocks * 512 - writer.bytes.count - last.count
+      if padding >= 0 {
+        return Data(writer.bytes + [UInt8](repeating: 0x20, count: padding) + last)
+      }
+      blocks += 1
+    }
+  }
+
+  /// The number of data blocks a trailer's last block announces, if it is one.
+  package static func blocks(inLastBlock block: Data) -> Int? {
+    guard block.count == 512, block.last == UInt8(ascii: "}") else { return nil }
+    let text = String(decoding: block.suffix(24), as: UTF8.self)
+    guard let range = text.range(of: "\"blocks\":", options: .backwards),
+      let blocks = Int(text[range.upperBound...].dropLast()), (1...blockLimit).contains(blocks)
+    else { return nil }
+    return blocks
+  }
+
+  package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveTrailer {
+    var trailer = ArchiveTrailer(end: -1, index: nil, summary: DocumentSummary())
+    var format = 0
+    try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      try reader.object { reader, key in
+        switch key {
+        case "end": trailer.end = Int64(try reader.int())
+        case "format": format = try reader.int()
+        case "index": trailer.index = try reader.isNull() ? nil : Int64(try reader.int())
+        case "summary": trailer.summary = try reader.documentSummary()
+        default: try reader.skipValue()
+        }
+      }
+    }
+    guard format == GalleryModel.formatVersion, trailer.end == offset else {
+      throw IndexMismatch("the trailer does not describe where it is")
+    }
+    if let index = trailer.index, !(0..<offset).contains(index) { throw IndexMismatch("the trailer's index is out of range") }
+    let problems = trailer.summary.problems
+    guard problems.isEmpty else { throw IndexMismatch(problems.joined(separator: "; ")) }
+    return trailer
+  }
+}
+
+/// An index or trailer that does not describe the file it is in: not damage (the entries
+/// are all still there), a reason to scan the whole file instead.
+package struct IndexMismatch: Error, CustomStringConvertible {
+  package var description: String
+  package init(_ description: String) { self.description = description }
+}
+
+/// What `gallery info` and `gallery browse` show of a document, kept in every save's
+/// trailer. Made from the layout a save leaves; `gallery check` compares it with the model.
+public struct DocumentSummary: Sendable, Equatable {
+  public var title = ""
+  public var format = GalleryModel.formatVersion
+  public var revision = 0
+  public var created = Date(timeIntervalSince1970: 0)
+  public var modified = Date(timeIntervalSince1970: 0)
+  public var items = 0
+  public var ready = 0
+  public var failed = 0
+  /// Placeholders by the process loading them: whether each is pending or stale depends on
+  /// that process still running, which only the reader can tell.
+  public var placeholders: [Placeholders] = []
+  public var trashed = 0
+  public var thumbnailSize = 0
+  public var maxPixels = 0
+  public var revisions = 0
+  public var entryCount = 0
+  public var liveBytes: Int64 = 0
+  /// Where the last revision (with its trailer) ends.
+  public var revisionEnd: Int64 = 0
+  public var historyRevisions = 0
+  public var oldestRevision = 0
+  public var checkpointRevision = 0
+
+  public struct Placeholders: Sendable, Equatable {
+    public var owner: Item.Owner
+    public var count: Int
+  }
+
+  /// At most this many owners are listed (placeholders of more are counted as of the last).
+  package static let ownerLimit = 32
+
+  public init() {}
+
+  package init(_ layout: ArchiveLayout) {
+    let model = layout.model
+    title = model.title
+    format = model.format
+    revision = model.revision
+    created = model.created
+    modified = model.modified
+    items = model.items.count
+    var owners: [Item.Owner: Int] = [:]
+    for item in model.items {
+      switch item.state {
+      case .ready: ready += 1
+      case .failed: failed += 1
+      case .placeholder:
+        if let owner = item.placeholder?.owner { owners[owner, default: 0] += 1 }
+      }
+    }
+    placeholders = owners.map { Placeholders(owner: $0.key, count: $0.value) }.sorted {
+      ($0.owner.host, $0.owner.pid) < ($1.owner.host, $1.owner.pid)
+    }
+    if placeholders.count > Self.ownerLimit {
+      let rest = placeholders[(Self.ownerLimit - 1)...].reduce(0) { $0 + $1.count }
+      placeholders =
+        Array(placeholders.prefix(Self.ownerLimit - 1)) + [Placeholders(owner: placeholders.last!.owner, count: rest)]
+    }
+    trashed = model.trash.count
+    thumbnailSize = model.settings.thumbnailSize
+    maxPixels = model.settings.maxPixels
+    revisions = layout.revisions
+    entryCount = layout.entries.count
+    liveBytes = layout.liveBytes
+    revisionEnd = layout.revisionEnd
+    historyRevisions = layout.history.count
+    oldestRevision = ModelHistory.oldest(model, layout.history)
+    checkpointRevision = layout.checkpointRevision
+  }
+
+  /// Placeholders whose process still runs, and those it left behind.
+  public var pending: Int { placeholders.filter(\.owner.isAlive).reduce(0) { $0 + $1.count } }
+  public var placeholderCount: Int { placeholders.reduce(0) { $0 + $1.count } }
+  public var stale: Int { placeholderCount - pending }
+
+  /// The summary's own rules: what a hostile trailer could say that a model could not.
+  var problems: [String] {
+    var problems: [String] = []
+    func require(_ condition: Bool, _ message: String) { if !condition { problems.append(message) } }
+    require(ModelValidation.isText(title, limit: ModelValidation.Limits.titleBytes), "the title is too long or has NUL")
+    let counts = [items, ready, failed, trashed, revisions, entryCount, historyRevisions] + placeholders.map(\.count)
+    require(counts.allSatisfy { (0...Int(Int32.max)).contains($0) }, "a count is out of range")
+    require(ready + failed + placeholderCount == items, "its item counts do not add up")
+    require(placeholders.count <= Self.ownerLimit, "it lists too many placeholder owners")
+    require(placeholders.allSatisfy { ModelValidation.isText($0.owner.host, limit: 255) }, "an owner's host name is too long")
+    for revision in [revision, oldestRevision, checkpointRevision] {
+      require(ModelValidation.Limits.counter.contains(revision), "a revision is out of range")
+    }
+    require(
+      ModelValidation.Limits.dates.contains(created) && ModelValidation.Limits.dates.contains(modified), "a date is out of range")
+    require(liveBytes >= 0 && revisionEnd >= liveBytes, "its byte counts are out of range")
+    return problems
+  }
+}
+
+extension DocumentSummary: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.int("checkpointRevision", checkpointRevision)
+      o.date("created", created)
+      o.int("entryCount", entryCount)
+      o.int("failed", failed)
+      o.int("format", format)
+      o.int("historyRevisions", historyRevisions)
+      o.int("items", items)
+      o.int64("liveBytes", liveBytes)
+      o.int("maxPixels", maxPixels)
+      o.date("modified", modified)
+      o.int("oldestRevision", oldestRevision)
+      o.value("placeholders") { w in
+        w.array(placeholders) { w, group in
+          w.object { o in
+            o.int("count", group.count)
+            o.string("host", group.owner.host)
+            o.int("pid", Int(group.owner.pid))
+            o.date("started", group.owner.started)
+          }
+        }
+      }
+      o.int("ready", ready)
+      o.int("revision", revision)
+      o.int64("revisionEnd", revisionEnd)
+      o.int("revisions", revisions)
+      o.int("thumbnailSize", thumbnailSize)
+      o.string("title", title)
+      o.int("trashed", trashed)
+    }
+  }
+}
+
+extension JSONReader {
+  mutating func documentSummary() throws -> DocumentSummary {
+    var summary = DocumentSummary()
+    try object { reader, key in
+      switch key {
+      case "checkpointRevision": summary.checkpointRevision = try reader.int()
+      case "created": summary.created = try reader.date()
+      case "entryCount": summary.entryCount = try reader.int()
+      case "failed": summary.failed = try reader.int()
+      case "format": summary.format = try reader.int()
+      case "historyRevisions": summary.historyRevisions = try reader.int()
+      case "items": summary.items = try reader.int()
+      case "liveBytes": summary.liveBytes = Int64(try reader.int())
+      case "maxPixels": summary.maxPixels = try reader.int()
+      case "modified": summary.modified = try reader.date()
+      case "oldestRevision": summary.oldestRevision = try reader.int()
+      case "placeholders":
+        try reader.array { reader in
+          guard summary.placeholders.count < DocumentSummary.ownerLimit else { throw reader.fail("too many owners") }
+          var owner = Item.Owner(pid: 0, host: "", started: Date(timeIntervalSince1970: 0))
+          var count = -1
+          try reader.object { reader, key in
+            switch key {
+            case "count": count = try reader.int()
+            case "host": owner.host = try reader.string()
+            case "pid":
+              guard let pid = Int32(exactly: try reader.int()) else { throw reader.fail("pid out of range") }
+              owner.pid = pid
+            case "started": owner.started = try reader.date()
+            default: try reader.skipValue()
+            }
+          }
+          summary.placeholders.append(.init(owner: owner, count: count))
+        }
+      case "ready": summary.ready = try reader.int()
+      case "revision": summary.revision = try reader.int()
+      case "revisionEnd": summary.revisionEnd = Int64(try reader.int())
+      case "revisions": summary.revisions = try reader.int()
+      case "thumbnailSize": summary.thumbnailSize = try reader.int()
+      case "title": summary.title = try reader.string()
+      case "trashed": summary.trashed = try reader.int()
+      default: try reader.skipValue()
+      }
+    }
+    return summary
+  }
+}
