@@ -82,8 +82,7 @@ package struct ArchiveIndex: Equatable {
     index.entries.reserveCapacity(locations.count)
     // Written in file order; any other order is refused below.
     for (name, location) in locations {
-      let limit = DocumentArchive.sizeLimit(of: name) ?? (name == DocumentArchive.mimetypeEntry ? 256 : nil)
-      guard let limit, (0...limit).contains(location.size) else {
+      guard let limit = DocumentArchive.sizeLimit(of: name), (0...limit).contains(location.size) else {
         throw IndexMismatch("entry \(name) is not one a document holds")
       }
       let blocks = (location.size + 511) / 512 * 512

@@ -34,6 +34,7 @@ package enum DocumentArchive {
   package static func sizeLimit(of name: String) -> Int64? {
     if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name { return modelSizeLimit }
     if name == ArchiveTrailer.name { return Int64(ArchiveTrailer.blockLimit) * 512 }
+    if name == mimetypeEntry { return 256 }
     if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
     if name.hasPrefix(originalsFolder) { return originalSizeLimit }
     return nil

@@ -54,12 +54,18 @@ struct IndexTests {
       let (indexed, scanned) = try bothWays(document)
       expectSame(indexed, scanned, "step \(step)")
       // The trailer's summary is what the document holds.
-      let summary = try GalleryDocument.summary(document).summary
-      #expect(summary == DocumentSummary(scanned), "step \(step): summary")
+      let trailer = try DocumentArchive.trailer(of: try FileHandleFD(path: document, flags: O_RDONLY))
+      #expect(trailer.summary == DocumentSummary(scanned), "step \(step): summary")
     }
     // Not every save wrote a checkpoint: most were read from the records after the index.
     #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count < 40)
     #expect(DocumentCheck.indexProblem(try GalleryDocument.open(document, scanningWhole: true)) == nil)
+    // `info` shows the trailer's summary (it reads nothing else), and `check` compares it.
+    let title = try GalleryDocument.open(document).model.title
+    try patch(document, "\"title\":\"\(title)\"", "\"title\":\"" + String(repeating: "Z", count: title.count) + "\"")
+    #expect(try Run.gallery(["info", document]).stdout.contains(String(repeating: "Z", count: title.count)))
+    let check = try Run.gallery(["check", document])
+    #expect(check.status != 0 && check.stdout.contains("summary"), "\(check.stdout)")
   }
 
   @Test("Plain tar tools still list the document and extract the last model; a tar -r append is read by a whole scan")
