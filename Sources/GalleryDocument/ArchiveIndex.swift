@@ -86,7 +86,9 @@ package struct ArchiveIndex: Equatable {
         throw IndexMismatch("entry \(name) is not one a document holds")
       }
       let blocks = (location.size + 511) / 512 * 512
-      guard location.offset >= end, location.span >= 512 + blocks, location.offset + location.span <= offset,
+      // Compared without sums that a hostile number could overflow.
+      guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
+        location.span <= offset - location.offset,
         index.entries.updateValue(location, forKey: name) == nil
       else { throw IndexMismatch("entry \(name) does not fit where the index puts it") }
       end = location.offset + location.span
