@@ -376,7 +376,7 @@ package enum DocumentArchive {
         model: model, entries: committed.entries, revisionEnd: committed.end,
         fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
         tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-        damage: damage, damageProblems: damageProblems, history: journal.history(upTo: model.revision),
+        damage: damage, damageProblems: damageProblems, history: journal.history(of: model),
         checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
         journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
       layout.countedLiveBytes = liveBytes
@@ -466,8 +466,19 @@ package enum DocumentArchive {
       pendingJournalRecords = 0
     }
 
-    func history(upTo revision: Int) -> [JournalRecord] {
-      records.values.filter { $0.revision <= revision }.sorted { $0.revision < $1.revision }
+    /// The records that lead to `model`, oldest first: the unbroken chain of revisions and
+    /// ids back from it. Records of another lineage (a stray append, a hostile file) are not
+    /// its history: taking them back would not give its past.
+    func history(of model: GalleryModel) -> [JournalRecord] {
+      var chain: [JournalRecord] = []
+      var revision = model.revision
+      var id = model.revisionID
+      while let wanted = id, let record = records[revision], record.id == wanted {
+        chain.append(record)
+        id = record.parent
+        revision -= 1
+      }
+      return chain.reversed()
     }
   }
 
