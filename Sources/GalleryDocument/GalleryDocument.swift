@@ -44,18 +44,12 @@ public final class GalleryDocument {
       (try? DocumentArchive.read(mimetype, named: DocumentArchive.mimetypeEntry, from: file))
         == Data(GalleryModel.mediaType.utf8)
     {
-      let summary = trailer.summary
-      return (
-        summary,
-        DocumentStatistics(
-          fileBytes: fileSize, liveBytes: summary.liveBytes, deadBytes: summary.revisionEnd - summary.liveBytes,
-          revisions: summary.revisions, tornBytes: 0, entryCount: summary.entryCount,
-          historyRevisions: summary.historyRevisions, oldestRevision: summary.oldestRevision,
-          checkpointRevision: summary.checkpointRevision)
-      )
+      // A trailer is only believed when nothing follows it: no torn tail.
+      return (trailer.summary, DocumentStatistics(trailer.summary, fileBytes: fileSize, tornBytes: 0))
     }
-    let document = GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file))
-    return (DocumentSummary(document.layout), document.statistics)
+    let layout = try LayoutCache.layout(of: file)
+    let summary = DocumentSummary(layout)
+    return (summary, DocumentStatistics(summary, fileBytes: layout.fileSize, tornBytes: layout.tornBytes))
   }
 
   /// Opens a document file without blocking on a FIFO or a device, and refuses anything
@@ -128,11 +122,7 @@ public final class GalleryDocument {
   }
 
   public var statistics: DocumentStatistics {
-    DocumentStatistics(
-      fileBytes: layout.fileSize, liveBytes: layout.liveBytes, deadBytes: layout.deadBytes,
-      revisions: layout.revisions, tornBytes: layout.tornBytes, entryCount: layout.entries.count,
-      historyRevisions: layout.history.count, oldestRevision: ModelHistory.oldest(layout.model, layout.history),
-      checkpointRevision: layout.checkpointRevision)
+    DocumentStatistics(DocumentSummary(layout), fileBytes: layout.fileSize, tornBytes: layout.tornBytes)
   }
 
   /// Names of every entry in the last complete revision.
@@ -162,6 +152,21 @@ public struct DocumentStatistics: Sendable {
   public var oldestRevision: Int
   /// The revision of the last checkpoint (`gallery.json`); later ones are replayed.
   public var checkpointRevision: Int
+}
+
+extension DocumentStatistics {
+  /// A summary's sizes and counts, with what only the file itself tells.
+  init(_ summary: DocumentSummary, fileBytes: Int64, tornBytes: Int64) {
+    self.fileBytes = fileBytes
+    liveBytes = summary.liveBytes
+    deadBytes = max(0, summary.revisionEnd - summary.liveBytes)
+    revisions = summary.revisions
+    self.tornBytes = tornBytes
+    entryCount = summary.entryCount
+    historyRevisions = summary.historyRevisions
+    oldestRevision = summary.oldestRevision
+    checkpointRevision = summary.checkpointRevision
+  }
 }
 
 /// Document file names and titles.
