@@ -79,3 +79,12 @@ int CGallerySystem_spawn(
   if (result == 0) *pid = child;
   return result;
 }
+
+int CGallerySystem_open_for_writing(int fd) {
+  if (fcntl(fd, F_SETSIG, SIGURG) != 0) return -1;
+  if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+    fcntl(fd, F_SETLEASE, F_UNLCK);
+    return 0;
+  }
+  return errno == EAGAIN ? 1 : -1;
+}

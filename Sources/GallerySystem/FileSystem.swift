@@ -194,7 +194,21 @@ package enum FileSystem {
   package static func stamp(of path: String) -> FileStamp? {
     guard let info = linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return FileStamp(
-      size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+      size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+      openForWriting: isOpenForWriting(path))
+  }
+
+  /// Whether some process holds the regular file at `path` open for writing; nil when that
+  /// cannot be told. Never follows a link, never blocks on a FIFO.
+  package static func isOpenForWriting(_ path: String) -> Bool? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    switch CGallerySystem_open_for_writing(fd) {
+    case 0: return false
+    case 1: return true
+    default: return nil
+    }
   }
 
   /// The words for an errno. The corresponding C function is `strerror`.
@@ -427,14 +441,19 @@ package enum StandardStream {
   }
 }
 
-/// Size and modification time (nanoseconds) of a regular file: what says that a file in a
-/// drop folder changed.
+/// Size and modification time (nanoseconds) of a regular file, and whether a writer still
+/// holds it: what says that a file in a drop folder changed, or may still change.
 package struct FileStamp: Sendable, Equatable {
   package var size: Int64
   package var modified: Int64
+  /// Some process holds it open for writing: a file closed by one writer and still held by
+  /// another is not complete. Nil when that cannot be told (a file of another user, a
+  /// filesystem without leases).
+  package var openForWriting: Bool?
 
-  package init(size: Int64, modified: Int64) {
+  package init(size: Int64, modified: Int64, openForWriting: Bool? = nil) {
     self.size = size
     self.modified = modified
+    self.openForWriting = openForWriting
   }
 }

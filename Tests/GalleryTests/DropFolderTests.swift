@@ -107,6 +107,37 @@ struct DropFolderTests {
     #expect(watcher.stop() == 0)
   }
 
+  @Test("A file one writer closed while another descriptor still holds it open for writing waits for that one")
+  func heldByAnotherDescriptor() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let source = try setup.image("held.jpg", width: 1200, height: 900, seed: 6)
+    let target = setup.folder + "/held.jpg"
+    // The first half through one descriptor, closed (a close event); the rest through
+    // another, opened before and kept open for a second.
+    let writer = try TestProcess(
+      "python3",
+      [
+        "-c",
+        """
+        import sys, time
+        data = open(sys.argv[1], 'rb').read()
+        first = open(sys.argv[2], 'wb'); second = open(sys.argv[2], 'ab')
+        first.write(data[:len(data) // 2]); first.close()
+        time.sleep(1.0)
+        second.write(data[len(data) // 2:]); second.close()
+        """, source, target,
+      ])
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
+    usleep(700_000)
+    #expect(writer.isRunning)
+    #expect(try setup.items().map(\.state) == [.placeholder])
+    writer.wait()
+    watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
+    #expect(try setup.items().map(\.height) == [900])
+    #expect(watcher.stop() == 0)
+  }
+
   @Test("A file deleted half-written loses its placeholder; a non-image is rejected and left alone")
   func deletedAndRejected() throws {
     let setup = try DropFolderSetup()

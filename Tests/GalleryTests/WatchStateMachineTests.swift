@@ -26,8 +26,14 @@ struct WatchStateMachineTests {
       thumbnail: Thumbnail(data: Data([1, 2, 3]), fileExtension: "jpg"), original: original ? Data([9]) : nil)
   }
 
+  /// Stamps of files whose writers cannot be told (as on a filesystem without leases): they
+  /// settle.
   static let stamp = FileStamp(size: 100, modified: 1)
   static let changedStamp = FileStamp(size: 200, modified: 2)
+  /// A file no process holds open for writing any more: its writer is done.
+  static let doneStamp = FileStamp(size: 100, modified: 1, openForWriting: false)
+  /// A file another descriptor still holds open for writing.
+  static let heldStamp = FileStamp(size: 100, modified: 1, openForWriting: true)
 
   /// A machine and the world around it: the files' stamps now, what was asked, and the
   /// answers a watcher would give (saves take no time here; ids are p1, p2...).
@@ -81,10 +87,11 @@ struct WatchStateMachineTests {
       checkDeadline(now)
     }
 
-    /// A writer closes the file (as it is now: `stamp`).
-    mutating func close(_ path: String, at now: ContinuousClock.Instant) {
-      stamps[path] = WatchStateMachineTests.stamp
-      event(.closed(path: path, pair: 0, stamp: WatchStateMachineTests.stamp), at: now)
+    /// A writer closes the file (as it is now: `stamp`, by default still held by a writer
+    /// or not known to be free).
+    mutating func close(_ path: String, at now: ContinuousClock.Instant, stamp: FileStamp = WatchStateMachineTests.stamp) {
+      stamps[path] = stamp
+      event(.closed(path: path, pair: 0, stamp: stamp), at: now)
     }
 
     mutating func tick(_ now: ContinuousClock.Instant) {
@@ -166,6 +173,62 @@ struct WatchStateMachineTests {
     #expect(world.log.contains { if case .remember(path, path, 0, "sha256:a") = $0 { true } else { false } })
     #expect(world.machine.trackedCount == 0)
     #expect(world.machine.nextDeadline == nil)
+  }
+
+  @Test("A file its writer closed and no process holds open for writing is committed as soon as it is loaded")
+  func writerDone() {
+    var world = Harness()
+    let path = "/drop/a.jpg"
+    world.event(.created(path: path, pair: 0), at: at(0))
+    world.close(path, at: at(5), stamp: Self.doneStamp)
+    world.tick(at(30))
+    #expect(world.started == [path])
+    // No settle time: the commit follows the load.
+    world.finishLoad(path, .success(Self.image("sha256:a")), at: at(80))
+    #expect(world.examined == [[path]])
+    #expect(world.commits.flatMap(\.loaded).map(\.id) == ["p1"])
+    #expect(world.machine.trackedCount == 0)
+  }
+
+  @Test("A writer that opens the file again before the commit makes it settle again; what it wrote is what is committed")
+  func writerReopens() {
+    var world = Harness()
+    let path = "/drop/a.jpg"
+    world.close(path, at: at(0), stamp: Self.doneStamp)
+    world.tick(at(30))
+    // Opened again for writing while the first load ran (which began on the closed file):
+    // the stamp at the commit says so.
+    world.stamps[path] = FileStamp(size: 150, modified: 2, openForWriting: true)
+    world.started.removeAll()
+    world.event(.loaded(path: path, stamp: Self.doneStamp, outcome: .success(Self.image("sha256:part"))), at: at(60))
+    #expect(world.examined == [[path]])
+    #expect(world.commits.isEmpty)
+    // It is loaded again at once, but not committed while the writer holds it.
+    #expect(world.started == [path])
+    world.finishLoad(path, .success(Self.image("sha256:part")), at: at(100))
+    world.tick(at(260))
+    world.tick(at(460))
+    #expect(world.commits.isEmpty)
+    // The writer closes it: loaded again and committed.
+    world.close(path, at: at(500), stamp: FileStamp(size: 200, modified: 3, openForWriting: false))
+    world.finishLoad(path, .success(Self.image("sha256:whole")), at: at(530))
+    #expect(world.commits.flatMap(\.loaded).map(\.image.hash) == ["sha256:whole"])
+  }
+
+  @Test("A file still held open for writing is not committed while it is held, nor loaded again while unchanged")
+  func heldByAnotherWriter() {
+    var world = Harness()
+    let path = "/drop/a.jpg"
+    world.close(path, at: at(0), stamp: Self.heldStamp)
+    world.tick(at(30))
+    world.finishLoad(path, .success(Self.image("sha256:a")), at: at(60))
+    for now in stride(from: 200, through: 2000, by: 100) { world.tick(at(now)) }
+    #expect(world.commits.isEmpty)
+    #expect(world.started.isEmpty && world.log.filter { if case .load = $0 { true } else { false } }.count == 1)
+    // Its last writer closes it: committed at the next look.
+    world.close(path, at: at(2050), stamp: Self.doneStamp)
+    world.finishLoad(path, .success(Self.image("sha256:a")), at: at(2080))
+    #expect(world.commits.flatMap(\.loaded).map(\.image.hash) == ["sha256:a"])
   }
 
   @Test("A file written again after its load began is loaded again, and committed once")
@@ -529,7 +592,8 @@ struct WatchStateMachineTests {
           world.stamps[path] = Self.stamp
           world.event(.created(path: path, pair: 0), at: at(now))
         case 1:
-          world.stamps[path] = FileStamp(size: Int64(random.next() % 3), modified: 1)
+          world.stamps[path] = FileStamp(
+            size: Int64(random.next() % 3), modified: 1, openForWriting: [nil, false, true][Int(random.next() % 3)])
           world.event(.closed(path: path, pair: 0, stamp: world.stamps[path]!), at: at(now))
         case 2:
           world.stamps[path] = nil

@@ -14,6 +14,13 @@ int CGallerySystem_pipe_cloexec(int fds[2]);
 /// Clears O_NONBLOCK on `fd` (fcntl F_GETFL / F_SETFL).
 int CGallerySystem_clear_nonblock(int fd);
 
+/// Whether a descriptor of the regular file open on `fd` (read-only) is open for writing
+/// anywhere: 1 yes, 0 no, -1 when it cannot be told (a file of another user, a filesystem
+/// without leases). A read lease (F_SETLEASE F_RDLCK) is refused with EAGAIN exactly then;
+/// when granted it is released at once. A break of it while held signals SIGURG, whose
+/// default action is to ignore it (SIGIO's would end the process).
+int CGallerySystem_open_for_writing(int fd);
+
 /// The width of the terminal on `fd` in columns, or 0 when it is not one.
 int CGallerySystem_terminal_columns(int fd);
 

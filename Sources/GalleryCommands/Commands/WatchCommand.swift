@@ -15,9 +15,11 @@ struct WatchCommand: AsyncParsableCommand {
     discussion: """
       Whatever puts a file into DIR - a file manager, cp, mv, rsync, curl -o, a web \
       browser's download - drops it into DOC: a placeholder appears at the end of DOC at \
-      once, and when the file is complete (closed after writing, or renamed into DIR) and \
-      its size and modification time have not changed for the settle time, its image is \
-      committed where the placeholder stands then.
+      once, and when the file is complete (closed after writing, or renamed into DIR) its \
+      image is committed where the placeholder stands then: as soon as it is loaded when no \
+      process holds it open for writing any more, after the settle time unchanged when that \
+      cannot be told (a file of another user, a filesystem without leases). A file still \
+      held open for writing elsewhere waits until it is closed.
 
       Names writers use for unfinished files are ignored until renamed: hidden files \
       (rsync's .name.XXXXXX), *.part, *.crdownload, *.tmp, *.partial, *.download, *~. A file \
@@ -55,7 +57,10 @@ struct WatchCommand: AsyncParsableCommand {
   @Flag(help: "Import what is in DIR now, then exit.")
   var once = false
 
-  @Option(help: "Milliseconds a complete file must stay unchanged before it is loaded.")
+  @Option(
+    help:
+      "Milliseconds a complete file must stay unchanged before it is committed, when whether a writer still holds it cannot be told."
+  )
   var settle = 200
 
   @Option(

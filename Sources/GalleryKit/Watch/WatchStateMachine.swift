@@ -10,10 +10,13 @@ import GallerySystem
 /// another input. Time is given, never read, so tests drive it with a manual clock.
 ///
 /// A file's way: it appears (`writing`); once closed after writing or renamed in, it
-/// `settles` for the settle time; its load starts at once when it has a placeholder and a
-/// load slot is free (`loading`), and what the load found (`loaded`) is committed once the
-/// settle time has passed with the file unchanged since the load began (`examine`); a change
-/// means loading again. A file deleted or moved out is `gone`, and its placeholder goes.
+/// `settles`: not at all when no process holds it open for writing any more (its stamp
+/// says so), for the settle time when one does or that cannot be told; its load starts at
+/// once when it has a placeholder and a load slot is free (`loading`), and what the load
+/// found (`loaded`) is committed once the settle time is over with the file unchanged since
+/// the load began and no writer holding it (`examine`); a change means loading again, a
+/// writer still holding it means looking again later. A file deleted or moved out is
+/// `gone`, and its placeholder goes.
 package struct WatchStateMachine {
   package typealias Instant = ContinuousClock.Instant
 
@@ -234,29 +237,29 @@ package struct WatchStateMachine {
         track(File(path: path, pair: pair, phase: .writing))
       }
 
-    case .closed(let path, let pair, _):
+    case .closed(let path, let pair, let stamp):
       guard !stopping else { break }
       if var file = files[path] {
         switch file.phase {
         case .loading, .committing: break  // the stamp check after the load sees the change
         default:
-          file.phase = .settling(until: self.now + configuration.settle)
+          file.phase = .settling(until: settled(stamp))
           revive(file)
         }
       } else {
-        track(File(path: path, pair: pair, phase: .settling(until: self.now + configuration.settle)))
+        track(File(path: path, pair: pair, phase: .settling(until: settled(stamp))))
       }
 
-    case .found(let path, let pair, _):
+    case .found(let path, let pair, let stamp):
       guard !stopping else { break }
       if var file = files[path] {
         // Its close event may be among those an overflow lost: settle on what is there now.
         if case .writing = file.phase {
-          file.phase = .settling(until: self.now + configuration.settle)
+          file.phase = .settling(until: settled(stamp))
           files[path] = file
         }
       } else {
-        track(File(path: path, pair: pair, phase: .settling(until: self.now + configuration.settle)))
+        track(File(path: path, pair: pair, phase: .settling(until: settled(stamp))))
       }
 
     case .removed(let path, let movedOut):
@@ -410,6 +413,14 @@ package struct WatchStateMachine {
     return actions
   }
 
+  /// When a file closed or found with `stamp` may be committed: at once when no process
+  /// holds it open for writing any more (its writer is done: `cp`, a rename into the folder);
+  /// after the settle time when one still does, or when that cannot be told. A writer that
+  /// opens it again before the commit changes its stamp, and the file settles again.
+  private func settled(_ stamp: FileStamp) -> Instant {
+    stamp.openForWriting == false ? now : now + configuration.settle
+  }
+
   /// Asks to examine the loaded files whose settle time is over, when a commit is due: at
   /// once when no load is pending, else at most every `commitSpacing`.
   private mutating func commitIfDue() -> [Action] {
@@ -450,6 +461,13 @@ package struct WatchStateMachine {
       guard stamp == loadedStamp else {
         // Written again since the load began: load again once it settles.
         file.phase = stopping ? .gone : .settling(until: now + configuration.settle)
+        files[path] = file
+        continue
+      }
+      if stamp.openForWriting == true, !stopping {
+        // Unchanged, but a writer still holds it: what it writes next would be lost. Look
+        // again after the settle time (without loading again while nothing changes).
+        file.phase = .loaded(outcome, stamp: loadedStamp, until: now + configuration.settle)
         files[path] = file
         continue
       }
