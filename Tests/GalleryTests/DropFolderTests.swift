@@ -79,63 +79,47 @@ struct DropFolderTests {
     #expect(watcher.stop() == 0)
   }
 
-  @Test("A writer that writes in pieces with pauses stays pending until it closes")
-  func slowWriter() throws {
+  /// Runs a python `writer` (argv[1] the source image, argv[2] the file in the drop folder)
+  /// and checks that the file stays a placeholder while the writer runs, `pending` after
+  /// the placeholder, and is committed whole once it is done.
+  func expectPendingWhileWriting(_ writer: String, seed: Int, pending: UInt32) throws {
     let setup = try DropFolderSetup()
     let watcher = try setup.start()
-    let source = try setup.image("slow.jpg", width: 1200, height: 900, seed: 5)
-    let target = setup.folder + "/slow.jpg"
-    let writer = try TestProcess(
-      "python3",
-      [
-        "-c",
-        """
-        import sys, time
-        data = open(sys.argv[1], 'rb').read()
-        with open(sys.argv[2], 'wb') as f:
-            for i in range(4):
-                f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
-        """, source, target,
-      ])
+    let source = try setup.image("source.jpg", width: 1200, height: 900, seed: seed)
+    let process = try TestProcess("python3", ["-c", "import sys, time\n" + writer, source, setup.folder + "/photo.jpg"])
     watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
-    usleep(500_000)
-    #expect(writer.isRunning)
+    usleep(pending)
+    #expect(process.isRunning)
     #expect(try setup.items().map(\.state) == [.placeholder])
-    writer.wait()
+    process.wait()
     watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
-    #expect(try setup.items().first?.height == 900)
+    #expect(try setup.items().map(\.height) == [900])
     #expect(watcher.stop() == 0)
+  }
+
+  @Test("A writer that writes in pieces with pauses stays pending until it closes")
+  func slowWriter() throws {
+    try expectPendingWhileWriting(
+      """
+      data = open(sys.argv[1], 'rb').read()
+      with open(sys.argv[2], 'wb') as f:
+          for i in range(4):
+              f.write(data[i * len(data) // 4:(i + 1) * len(data) // 4]); f.flush(); time.sleep(0.4)
+      """, seed: 5, pending: 500_000)
   }
 
   @Test("A file one writer closed while another descriptor still holds it open for writing waits for that one")
   func heldByAnotherDescriptor() throws {
-    let setup = try DropFolderSetup()
-    let watcher = try setup.start()
-    let source = try setup.image("held.jpg", width: 1200, height: 900, seed: 6)
-    let target = setup.folder + "/held.jpg"
     // The first half through one descriptor, closed (a close event); the rest through
     // another, opened before and kept open for a second.
-    let writer = try TestProcess(
-      "python3",
-      [
-        "-c",
-        """
-        import sys, time
-        data = open(sys.argv[1], 'rb').read()
-        first = open(sys.argv[2], 'wb'); second = open(sys.argv[2], 'ab')
-        first.write(data[:len(data) // 2]); first.close()
-        time.sleep(1.0)
-        second.write(data[len(data) // 2:]); second.close()
-        """, source, target,
-      ])
-    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
-    usleep(700_000)
-    #expect(writer.isRunning)
-    #expect(try setup.items().map(\.state) == [.placeholder])
-    writer.wait()
-    watcher.waitFor("the commit") { $0.contains { $0.event == "committed" } }
-    #expect(try setup.items().map(\.height) == [900])
-    #expect(watcher.stop() == 0)
+    try expectPendingWhileWriting(
+      """
+      data = open(sys.argv[1], 'rb').read()
+      first = open(sys.argv[2], 'wb'); second = open(sys.argv[2], 'ab')
+      first.write(data[:len(data) // 2]); first.close()
+      time.sleep(1.0)
+      second.write(data[len(data) // 2:]); second.close()
+      """, seed: 6, pending: 700_000)
   }
 
   @Test("A file deleted half-written loses its placeholder; a non-image is rejected and left alone")
