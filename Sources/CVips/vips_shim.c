@@ -21,6 +21,12 @@
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
 #undef DECLARE
 
+// Declared in vips/vector.h, which vips.h does not include; looked up optionally: a libvips
+// built without Orc (newer ones vectorise with Highway) may not export them.
+typedef void (*vector_set_enabled_fn)(gboolean enabled);
+typedef gboolean (*vector_isenabled_fn)(void);
+static vector_isenabled_fn vector_isenabled;
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static char load_error[512];
@@ -45,6 +51,15 @@ static void load(void) {
     snprintf(load_error, sizeof load_error, "vips_init failed: %s", vips.vips_error_buffer());
     return;
   }
+  // Orc, the run-time code generator libvips vectorises some operations with (the vertical
+  // reduce of every thumbnail), frees its code memory without its lock in the Orc Debian 12
+  // ships (0.4.33): two images thumbnailed at once in one process can then run code another
+  // thread overwrote (a drop crashed so, once in about 10,000 images; scripts/orc-race shows
+  // it within minutes). The plain C paths cost a few percent more CPU on a thumbnail, and a
+  // JIT is one less thing exposed to hostile images.
+  vector_set_enabled_fn set_enabled = (vector_set_enabled_fn)dlsym(library, "vips_vector_set_enabled");
+  vector_isenabled = (vector_isenabled_fn)dlsym(library, "vips_vector_isenabled");
+  if (set_enabled) set_enabled(FALSE);
   // Gallery never repeats an operation on the same input: the cache would only cost memory.
   vips.vips_cache_set_max(0);
   // Loaders for exotic formats are fuzzed less upstream; dropped files are untrusted.
@@ -60,6 +75,7 @@ int CVips_load(void) {
 }
 
 const char *CVips_load_error(void) { return load_error; }
+int CVips_vector_enabled(void) { return vector_isenabled ? vector_isenabled() : 0; }
 const char *CVips_error_buffer(void) { return vips.vips_error_buffer(); }
 void CVips_error_clear(void) { vips.vips_error_clear(); }
 

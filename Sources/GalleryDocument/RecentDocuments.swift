@@ -41,8 +41,11 @@ public enum RecentDocuments {
     guard let lock = try? FileHandleFD(path: file + ".lock", flags: O_RDWR | O_CREAT, mode: 0o600),
       (try? lock.lockExclusive()) != nil
     else { return }
-    var paths = list()
+    let before = list()
+    var paths = before
     change(&paths)
+    // Most commands name the document they named last: nothing to write (and sync).
+    guard paths != before else { return }
     let text = paths.prefix(limit).map { $0 + "\n" }.joined()
     try? FileSystem.writeAtomically(Data(text.utf8), to: file, mode: 0o600)
     withExtendedLifetime(lock) {}

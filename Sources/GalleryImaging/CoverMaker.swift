@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GallerySystem
+import Synchronization
 
 /// Makes a document's cover: a 2x2 mosaic of its first thumbnails, grey where there are
 /// fewer than four.
@@ -8,8 +9,33 @@ public enum CoverMaker {
   public static let tilesAcross = 2
 
   public static func cover(from thumbnails: [Data], tileSize: Int = 128, quality: Int = 80) throws -> Data {
-    try mosaic(from: thumbnails, tileSize: tileSize, suffix: ".jpg[Q=\(quality),strip]")
+    let suffix = ".jpg[Q=\(quality),strip]"
+    let inputs = Array(thumbnails.prefix(tilesAcross * tilesAcross))
+    if let prepared = prepared.withLock({
+      $0?.inputs == inputs && $0?.tileSize == tileSize && $0?.suffix == suffix ? $0?.cover : nil
+    }) {
+      return prepared
+    }
+    return try mosaic(from: inputs, tileSize: tileSize, suffix: suffix)
   }
+
+  /// Makes the cover of these thumbnails ahead of the save that will need it (a drop does,
+  /// while its last images load, so that its commit does not): `cover(from:)` returns it when
+  /// asked for exactly these bytes. One is kept, the last prepared.
+  public static func prepare(from thumbnails: [Data], tileSize: Int = 128, quality: Int = 80) {
+    let suffix = ".jpg[Q=\(quality),strip]"
+    let inputs = Array(thumbnails.prefix(tilesAcross * tilesAcross))
+    guard let cover = try? mosaic(from: inputs, tileSize: tileSize, suffix: suffix) else { return }
+    prepared.withLock { $0 = Prepared(inputs: inputs, tileSize: tileSize, suffix: suffix, cover: cover) }
+  }
+
+  private struct Prepared {
+    var inputs: [Data]
+    var tileSize: Int
+    var suffix: String
+    var cover: Data
+  }
+  private static let prepared = Mutex<Prepared?>(nil)
 
   /// The mosaic at another size, encoded as the suffix says (".png", ".jpg", ...): for
   /// file-manager thumbnailers, which ask for a size and want PNG.

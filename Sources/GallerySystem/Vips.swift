@@ -41,6 +41,10 @@ package enum VipsRuntime {
   package static func start() throws {
     guard started else { throw VipsError(operation: "loading libvips", message: String(cString: CVips_load_error())) }
   }
+
+  /// Whether libvips runs code generated at run time (Orc): never once started, because the
+  /// Orc of Debian 12 is not thread-safe where Gallery needs it to be.
+  package static var generatesCode: Bool { CVips_vector_enabled() != 0 }
 }
 
 /// Owns one `VipsImage` reference and drops it on deinit.

@@ -92,4 +92,23 @@ struct ImageTests {
     #expect(empty.width == 256 && empty.height == 256)
     #expect(cover.hash != empty.hash)
   }
+
+  @Test("Images thumbnailed at once in one process come out as they do one by one, with no generated code")
+  func parallelThumbnails() async throws {
+    let images = try (1...8).map { try FixtureImage.make(width: 900 + 37 * $0, height: 700, seed: $0) }
+    let serial = try images.map { try ImageProcessor.process($0, options: ImageOptions()).thumbnail.data }
+    // Orc's code memory is not thread-safe in Debian 12: libvips must not run generated code.
+    #expect(!VipsRuntime.generatesCode)
+    for _ in 0..<4 {
+      let parallel = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+        for (index, image) in images.enumerated() {
+          group.addTask { (index, try ImageProcessor.process(image, options: ImageOptions()).thumbnail.data) }
+        }
+        var thumbnails = [Data](repeating: Data(), count: images.count)
+        for try await (index, data) in group { thumbnails[index] = data }
+        return thumbnails
+      }
+      #expect(parallel == serial)
+    }
+  }
 }

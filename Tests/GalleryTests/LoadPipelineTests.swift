@@ -99,4 +99,40 @@ struct LoadPipelineTests {
     #expect(items.map(\.id) == report.committed.map(\.id))
     #expect(items.allSatisfy { $0.state == .ready })
   }
+
+  @Test("The cover's thumbnails are known once the dropped images among them have loaded, in the document's order")
+  func coverPlan() {
+    let stored = Data("stored".utf8)
+    #expect(CoverPlan(slots: [.stored(stored)]) == nil, "a drop that does not reach the cover needs none")
+    var plan = CoverPlan(slots: [.stored(stored), .dropped(index: 3, thumbnail: nil), .dropped(index: 0, thumbnail: nil)])!
+    let thumbnail = Self.image.thumbnail.data
+    #expect(plan.record(1, .loaded(Self.image)) == nil, "not on the cover")
+    #expect(plan.record(0, .loaded(Self.image)) == nil, "image 3 is still loading")
+    #expect(plan.record(3, .loaded(Self.image)) == [stored, thumbnail, thumbnail])
+
+    var failing = CoverPlan(slots: [.dropped(index: 0, thumbnail: nil), .dropped(index: 1, thumbnail: nil)])!
+    #expect(failing.record(1, .failed(DropFailure(source: "b", reason: "x"))) == nil)
+    #expect(failing.record(0, .loaded(Self.image)) == nil, "a failed image leaves no guess")
+  }
+
+  @Test("A cover made ahead is used only for exactly its thumbnails; the drop's cover is the one made from scratch")
+  func coverAhead() async throws {
+    let thumbnails = try (1...4).map {
+      try ImageProcessor.process(try FixtureImage.make(width: 300, height: 200, seed: $0), options: .init()).thumbnail.data
+    }
+    let fresh = try CoverMaker.mosaic(from: thumbnails, tileSize: 128, suffix: ".jpg[Q=80,strip]")
+    CoverMaker.prepare(from: thumbnails)
+    #expect(try CoverMaker.cover(from: thumbnails) == fresh)
+    #expect(try CoverMaker.cover(from: Array(thumbnails.reversed())) != fresh)
+
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let sources = try work.images(6, width: 900, height: 600).map { DropSource(given: $0, location: .file(path: $0)) }
+    var options = DropOptions()
+    options.parallelism = 2
+    _ = try await ImageDrop.drop(sources, into: document, options: options)
+    let opened = try GalleryDocument.open(document)
+    let first = try opened.model.items.prefix(4).map { try opened.thumbnail(of: $0) }
+    #expect(try opened.cover() == CoverMaker.mosaic(from: first, tileSize: 128, suffix: ".jpg[Q=80,strip]"))
+  }
 }

@@ -13,6 +13,8 @@
 /// CVips_load_error() says why.
 int CVips_load(void);
 const char *CVips_load_error(void);
+/// Whether libvips runs Orc-generated code (never once loaded: see vips_shim.c).
+int CVips_vector_enabled(void);
 
 /// The process-global error buffer (copy it at once) and its reset.
 const char *CVips_error_buffer(void);

@@ -110,6 +110,7 @@ enum LoadPipeline {
   private enum Event: Sendable {
     case outcome(Int, LoadOutcome)
     case due
+    case coverPrepared
   }
 
   /// Loads `sources`, saving their placeholders with `savePlaceholders` (which returns their
@@ -134,6 +135,7 @@ enum LoadPipeline {
       // Local files load while the placeholders are saved; downloads wait for them.
       while started < sources.count, running < window, !sources[started].isWeb { startNext() }
       let (ids, placeholderSave) = try savePlaceholders()
+      var cover = CoverPlan(document: path, dropped: ids)
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
       var report = DropReport()
       var timerSet = false
@@ -186,8 +188,17 @@ enum LoadPipeline {
           running -= 1
           batch.record(index, outcome)
           progress(batch.arrived, sources.count)
+          // The cover is made while the last images load, not in the commit after them.
+          if let thumbnails = cover?.record(index, outcome), batch.arrived < sources.count {
+            group.addTask {
+              await loader.prepareCover(from: thumbnails)
+              return .coverPrepared
+            }
+          }
         case .due:
           timerSet = false
+        case .coverPrepared:
+          break
         }
       }
     }
@@ -217,6 +228,68 @@ enum LoadPipeline {
     }
     report.committed += committed
     report.cancelled += taken.cancelled.count
+  }
+}
+
+/// Which thumbnails the document's cover will show once a drop's images are in: the
+/// thumbnails of the first ready items, counting the drop's placeholders as ready. Known as
+/// soon as the images among them have loaded, so that the cover can be made ahead of the
+/// commit (a guess: the commit uses it only when the thumbnails turn out the same).
+struct CoverPlan {
+  enum Slot {
+    case stored(Data)
+    case dropped(index: Int, thumbnail: Data?)
+  }
+
+  private(set) var slots: [Slot]
+
+  /// Nil when the drop does not change the cover, or the document cannot be read.
+  init?(document path: String, dropped ids: [String]) {
+    guard let document = try? GalleryDocument.open(path) else { return nil }
+    let dropped = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+    func droppedIndex(_ item: Item) -> Int? { item.state == .placeholder ? dropped[item.id] : nil }
+    var shown: [Item] = []
+    for item in document.model.items where item.state == .ready || droppedIndex(item) != nil {
+      shown.append(item)
+      if shown.count == CoverMaker.tilesAcross * CoverMaker.tilesAcross { break }
+    }
+    guard shown.contains(where: { droppedIndex($0) != nil }) else { return nil }
+    var slots: [Slot] = []
+    for item in shown {
+      if let index = droppedIndex(item) {
+        slots.append(.dropped(index: index, thumbnail: nil))
+      } else {
+        guard let thumbnail = try? document.thumbnail(of: item) else { return nil }
+        slots.append(.stored(thumbnail))
+      }
+    }
+    self.init(slots: slots)
+  }
+
+  init?(slots: [Slot]) {
+    guard slots.contains(where: { if case .dropped = $0 { true } else { false } }) else { return nil }
+    self.slots = slots
+  }
+
+  /// Records a load; returns the cover's thumbnails when this load was the last one they
+  /// waited for. A failed or cancelled image among them means no guess.
+  mutating func record(_ index: Int, _ outcome: LoadOutcome) -> [Data]? {
+    guard let slot = slots.firstIndex(where: { if case .dropped(index, _) = $0 { true } else { false } }) else {
+      return nil
+    }
+    guard case .loaded(let image) = outcome else {
+      slots = []
+      return nil
+    }
+    slots[slot] = .dropped(index: index, thumbnail: image.thumbnail.data)
+    var thumbnails: [Data] = []
+    for slot in slots {
+      switch slot {
+      case .stored(let data), .dropped(_, .some(let data)): thumbnails.append(data)
+      case .dropped(_, nil): return nil
+      }
+    }
+    return thumbnails
   }
 }
 

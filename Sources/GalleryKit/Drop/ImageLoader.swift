@@ -87,6 +87,11 @@ public final class ImageLoader: Sendable {
     }
   }
 
+  /// Makes a cover ahead of the save that needs it, on the decoding threads.
+  func prepareCover(from thumbnails: [Data]) async {
+    try? await decoding.runIfActive { CoverMaker.prepare(from: thumbnails) }
+  }
+
   private func decode(_ source: DropSource, _ work: @escaping @Sendable () throws -> ProcessedImage) async -> LoadOutcome {
     guard !Task.isCancelled else { return .cancelled }
     do {
