@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 // The libvips functions Gallery uses, typed after their declarations. The names are only
 // used inside __typeof__, so nothing here links against libvips.
@@ -15,7 +17,8 @@
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_bandjoin) \
-  X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity)
+  X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity) \
+  X(vips_version)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -30,6 +33,37 @@ static vector_isenabled_fn vector_isenabled;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static char load_error[512];
+
+// libvips loads every module in its modules folder when it starts: HEIF, JPEG XL, ImageMagick,
+// OpenSlide and PDF, each with its libraries (about 25 ms of a command's start-up). All but
+// HEIF are loaders libvips marks untrusted, which Gallery blocks. Started by `gallery`
+// (CVips_prepare_environment), libvips looks for modules where there are none, and the HEIF
+// module alone is loaded from the folder beside libvips.
+static void load_heif_module(void *library) {
+  // GModule comes with libvips (Gallery links only GObject): found among its dependencies.
+  __typeof__(&g_module_open) open_module = (__typeof__(&g_module_open))dlsym(library, "g_module_open");
+  __typeof__(&g_module_make_resident) make_resident =
+      (__typeof__(&g_module_make_resident))dlsym(library, "g_module_make_resident");
+  if (!open_module || !make_resident) return;
+  Dl_info info;
+  if (!dladdr((void *)vips.vips_init, &info) || !info.dli_fname) return;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash) return;
+  char path[4096];
+  int length = snprintf(path, sizeof path, "%.*s/vips-modules-%d.%d/vips-heif.so", (int)(slash - info.dli_fname),
+                        info.dli_fname, vips.vips_version(0), vips.vips_version(1));
+  if (length <= 0 || (size_t)length >= sizeof path) return;
+  // As libvips loads its modules: types it registers cannot be unloaded.
+  GModule *module = open_module(path, G_MODULE_BIND_LAZY);
+  if (module) make_resident(module);
+}
+
+void CVips_prepare_environment(int keep_warnings) {
+  // Both must be set before any thread runs: setenv races with every getenv. libvips itself
+  // sets VIPSHOME while it starts unless it is set already.
+  if (!keep_warnings) setenv("VIPS_WARNING", "0", 0);
+  setenv("VIPSHOME", CVIPS_HOME_WITHOUT_MODULES, 0);
+}
 
 static void load(void) {
   const char *names[] = {"libvips.so.42", "libvips.so"};
@@ -51,6 +85,8 @@ static void load(void) {
     snprintf(load_error, sizeof load_error, "vips_init failed: %s", vips.vips_error_buffer());
     return;
   }
+  const char *home = getenv("VIPSHOME");
+  if (home && strcmp(home, CVIPS_HOME_WITHOUT_MODULES) == 0) load_heif_module(library);
   // Orc, the run-time code generator libvips vectorises some operations with (the vertical
   // reduce of every thumbnail), frees its code memory without its lock in the Orc Debian 12
   // ships (0.4.33): two images thumbnailed at once in one process can then run code another

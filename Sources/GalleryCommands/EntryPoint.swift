@@ -15,6 +15,7 @@ extension Gallery {
   /// (`gallery: ...` on standard error) and its documented exit status. Help, versions and
   /// completion scripts go to standard output with status 0.
   public static func runFromCommandLine() async {
+    VipsRuntime.prepareProcess()
     let arguments = Array(CommandLine.arguments.dropFirst())
     guard !arguments.isEmpty else {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")

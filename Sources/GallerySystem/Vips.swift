@@ -29,14 +29,21 @@ package enum VipsRuntime {
   /// whole): `DecodeMemory` refuses more.
   package static let decodeMemoryLimit = 384 << 20
 
-  private static let started: Bool = {
-    // Decode problems reach the user as errors naming the file; libvips' own warnings on
-    // stderr would only repeat them without the name. GALLERY_VIPS_WARNINGS=1 keeps them.
-    if ProcessInfo.processInfo.environment["GALLERY_VIPS_WARNINGS"] == nil {
-      setenv("VIPS_WARNING", "0", 0)
-    }
-    return CVips_load() == 0
-  }()
+  private static let started: Bool = CVips_load() == 0
+
+  /// The VIPSHOME `prepareProcess` sets: a prefix with no modules folder.
+  package static let homeWithoutModules = CVIPS_HOME_WITHOUT_MODULES
+
+  /// Run by the `gallery` executable before anything else, while it has one thread (setenv
+  /// races with every getenv): decode problems reach the user as errors naming the file, so
+  /// libvips' own warnings on stderr, which would only repeat them without the name, are
+  /// hidden (GALLERY_VIPS_WARNINGS=1 keeps them); and libvips loads only its HEIF module,
+  /// not those whose loaders Gallery blocks (about 25 ms less start-up). A VIPSHOME set
+  /// before (by the user, or inherited from a process that runs libvips, which sets it) is
+  /// kept, and libvips then loads all its modules as usual.
+  package static func prepareProcess() {
+    CVips_prepare_environment(getenv("GALLERY_VIPS_WARNINGS") != nil ? 1 : 0)
+  }
 
   package static func start() throws {
     guard started else { throw VipsError(operation: "loading libvips", message: String(cString: CVips_load_error())) }

@@ -14,6 +14,8 @@ public enum FixtureImage {
     case webp = ".webp"
     case gif = ".gif"
     case tiff = ".tif"
+    /// HEIF with AV1 inside: what libvips' HEIF module reads, the one module Gallery loads.
+    case avif = ".avif"
   }
 
   /// A w x h image (as stored, before any orientation) of smooth noise.

@@ -79,6 +79,22 @@ struct DocumentCommandTests {
 
 @Suite("gallery drop")
 struct DropCommandTests {
+  @Test("The binary reads HEIF (the one libvips module it loads) and refuses PDF, whose loader is blocked, as not an image")
+  func heifThroughTheBinary() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let avif = try work.image("photo.avif", width: 320, height: 240, format: .avif)
+    let pdf = try work.write(
+      "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
+      to: "page.pdf")
+    let result = try Run.gallery(["drop", document, avif, pdf])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("page.pdf: not an image"))
+    let items = try Listing.of(document).items
+    #expect(items.count == 1)
+    #expect(items.first?.format == "heif" && items.first?.width == 320 && items.first?.height == 240)
+  }
+
   @Test("Drops land at --at in the order given; past the end means the end")
   func positions() throws {
     let work = try TestWorkspace()

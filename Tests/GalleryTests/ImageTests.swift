@@ -32,9 +32,8 @@ struct ImageTests {
     #expect(image.width == 500 && image.height == 400)
     #expect(
       image.format
-        == ["jpeg": "jpeg", "png": "png", "webp": "webp", "gif": "gif", "tiff": "tiff"][
-          String(format.rawValue.dropFirst()).replacingOccurrences(of: "jpg", with: "jpeg").replacingOccurrences(
-            of: "tif", with: "tiff")])
+        == [FixtureImage.Format.jpeg: "jpeg", .png: "png", .webp: "webp", .gif: "gif", .tiff: "tiff", .avif: "heif"][
+          format])
     #expect(image.thumbnail.fileExtension == "jpg")
     #expect(image.hash == contentHash(of: data))
     #expect(image.hash.count == "sha256:".count + 64)

@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include <vips/vips.h>
 
+/// What VIPSHOME is set to by CVips_prepare_environment: a prefix with no modules folder.
+#define CVIPS_HOME_WITHOUT_MODULES "/proc/self/gallery-loads-only-the-vips-heif-module"
+/// For the `gallery` executable, first thing, before any thread starts: hides libvips'
+/// warnings unless `keep_warnings`, and makes libvips load only its HEIF module (the others
+/// hold loaders Gallery blocks) unless VIPSHOME is set already.
+void CVips_prepare_environment(int keep_warnings);
 /// Loads libvips and starts it (vips_init) once; 0 on success. On failure,
 /// CVips_load_error() says why.
 int CVips_load(void);

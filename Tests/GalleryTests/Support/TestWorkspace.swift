@@ -88,7 +88,12 @@ enum Run {
   /// the real home.
   static let isolatedHome: [String: String] = {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-tests-home-\(getpid())").path
-    return ["XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache"]
+    return [
+      "XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache",
+      // libvips in this process set VIPSHOME (it does when it starts); the binary must start
+      // libvips as it does for a user, whose environment has none.
+      "VIPSHOME": VipsRuntime.homeWithoutModules,
+    ]
   }()
 
   /// How long one program may run before the tests kill it and record a failure: a hang
@@ -161,6 +166,7 @@ struct Listing: Decodable {
     var aspectRatio: Double
     var width: Int?
     var height: Int?
+    var format: String?
     var thumbnail: String?
   }
   var title: String
