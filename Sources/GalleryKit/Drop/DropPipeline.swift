@@ -246,7 +246,7 @@ struct CoverPlan {
   /// Nil when the drop does not change the cover, or the document cannot be read.
   init?(document path: String, dropped ids: [String]) {
     guard let document = try? GalleryDocument.open(path) else { return nil }
-    let dropped = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+    let dropped = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     func droppedIndex(_ item: Item) -> Int? { item.state == .placeholder ? dropped[item.id] : nil }
     var shown: [Item] = []
     for item in document.model.items where item.state == .ready || droppedIndex(item) != nil {
