@@ -112,7 +112,8 @@ package enum ChildProcess {
     stdin: Int32, stdout: Int32, stderr: Int32, newSession: Bool = false
   ) throws(Failure) -> pid_t {
     let cArguments = argv.map { strdup($0) } + [nil]
-    let cEnvironment = environment.map { $0.map { strdup($0) } + [nil] }
+    let given = environment ?? VipsRuntime.environmentForChildren(Self.currentEnvironment)
+    let cEnvironment = given.map { $0.map { strdup($0) } + [nil] }
     defer { for pointer in cArguments + (cEnvironment ?? []) { free(pointer) } }
     var pid: Int32 = 0
     let session: Int32 = newSession ? 1 : 0
@@ -124,6 +125,17 @@ package enum ChildProcess {
       }
     guard result == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(result)))") }
     return pid
+  }
+
+  /// This process's environment, `KEY=VALUE` a string.
+  private static var currentEnvironment: [String] {
+    var entries: [String] = []
+    var pointer = Glibc.environ
+    while let entry = pointer.pointee {
+      entries.append(String(cString: entry))
+      pointer += 1
+    }
+    return entries
   }
 
   /// How a bounded wait for a child ended.

@@ -45,6 +45,15 @@ package enum VipsRuntime {
     CVips_prepare_environment(getenv("GALLERY_VIPS_WARNINGS") != nil ? 1 : 0)
   }
 
+  /// The environment a child process gets (`KEY=VALUE`): ours without the VIPSHOME that
+  /// `prepareProcess` set, which would keep a program the child starts (an image viewer that
+  /// runs libvips) from finding libvips' modules. Nil when there is nothing to take out.
+  package static func environmentForChildren(_ environment: [String]) -> [String]? {
+    let ours = "VIPSHOME=" + homeWithoutModules
+    guard environment.contains(ours) else { return nil }
+    return environment.filter { $0 != ours }
+  }
+
   package static func start() throws {
     guard started else { throw VipsError(operation: "loading libvips", message: String(cString: CVips_load_error())) }
   }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GallerySystem
+
 @Suite("Desktop integration: make install, MIME type, .desktop, thumbnailer")
 struct DesktopIntegrationTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -81,10 +83,11 @@ struct DesktopIntegrationTests {
       atPath: "/usr/share/mime/packages/freedesktop.org.xml", toPath: share + "/mime/packages/freedesktop.org.xml")
     #expect(try Run.program("update-mime-database", [share + "/mime"]).status == 0)
     #expect(try Run.program("update-desktop-database", [share + "/applications"]).status == 0)
-    // A "browser" that writes down the address it is given.
+    // A "browser" that writes down the address it is given, and the VIPSHOME it inherits.
     let opened = work.path("opened")
     let browser = work.path("browser")
-    try "#!/bin/sh\necho \"$1\" > \(opened)\n".write(toFile: browser, atomically: true, encoding: .utf8)
+    try "#!/bin/sh\necho \"${VIPSHOME-unset}\" > \(opened).vipshome\necho \"$1\" > \(opened)\n".write(
+      toFile: browser, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
     let runtime = work.path("runtime")
     try FileManager.default.createDirectory(
@@ -94,6 +97,8 @@ struct DesktopIntegrationTests {
       "HOME": work.path("home"), "PATH": destination + "/usr/bin:/usr/bin:/bin", "XDG_DATA_DIRS": share,
       "XDG_DATA_HOME": work.path("empty"), "XDG_STATE_HOME": work.path("state"), "XDG_RUNTIME_DIR": runtime,
       "BROWSER": browser,
+      // What gallery sets for its own libvips, never for the programs it starts.
+      "VIPSHOME": VipsRuntime.homeWithoutModules,
     ]
     let gio = try Run.program("gio", ["open", document], environment: environment)
     #expect(gio.status == 0, "\(gio.stderr)")
@@ -103,6 +108,7 @@ struct DesktopIntegrationTests {
       if address.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
     }
     #expect(address.hasPrefix("http://127.0.0.1:") && address.contains("/d/") && address.contains("?token="), "\(address)")
+    #expect(try String(contentsOfFile: opened + ".vipshome", encoding: .utf8) == "unset\n")
     // The server `open` started answers (the token becomes a cookie), and is stopped here.
     let answer = try Run.program("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", address])
     #expect(answer.stdout == "303", "\(answer.stdout)\(answer.stderr)")

@@ -110,4 +110,11 @@ struct ImageTests {
       #expect(parallel == serial)
     }
   }
+
+  @Test("Child processes do not inherit the VIPSHOME gallery sets for its own libvips; one the user set, they do")
+  func childEnvironment() {
+    let ours = "VIPSHOME=" + VipsRuntime.homeWithoutModules
+    #expect(VipsRuntime.environmentForChildren(["PATH=/usr/bin", ours, "HOME=/root"]) == ["PATH=/usr/bin", "HOME=/root"])
+    #expect(VipsRuntime.environmentForChildren(["PATH=/usr/bin", "VIPSHOME=/opt/vips"]) == nil)
+  }
 }
