@@ -32,6 +32,23 @@ package enum DocumentArchive {
   /// The largest data an entry of this name may hold, or nil for names the model never
   /// refers to (skipped, never read).
   package static func sizeLimit(of name: String) -> Int64? {
+    // An index names 100,000 entries: an ASCII name (all of ours) is compared as bytes,
+    // which for ASCII without a carriage return is what comparing Characters means.
+    let utf8 = name.utf8
+    guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return sizeLimit(comparingCharacters: name) }
+    func starts(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
+    if starts(thumbnailFolder) || utf8.elementsEqual(coverEntry.utf8) { return thumbnailSizeLimit }
+    if starts(journalFolder) || utf8.elementsEqual(modelEntry.utf8) || utf8.elementsEqual(ArchiveIndex.name.utf8) {
+      return modelSizeLimit
+    }
+    if starts(originalsFolder) { return originalSizeLimit }
+    if utf8.elementsEqual(ArchiveTrailer.name.utf8) { return Int64(ArchiveTrailer.blockLimit) * 512 }
+    if utf8.elementsEqual(mimetypeEntry.utf8) { return 256 }
+    return nil
+  }
+
+  /// The same rule on Characters, for names that are not plain ASCII.
+  package static func sizeLimit(comparingCharacters name: String) -> Int64? {
     if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name { return modelSizeLimit }
     if name == ArchiveTrailer.name { return Int64(ArchiveTrailer.blockLimit) * 512 }
     if name == mimetypeEntry { return 256 }
@@ -138,7 +155,7 @@ package enum DocumentArchive {
     let fileSize = try regularFileSize(file)
     let trailer = try trailer(of: file)
     guard let indexOffset = trailer.index else { throw IndexMismatch("no index") }
-    let index: ArchiveIndex
+    var index: ArchiveIndex
     do {
       let indexReader = try reader(at: indexOffset, of: file)
       guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
@@ -158,10 +175,15 @@ package enum DocumentArchive {
     }
     var scan = EntryScan(fileSize: fileSize)
     scan.model = ReplayingModel(checkpoint)
-    scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
     scan.revisions = index.revisions
     scan.liveBytes = index.liveBytes
     scan.journal = JournalScan(checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history)
+    // Handed over, not shared: the scan adds to them, and a shared dictionary of 100,000
+    // names would be copied whole.
+    var entries: [String: EntryLocation] = [:]
+    swap(&entries, &index.entries)
+    scan.committed = .init(entries: entries, end: indexOffset, revision: checkpoint.revision)
+    entries = [:]
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
     let tailReader = try reader(at: indexOffset, of: file)
@@ -507,7 +529,9 @@ package enum DocumentArchive {
     else {
       throw ArchiveError(status: -30, message: "no entry at offset \(location.offset)", operation: "reading an entry")
     }
-    return try reader.readData(size: entry.size, limit: limit)
+    // Read into one buffer of its size: a location lies inside the file (a scan found it,
+    // or an index that was checked against the file placed it there).
+    return try reader.readData(size: entry.size, limit: limit, available: location.span)
   }
 
   // MARK: - Writing
@@ -561,7 +585,6 @@ package enum DocumentArchive {
       ).encode()
       try writer.write(name: ArchiveIndex.name, data: data, modified: layout.model.modified)
     }
-    layout.entries = writer.entries
     layout.countedLiveBytes = writer.liveBytes
     // The trailer's summary counts the trailer itself: its size is found by trying.
     let offset = writer.offset

@@ -178,7 +178,12 @@ public struct HandleList<Element: KeyedElement>: Sendable {
     return Int32(storage.count - 1)
   }
 
-  var elements: [Element] { order.map { storage[Int($0)] } }
+  /// The list in order: the stored elements themselves (shared, not copied) when nothing
+  /// was replayed on them, as after opening at a checkpoint.
+  var elements: [Element] {
+    if storage.count == order.count, order.elementsEqual(0..<Int32(order.count)) { return storage }
+    return order.map { storage[Int($0)] }
+  }
   var keys: Set<String> { Set(order.lazy.map { storage[Int($0)].key }) }
 }
 

@@ -67,7 +67,7 @@ public enum ModelValidation {
     require((0...36500).contains(settings.historyDays), "the history's day count is out of range")
     if let revisionID = model.revisionID { require(isRevisionID(revisionID), "the revision id is not 32 hex digits") }
 
-    var ids = Set<String>()
+    var ids = Set<String>(minimumCapacity: model.items.count + model.trash.count)
     for item in model.items {
       problems += self.problems(of: item)
       require(ids.insert(item.id).inserted, "item id \(quoted(item.id)) is used more than once")
@@ -82,7 +82,7 @@ public enum ModelValidation {
     let offers = model.moveOffers ?? []
     require(offers.count <= MoveOffer.maxOffers, "more than \(MoveOffer.maxOffers) move offers")
     for offer in offers {
-      require(offer.token.utf8.count == 32 && isHex(offer.token.utf8, count: 32), "a move offer's token is not 32 hex digits")
+      require(utf8(offer.token) { isHex($0, count: 32) }, "a move offer's token is not 32 hex digits")
       require(offer.ids.count <= 100_000 && offer.ids.allSatisfy(isValidID), "a move offer names an invalid id")
       require(Limits.dates.contains(offer.created), "a move offer's date is out of range")
     }
@@ -154,8 +154,9 @@ public enum ModelValidation {
 
   /// 1 to 32 of `[A-Za-z0-9_-]`, not all digits (a number is a position), not starting with
   /// `-` (an option). Ids become file names: they can hold no separator and no dot.
-  public static func isValidID(_ id: String) -> Bool {
-    let bytes = id.utf8
+  public static func isValidID(_ id: String) -> Bool { utf8(id, isValidID) }
+
+  private static func isValidID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard (1...Limits.idBytes).contains(bytes.count), bytes.first != UInt8(ascii: "-") else { return false }
     var letter = false
     for byte in bytes {
@@ -170,45 +171,59 @@ public enum ModelValidation {
   }
 
   /// 32 lower-case hex digits: a random 128-bit revision identity.
-  public static func isRevisionID(_ text: String) -> Bool { isHex(text.utf8, count: 32) }
+  public static func isRevisionID(_ text: String) -> Bool { utf8(text) { isHex($0, count: 32) } }
 
   /// `sha256:` and 64 lower-case hex digits.
   public static func isContentHash(_ text: String) -> Bool {
-    text.hasPrefix("sha256:") && isHex(text.utf8.dropFirst(7), count: 64)
+    utf8(text) { bytes in
+      bytes.count == 71 && hasPrefix(bytes, "sha256:") && isHex(UnsafeBufferPointer(rebasing: bytes[7...]), count: 64)
+    }
   }
 
   /// `thumbnails/ID.jpg|webp|png` with a valid id.
   public static func isThumbnailEntry(_ name: String) -> Bool {
-    guard name.hasPrefix(EntryName.thumbnailFolder) else { return false }
-    let file = name.dropFirst(EntryName.thumbnailFolder.count)
-    guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else {
-      return false
+    utf8(name) { bytes in
+      guard hasPrefix(bytes, "thumbnails/"), let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot >= 11 else {
+        return false
+      }
+      let suffix = UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])
+      guard equals(suffix, "jpg") || equals(suffix, "webp") || equals(suffix, "png") else { return false }
+      return isValidID(UnsafeBufferPointer(rebasing: bytes[11..<dot]))
     }
-    return isValidID(String(file[..<dot]))
   }
 
   /// `originals/SHA256HEX.EXT`, EXT a format name.
   public static func isOriginalEntry(_ name: String) -> Bool {
-    guard name.hasPrefix(EntryName.originalsFolder) else { return false }
-    let file = name.dropFirst(EntryName.originalsFolder.count)
-    guard let dot = file.firstIndex(of: ".") else { return false }
-    return isHex(file[..<dot].utf8, count: 64) && isFormatName(String(file[file.index(after: dot)...]))
+    utf8(name) { bytes in
+      guard hasPrefix(bytes, "originals/"), let dot = bytes[10...].firstIndex(of: UInt8(ascii: ".")) else { return false }
+      return isHex(UnsafeBufferPointer(rebasing: bytes[10..<dot]), count: 64)
+        && isFormatName(UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]))
+    }
   }
 
   /// 1 to 16 lower-case letters and digits ("jpeg", "webp", "bin").
-  public static func isFormatName(_ text: String) -> Bool {
-    (1...16).contains(text.utf8.count)
-      && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
+  public static func isFormatName(_ text: String) -> Bool { utf8(text, isFormatName) }
+
+  private static func isFormatName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    (1...16).contains(bytes.count) && bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
   }
 
   /// A URL as stored: bounded, and no control characters (they would forge lines in a
   /// uri-list or escape sequences on a terminal).
   package static func isURLText(_ text: String) -> Bool {
-    !text.isEmpty && text.utf8.count <= Limits.urlBytes && !text.unicodeScalars.contains(where: isControl)
+    utf8(text) { bytes in
+      guard !bytes.isEmpty, bytes.count <= Limits.urlBytes else { return false }
+      // C0 and DEL are single bytes; C1 (U+0080 to U+009F) is 0xC2 then 0x80 to 0x9F.
+      for (offset, byte) in bytes.enumerated() {
+        if byte < 0x20 || byte == 0x7F { return false }
+        if byte == 0xC2, offset + 1 < bytes.count, (0x80...0x9F).contains(bytes[offset + 1]) { return false }
+      }
+      return true
+    }
   }
 
   package static func isText(_ text: String, limit: Int) -> Bool {
-    text.utf8.count <= limit && !text.unicodeScalars.contains { $0.value == 0 }
+    utf8(text) { bytes in bytes.count <= limit && !bytes.contains(0) }
   }
 
   /// C0, DEL and C1 controls.
@@ -216,7 +231,23 @@ public enum ModelValidation {
     scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
   }
 
-  private static func isHex<C: Collection>(_ bytes: C, count: Int) -> Bool where C.Element == UInt8 {
+  /// `body` over the string's UTF-8 bytes, in place when the string is native (always, for
+  /// strings read from a document), copied otherwise.
+  private static func utf8(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    return Array(text.utf8).withUnsafeBufferPointer(body)
+  }
+
+  private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+    bytes.count >= prefix.utf8CodeUnitCount
+      && equals(UnsafeBufferPointer(rebasing: bytes[0..<prefix.utf8CodeUnitCount]), prefix)
+  }
+
+  private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+    bytes.count == text.utf8CodeUnitCount && bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: bytes.count))
+  }
+
+  private static func isHex(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Bool {
     bytes.count == count && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 

@@ -28,6 +28,20 @@ struct IndexTests {
     #expect(indexed.tornBytes == 0 && scanned.tornBytes == 0 && scanned.damage == nil, "\(step): clean")
   }
 
+  @Test("Entry names are judged as bytes as they were as Characters: combining marks, look-alikes, CR LF")
+  func sizeLimitsOnBytes() {
+    let names = [
+      "gallery.json", "gallery.index", "gallery.end", "mimetype", "cover.jpg", "thumbnails/abc.jpg", "journal/0000000001.json",
+      "originals/x.jpeg", "thumbnails/", "journal/", "originals", "gallery.json ", "Gallery.json", "cover.jpg\u{301}",
+      "journal/\u{301}x", "thumbnails\u{301}/a.jpg", "gallery.json\r\n", "journal/\r\n", "\u{212A}", "mimetype\u{0}", "",
+      "thumbnails/\u{FF0E}jpg", "originals/\r", "gallery.end\r",
+    ]
+    for name in names {
+      #expect(
+        DocumentArchive.sizeLimit(of: name) == DocumentArchive.sizeLimit(comparingCharacters: name), "\(name.debugDescription)")
+    }
+  }
+
   @Test("Through the index a document reads as scanned whole, save after save, across checkpoints and compactions")
   func indexAgreesWithScan() throws {
     let work = try TestWorkspace()

@@ -175,6 +175,136 @@ struct CivilTimeTests {
   }
 }
 
+@Suite("Dates and numbers read from their bytes")
+struct ByteReaderTests {
+  /// The reader this one replaced: a String, then the C library's `timegm`, whose
+  /// normalisation tells a day that does not exist.
+  static func referenceParse(_ text: String) -> Date? {
+    let b = Array(text.utf8)
+    func number(_ range: Range<Int>) -> Int? {
+      guard range.upperBound <= b.count else { return nil }
+      var value = 0
+      for i in range {
+        guard (0x30...0x39).contains(b[i]) else { return nil }
+        value = value * 10 + Int(b[i] - 0x30)
+      }
+      return value
+    }
+    guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+      b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), let year = number(0..<4), let month = number(5..<7),
+      let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+    else { return nil }
+    var i = 19
+    var fraction = 0.0
+    if i < b.count, b[i] == UInt8(ascii: ".") {
+      i += 1
+      var scale = 0.1
+      while i < b.count, (0x30...0x39).contains(b[i]) {
+        fraction += Double(b[i] - 0x30) * scale
+        scale /= 10
+        i += 1
+      }
+    }
+    var offset = 0
+    guard i < b.count else { return nil }
+    if b[i] == UInt8(ascii: "Z") {
+      i += 1
+    } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+      guard let h = number(i + 1..<i + 3), i + 3 < b.count, b[i + 3] == UInt8(ascii: ":"), let m = number(i + 4..<i + 6),
+        h < 24, m < 60
+      else { return nil }
+      offset = (h * 3600 + m * 60) * (b[i] == UInt8(ascii: "-") ? -1 : 1)
+      i += 6
+    } else {
+      return nil
+    }
+    guard i == b.count else { return nil }
+    var parts = tm()
+    (parts.tm_year, parts.tm_mon, parts.tm_mday) = (Int32(year - 1900), Int32(month - 1), Int32(day))
+    (parts.tm_hour, parts.tm_min, parts.tm_sec) = (Int32(hour), Int32(minute), Int32(second))
+    let seconds = timegm(&parts)
+    guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
+    let date = Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
+    guard ModelValidation.Limits.dates.contains(date) else { return nil }
+    return date
+  }
+
+  @Test("Dates read as the timegm-based reader read them: every day of four years, month ends, offsets, garbage")
+  func datesAgreeWithTimegm() {
+    var random = SplitMix(state: 23)
+    var texts: [String] = []
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    func four(_ n: Int) -> String { String(repeating: "0", count: 4 - String(n).count) + String(n) }
+    for year in [1, 4, 100, 1900, 1970, 2000, 2023, 2024, 2100, 9999] {
+      for month in 0...13 {
+        for day in [0, 1, 28, 29, 30, 31, 32] { texts.append("\(four(year))-\(two(month))-\(two(day))T12:00:00Z") }
+      }
+    }
+    for _ in 0..<3000 {
+      let year = Int.random(in: 1...9999, using: &random)
+      let time =
+        "\(two(Int.random(in: 0...24, using: &random))):\(two(Int.random(in: 0...60, using: &random))):\(two(Int.random(in: 0...60, using: &random)))"
+      let zone = ["Z", "+01:00", "-11:30", "+23:59", "+24:00", "-00:60", ".5Z", ".125+02:00", ".Z", "", "z", "Z ", "+0100"]
+        .randomElement(using: &random)!
+      texts.append(
+        "\(four(year))-\(two(Int.random(in: 1...12, using: &random)))-\(two(Int.random(in: 1...31, using: &random)))T\(time)\(zone)"
+      )
+    }
+    texts += [
+      "0001-01-01T00:00:00Z", "0001-01-01T00:00:00+00:01", "9999-12-31T23:59:59Z", "9999-12-31T23:59:59-00:01",
+      "2026-1-02T03:04:05Z", "2026-01-02 03:04:05Z", "２０26-01-02T03:04:05Z", "2026-01-02T03:04:05Zjunk", "",
+    ]
+    for text in texts {
+      #expect(ISO8601.parse(text) == Self.referenceParse(text), "\(text)")
+    }
+  }
+
+  @Test("A date written with JSON escapes is read; one that is not a date names itself")
+  func escapedDates() throws {
+    func date(_ json: String) throws -> Date {
+      try Data(json.utf8).withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        return try reader.date()
+      }
+    }
+    #expect(try date(#""2026-01-02T03:04:05\u005A""#) == (try date(#""2026-01-02T03:04:05Z""#)))
+    #expect(try date(#"  "2024-02-29T00:00:00Z""#).timeIntervalSince1970 == 1_709_164_800)
+    for bad in [#""2023-02-29T00:00:00Z""#, #""2026-01-02T03:04:05\u0000""#, #""2026-01-02"#, "17", #""x\q""#] {
+      #expect(throws: (any Error).self) { try date(bad) }
+    }
+  }
+
+  @Test("Integers written and read as bytes agree with String(_:), Int(_:) and Double(_:), at the edges of the quick paths")
+  func integers() throws {
+    func int(_ text: String) -> Int? {
+      Data(text.utf8).withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        guard let value = try? reader.int(), reader.index == raw.count else { return nil }
+        return value
+      }
+    }
+    let cases: [(String, Int?)] = [
+      ("0", 0), ("-0", 0), ("007", 7), ("42", 42), ("-42", -42), (" 5", 5),
+      ("999999999999999999", 999_999_999_999_999_999), ("-999999999999999999", -999_999_999_999_999_999),
+      ("9223372036854775807", Int.max), ("9223372036854775808", nil), ("1e3", 1000), ("1.0", 1), ("1.5", nil),
+      ("-", nil), ("", nil), ("+5", 5), ("1e400", nil), ("9e15", nil), ("8999999999999999.0", 8_999_999_999_999_999),
+    ]
+    for (text, expected) in cases { #expect(int(text) == expected, "\(text)") }
+    var random = SplitMix(state: 5)
+    let edges = [0, 1, -1, 9, 10, -10, 99, 100, Int.max, Int.min, Int.max - 1, Int.min + 1]
+    for value in edges
+      + (0..<2000).map({ _ in Int.random(in: Int.min...Int.max, using: &random) >> Int.random(in: 0...63, using: &random) })
+    {
+      // Written by our writer as Swift writes it, and read back.
+      var writer = JSONWriter(capacity: 0)
+      writer.int(value)
+      #expect(writer.bytes == Array(String(value).utf8))
+      #expect(int(String(value)) == value)
+    }
+  }
+}
+
 @Suite("One codec for drag payloads and --json outputs")
 struct OutputCodecTests {
   @Test("A drag payload round-trips through our codec; Foundation reads the same JSON (base64 bytes, ISO dates)")

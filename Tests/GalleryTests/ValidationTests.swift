@@ -125,6 +125,71 @@ struct ValidationTests {
     #expect(throws: (any Error).self) { try ModelCoding.decode(Data(text.utf8)) }
   }
 
+  @Test("The byte-level grammars judge as the String-based ones they replaced: controls, combining marks, dots")
+  func grammarsOnBytes() {
+    // The rules as they were written on Strings (Characters and scalars).
+    func oldID(_ id: String) -> Bool {
+      let bytes = id.utf8
+      guard (1...32).contains(bytes.count), bytes.first != UInt8(ascii: "-") else { return false }
+      return bytes.allSatisfy {
+        (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F
+      }
+        && !bytes.allSatisfy { (0x30...0x39).contains($0) }
+    }
+    func oldHex(_ bytes: some Collection<UInt8>, _ count: Int) -> Bool {
+      bytes.count == count && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+    func oldFormat(_ text: String) -> Bool {
+      (1...16).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
+    }
+    func oldThumbnail(_ name: String) -> Bool {
+      guard name.hasPrefix("thumbnails/") else { return false }
+      let file = name.dropFirst(11)
+      guard let dot = file.lastIndex(of: "."), ["jpg", "webp", "png"].contains(file[file.index(after: dot)...]) else {
+        return false
+      }
+      return oldID(String(file[..<dot]))
+    }
+    func oldOriginal(_ name: String) -> Bool {
+      guard name.hasPrefix("originals/") else { return false }
+      let file = name.dropFirst(10)
+      guard let dot = file.firstIndex(of: ".") else { return false }
+      return oldHex(file[..<dot].utf8, 64) && oldFormat(String(file[file.index(after: dot)...]))
+    }
+    func oldURL(_ text: String) -> Bool {
+      !text.isEmpty && text.utf8.count <= 16 * 1024 && !text.unicodeScalars.contains(where: ModelValidation.isControl)
+    }
+    let hex = String(repeating: "ab", count: 32)
+    let pieces = [
+      "", ".", "..", "/", "a", "abc", "ABC_-9", "-a", "123", "é", "e\u{301}", "\u{301}", "\u{85}", "\u{9F}", "\u{A0}", "\u{7F}",
+      "\u{1F}", "\t", "\u{0}", "日本", "🖼️", "jpg", "webp", "png", "jpeg", "JPG", ".jpg", ".\u{301}jpg", "thumbnails/", "originals/",
+      "sha256:", hex, String(hex.prefix(63)), "\u{C2}", "x\u{80}y", "\u{2028}",
+    ]
+    var random = SplitMix(state: 99)
+    var texts = pieces
+    for _ in 0..<4000 {
+      texts.append((0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
+    }
+    texts += [
+      "thumbnails/abcdef.jpg", "thumbnails/abc.def.jpg", "thumbnails/abcdef.jpg\u{301}", "thumbnails/ab\u{301}.png",
+      "thumbnails/.jpg", "originals/\(hex).jpeg", "originals/\(hex).", "originals/\(hex)\u{301}.jpeg", "sha256:\(hex)",
+      "sha256:\(hex)\u{301}", "sha256\u{301}:\(hex)", "file:///a\u{85}b", "https://x/\u{9F}", "https://x/\u{A0}",
+    ]
+    for text in texts {
+      #expect(ModelValidation.isValidID(text) == oldID(text), "id \(text.debugDescription)")
+      #expect(ModelValidation.isThumbnailEntry(text) == oldThumbnail(text), "thumbnail \(text.debugDescription)")
+      #expect(ModelValidation.isOriginalEntry(text) == oldOriginal(text), "original \(text.debugDescription)")
+      #expect(ModelValidation.isFormatName(text) == oldFormat(text), "format \(text.debugDescription)")
+      #expect(ModelValidation.isURLText(text) == oldURL(text), "url \(text.debugDescription)")
+      #expect(
+        ModelValidation.isText(text, limit: 12) == (text.utf8.count <= 12 && !text.unicodeScalars.contains { $0.value == 0 }))
+      #expect(
+        ModelValidation.isContentHash(text) == (text.hasPrefix("sha256:") && oldHex(text.utf8.dropFirst(7), 64)),
+        "hash \(text.debugDescription)")
+      #expect(ModelValidation.isRevisionID(text) == oldHex(text.utf8, 32))
+    }
+  }
+
   @Test("The first and last representable days round-trip")
   func extremeDates() throws {
     for date in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
