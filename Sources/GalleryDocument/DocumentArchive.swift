@@ -180,10 +180,8 @@ package enum DocumentArchive {
     scan.journal = JournalScan(checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history)
     // Handed over, not shared: the scan adds to them, and a shared dictionary of 100,000
     // names would be copied whole.
-    var entries: [String: EntryLocation] = [:]
-    swap(&entries, &index.entries)
-    scan.committed = .init(entries: entries, end: indexOffset, revision: checkpoint.revision)
-    entries = [:]
+    scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
+    index.entries = [:]
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
     let tailReader = try reader(at: indexOffset, of: file)
