@@ -250,7 +250,7 @@ public struct DocumentSummary: Sendable, Equatable {
     liveBytes = layout.liveBytes
     revisionEnd = layout.revisionEnd
     historyRevisions = layout.history.count
-    oldestRevision = ModelHistory.oldest(model, layout.history)
+    oldestRevision = ModelHistory.oldest(model, revisions: layout.history.revisions)
     checkpointRevision = layout.checkpointRevision
   }
 

@@ -33,8 +33,8 @@ package struct ArchiveLayout: Sendable {
   package var damage: String? = nil
   /// Every rule a damaged `gallery.json` broke, for `gallery check`.
   package var damageProblems: [String] = []
-  /// The journal records the file holds, by revision: the document's history.
-  package var history: [JournalRecord] = []
+  /// The journal records that lead to the model: the document's history.
+  package var history = History()
   /// The revision and size of the last checkpoint (`gallery.json`).
   package var checkpointRevision = 0
   package var checkpointBytes: Int64 = 0
@@ -51,8 +51,8 @@ package struct ArchiveLayout: Sendable {
     names.formUnion(Self.bookkeepingNames.filter { entries[$0] != nil })
     if entries[DocumentArchive.coverEntry] != nil { names.insert(DocumentArchive.coverEntry) }
     names.formUnion(model.referencedEntries)
-    for record in history {
-      names.insert(DocumentArchive.journalEntry(record.revision))
+    names.formUnion(history.revisions.map(DocumentArchive.journalEntry))
+    for record in history.readableRecords {
       names.formUnion(record.change.referencedEntries.filter { entries[$0] != nil })
     }
     return names
@@ -74,8 +74,8 @@ package struct ArchiveLayout: Sendable {
     func add(_ name: String) { total += entries[name]?.span ?? 0 }
     // What only the history needs, unless a live item needs it too.
     var historyNames = Set<String>()
-    for record in history {
-      add(DocumentArchive.journalEntry(record.revision))
+    for revision in history.revisions { add(DocumentArchive.journalEntry(revision)) }
+    for record in history.readableRecords {
       historyNames.formUnion(record.change.referencedEntries)
     }
     var originals = Set<String>()

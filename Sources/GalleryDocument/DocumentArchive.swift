@@ -166,12 +166,14 @@ package enum DocumentArchive {
     }
     let checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
-    var history: [JournalRecord] = []
+    var history: [History.Entry] = []
     for (name, location) in index.entries where name.hasPrefix(journalFolder) {
-      // Straight from where the index says: a record that is not there does not decode.
-      let record = try JournalCoding.decode(try dataOnly(location, from: file))
-      guard name == journalEntry(record.revision) else { throw IndexMismatch("\(name) holds another revision") }
-      if record.revision <= checkpoint.revision { history.append(record) }
+      // Straight from where the index says: a record that is not there does not decode. Its
+      // change is decoded when the history is needed.
+      let data = try dataOnly(location, from: file)
+      let place = try JournalCoding.decodePlace(data)
+      guard name == journalEntry(place.revision) else { throw IndexMismatch("\(name) holds another revision") }
+      if place.revision <= checkpoint.revision { history.append(.stored(place, data)) }
     }
     var scan = EntryScan(fileSize: fileSize)
     scan.model = ReplayingModel(checkpoint)
@@ -396,7 +398,7 @@ package enum DocumentArchive {
         model: model, entries: committed.entries, revisionEnd: committed.end,
         fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
         tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-        damage: damage, damageProblems: damageProblems, history: journal.history(of: model),
+        damage: damage, damageProblems: damageProblems, history: journal.history(of: model, in: file.path),
         checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
         journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
       layout.countedLiveBytes = liveBytes
@@ -413,7 +415,7 @@ package enum DocumentArchive {
   /// What a scan learns of the journal: the history, the last checkpoint, and the replay of
   /// the records after it.
   private struct JournalScan {
-    private var records: [Int: JournalRecord] = [:]
+    private var records: [Int: History.Entry] = [:]
     /// Records and checkpoint read since the last complete revision.
     private var pendingRecords: [JournalRecord] = []
     private var pendingCheckpoint: Int64?
@@ -431,10 +433,10 @@ package enum DocumentArchive {
     init() {}
 
     /// Starting at a checkpoint, with the history read before it.
-    init(checkpoint revision: Int, bytes: Int64, history: [JournalRecord]) {
+    init(checkpoint revision: Int, bytes: Int64, history: [History.Entry]) {
       checkpointRevision = revision
       checkpointBytes = bytes
-      for record in history { records[record.revision] = record }
+      for entry in history { records[entry.place.revision] = entry }
     }
 
     mutating func checkpointRead(bytes: Int64) {
@@ -471,7 +473,7 @@ package enum DocumentArchive {
 
     /// A revision is complete: what was read for it counts.
     mutating func commit(_ revision: Int) {
-      for record in pendingRecords { records[record.revision] = record }
+      for record in pendingRecords { records[record.revision] = .decoded(record) }
       pendingRecords = []
       if let pendingCheckpoint {
         checkpointRevision = revision
@@ -489,16 +491,16 @@ package enum DocumentArchive {
     /// The records that lead to `model`, oldest first: the unbroken chain of revisions and
     /// ids back from it. Records of another lineage (a stray append, a hostile file) are not
     /// its history: taking them back would not give its past.
-    func history(of model: GalleryModel) -> [JournalRecord] {
-      var chain: [JournalRecord] = []
+    func history(of model: GalleryModel, in path: String) -> History {
+      var chain: [History.Entry] = []
       var revision = model.revision
       var id = model.revisionID
-      while let wanted = id, let record = records[revision], record.id == wanted {
-        chain.append(record)
-        id = record.parent
+      while let wanted = id, let entry = records[revision], entry.place.id == wanted {
+        chain.append(entry)
+        id = entry.place.parent
         revision -= 1
       }
-      return chain.reversed()
+      return History(chain.reversed(), of: path)
     }
   }
 
@@ -654,7 +656,7 @@ package enum DocumentArchive {
   ) throws {
     var layout = ArchiveLayout(
       model: model, entries: [:], revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
-      history: history, checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
+      history: History(history), checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
     try finishRevision(writer, layout: &layout, index: true)
   }
 

@@ -92,18 +92,19 @@ public enum DocumentConflict {
     let theirs = try GalleryDocument.open(copy)
     if let damage = theirs.damage { throw DocumentError.damaged(copy, damage) }
     let report = try GalleryDocument.edit(path) { edit -> Report in
-      let ours = edit.history
+      let ours = try edit.history.records()
+      let theirHistory = try theirs.history()
       var ourIDs: [String: Int] = [:]
       for record in ours { ourIDs[record.id] = record.revision }
       if let id = edit.model.revisionID { ourIDs[id] = edit.model.revision }
       // The newest revision of theirs that we have too.
       var shared: (ours: Int, theirs: Int)?
       if let id = theirs.model.revisionID, let revision = ourIDs[id] { shared = (revision, theirs.model.revision) }
-      for record in theirs.history.reversed() where shared == nil {
+      for record in theirHistory.reversed() where shared == nil {
         if let revision = ourIDs[record.id] { shared = (revision, record.revision) }
       }
       guard let shared else { throw Failure.unrelated(path, copy) }
-      let theirRecords = theirs.history.filter { $0.revision > shared.theirs }
+      let theirRecords = theirHistory.filter { $0.revision > shared.theirs }
       let ourRecords = ours.filter { $0.revision > shared.ours }
       // When we last changed each item (and the title), to settle edits made on both sides.
       var ourTimes: [String: Date] = [:]

@@ -12,7 +12,7 @@ public struct DocumentEdit {
   /// Entries the document holds already (an original shared by content is stored once).
   private let existingEntries: [String: EntryLocation]
   /// The document's history, oldest first.
-  package let history: [JournalRecord]
+  package let history: History
   /// What made this edit, for the history (`move: 2 items`); said from the change when nil.
   public var summary: String?
   /// The revision this edit takes back or brings back (undo, redo).
@@ -24,7 +24,7 @@ public struct DocumentEdit {
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
 
-  package init(model: GalleryModel, existingEntries: [String: EntryLocation] = [:], history: [JournalRecord] = []) {
+  package init(model: GalleryModel, existingEntries: [String: EntryLocation] = [:], history: History = History()) {
     self.model = model
     self.existingEntries = existingEntries
     self.history = history
@@ -41,9 +41,7 @@ public struct DocumentEdit {
   /// Ids a new item may not take: the items', the trash's, and those the history still
   /// knows (so the thumbnail of an item undo can bring back is never replaced by another's).
   /// Gathered only when an edit makes a new item.
-  private var takenIDs: Set<String> {
-    history.reduce(into: model.ids) { $0.formUnion($1.change.keys) }
-  }
+  private var takenIDs: Set<String> { model.ids.union(history.itemIDs) }
 
   /// Whether the document holds an entry of this name already.
   package func holds(_ name: String) -> Bool { existingEntries[name] != nil }
@@ -209,7 +207,7 @@ extension GalleryDocument {
     let lock = try DocumentLock(path: path)
     var layout = try DocumentArchive.scan(lock.file)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
-    if forgettingHistory { layout.history = [] }
+    if forgettingHistory { layout.history = History() }
     try DocumentCompaction.compact(lock: lock, layout: layout)
     let after = try GalleryDocument.open(path).layout.fileSize
     return (layout.fileSize, after)
@@ -252,7 +250,8 @@ package enum DocumentCompaction {
     var model = layout.model
     model.format = GalleryModel.formatVersion
     try writeLive(
-      layout, from: lock.file, model: model, history: kept(layout.history, of: model), to: path, replacing: true)
+      layout, from: lock.file, model: model, history: kept(try layout.history.records(), of: model), to: path,
+      replacing: true)
   }
 
   /// The history a compaction keeps: the last `historyOperations` operations or those of

@@ -32,8 +32,9 @@ public enum DocumentHistory {
   /// Takes back the last operation that can be.
   public static func undo(_ path: String) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let stack = UndoStack(edit.history)
-      guard let target = stack.undoable.last, let records = operation(target, in: edit.history, stack: stack) else {
+      let history = try edit.history.records()
+      let stack = UndoStack(history)
+      guard let target = stack.undoable.last, let records = operation(target, in: history, stack: stack) else {
         throw Failure.nothingToUndo(path)
       }
       let record = records[0]
@@ -47,8 +48,9 @@ public enum DocumentHistory {
   /// Brings back the last operation undone, if no other operation was made since.
   public static func redo(_ path: String) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let stack = UndoStack(edit.history)
-      guard let target = stack.redoable.last, let records = operation(target, in: edit.history, stack: stack) else {
+      let history = try edit.history.records()
+      let stack = UndoStack(history)
+      guard let target = stack.redoable.last, let records = operation(target, in: history, stack: stack) else {
         throw Failure.nothingToRedo(path)
       }
       let record = records[0]
@@ -69,7 +71,7 @@ public enum DocumentHistory {
   /// Makes the document as it was at `revision`, as a new revision.
   public static func revert(_ path: String, to revision: Int) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let past = try ModelHistory.model(at: revision, from: edit.model, history: edit.history)
+      let past = try ModelHistory.model(at: revision, from: edit.model, history: try edit.history.records())
       edit.model.items = past.items
       edit.model.trash = past.trash
       edit.model.title = past.title
@@ -82,12 +84,14 @@ public enum DocumentHistory {
 }
 
 extension GalleryDocument {
-  /// The history this document keeps, oldest first.
-  public var history: [JournalRecord] { layout.history }
+  /// The history this document keeps, oldest first (decoded now: opening read only where
+  /// each record stands).
+  public func history() throws -> [JournalRecord] { try layout.history.records() }
 
   /// The model as it was at `revision`.
   public func model(at revision: Int) throws -> GalleryModel {
-    try ModelHistory.model(at: revision, from: model, history: layout.history)
+    guard revision != model.revision else { return model }
+    return try ModelHistory.model(at: revision, from: model, history: layout.history.records())
   }
 }
 

@@ -365,4 +365,64 @@ public enum JournalCoding {
     guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
     return record
   }
+
+  /// What a record says of its place in the history (its revision and the ids that chain it
+  /// to the one before), read without decoding its change: a document opens knowing which
+  /// records are its history, and decodes and checks one whole only when it is needed.
+  /// Whatever `decode` would refuse is refused then.
+  public static func decodePlace(_ data: Data) throws -> JournalRecord.Place {
+    try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      return try reader.journalRecordPlace()
+    }
+  }
+}
+
+extension JournalCoding {
+  /// Every id a record names, read without decoding it: a superset of its change's `keys`
+  /// (its items', moved and updated ids; also its own revision id). A record that does not
+  /// decode gives what was read of it before the fault: it can bring nothing back.
+  public static func namedIDs(_ data: Data) -> Set<String> {
+    var ids = Set<String>()
+    data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      try? reader.collectIDs(into: &ids)
+    }
+    return ids
+  }
+}
+
+extension JournalRecord {
+  /// A record's revision, its id and its parent's.
+  public struct Place: Sendable, Equatable {
+    public var revision: Int
+    public var id: String
+    public var parent: String?
+  }
+
+  public var place: Place { Place(revision: revision, id: id, parent: parent) }
+}
+
+extension JSONReader {
+  mutating func journalRecordPlace() throws -> JournalRecord.Place {
+    var revision: Int?
+    var id: String?
+    var parent: String?
+    try object { r, key in
+      switch key {
+      case "format":
+        let format = try r.int()
+        if format > GalleryModel.formatVersion { throw DocumentError.unsupportedFormat(format) }
+      case "revision": revision = try r.int()
+      case "id": id = try r.string()
+      case "parent": parent = try r.string()
+      case "change": try r.skipStructure()
+      default: try r.skipValue()
+      }
+    }
+    skipSpace()
+    guard index == bytes.count else { throw fail("trailing data after the journal record") }
+    guard let revision, let id else { throw fail("a journal record lacks revision or id") }
+    return JournalRecord.Place(revision: revision, id: id, parent: parent)
+  }
 }

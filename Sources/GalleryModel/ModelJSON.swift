@@ -615,6 +615,85 @@ package struct JSONReader {
     }
   }
 
+  /// Skips a string, accepting exactly what `string()` accepts, without building it when
+  /// it has no escapes (skipping a past drop's 10,000 items makes no String).
+  /// `index` is at the opening quote.
+  private mutating func skipString() throws {
+    let start = index
+    index += 1
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        index += 1
+        return
+      }
+      if byte == UInt8(ascii: "\\") { break }
+      if byte < 0x20 { throw fail("control character in string") }
+      index += 1
+    }
+    index = start
+    _ = try string()
+  }
+
+  /// Skips an object or array by its brackets and strings alone: for a value that is decoded
+  /// in full later, which refuses whatever this lets through (a history record's change,
+  /// skipped while a document opens). Any other value is skipped by `skipValue`.
+  package mutating func skipStructure() throws {
+    let first = try peek()
+    guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return try skipValue() }
+    // Locals, not the reader's members: this loop runs over megabytes.
+    let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    let end = bytes.count
+    var i = index
+    var depth = 0
+    var inString = false
+    while i < end {
+      let byte = base[i]
+      i += 1
+      if inString {
+        if byte == UInt8(ascii: "\\") {
+          i += 1
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        depth -= 1
+        if depth == 0 {
+          index = i
+          return
+        }
+      default: break
+      }
+    }
+    index = end
+    throw fail("unterminated value")
+  }
+
+  /// Adds the string value of every member named `id`, at any depth of the value: read as
+  /// strictly as everything else, without decoding what holds them.
+  package mutating func collectIDs(into ids: inout Set<String>) throws {
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= Self.maxDepth else { throw fail("nested more than \(Self.maxDepth) levels deep") }
+    switch try peek() {
+    case UInt8(ascii: "{"):
+      try object { reader, key in
+        if case "id" = key, try reader.peek() == UInt8(ascii: "\"") {
+          ids.insert(try reader.string())
+        } else {
+          try reader.collectIDs(into: &ids)
+        }
+      }
+    case UInt8(ascii: "["): try array { try $0.collectIDs(into: &ids) }
+    default: try skipValue()
+    }
+  }
+
   /// Skips any value (members this version does not know).
   package mutating func skipValue() throws {
     depth += 1
@@ -623,7 +702,7 @@ package struct JSONReader {
     switch try peek() {
     case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue() }
     case UInt8(ascii: "["): try array { try $0.skipValue() }
-    case UInt8(ascii: "\""): _ = try string()
+    case UInt8(ascii: "\""): try skipString()
     case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
     case UInt8(ascii: "n"): try literal("null")
     default: _ = try double()

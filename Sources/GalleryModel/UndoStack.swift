@@ -92,8 +92,13 @@ public enum ModelHistory {
 
   /// The oldest revision the history can rebuild.
   public static func oldest(_ model: GalleryModel, _ history: [JournalRecord]) -> Int {
+    oldest(model, revisions: history.map(\.revision))
+  }
+
+  /// The oldest revision a history of these revisions can rebuild.
+  public static func oldest(_ model: GalleryModel, revisions: [Int]) -> Int {
     var oldest = model.revision
-    let revisions = Set(history.map(\.revision))
+    let revisions = Set(revisions)
     while revisions.contains(oldest) { oldest -= 1 }
     return max(0, oldest)
   }

@@ -48,8 +48,8 @@ struct HistoryTests {
     let after = try ids(document)
     #expect(after == [before[1], before[0]] + before.dropFirst(2))
     let upgraded = try GalleryDocument.open(document)
-    #expect(upgraded.model.format == 2 && upgraded.history.count == 1)
-    #expect(upgraded.history[0].summary == "move: 1 item")
+    #expect(try upgraded.model.format == 2 && upgraded.history().count == 1)
+    #expect(try upgraded.history()[0].summary == "move: 1 item")
     // Every thumbnail of the old revisions is still found, and undo goes back to the start.
     for item in upgraded.model.items where item.state == .ready { #expect(try !upgraded.thumbnail(of: item).isEmpty) }
     #expect(try Run.gallery(["undo", document]).status == 0)
@@ -95,7 +95,7 @@ struct HistoryTests {
     let opened = try GalleryDocument.open(document)
     #expect(opened.layout.checkpointRevision == opened.model.revision && opened.layout.journalBytes == 0)
     #expect(saves > 10, "a checkpoint at every save would make the journal pointless")
-    #expect(opened.history.count == opened.model.revision)
+    #expect(try opened.history().count == opened.model.revision)
     // The live bytes kept save after save (this process's cache) are those a count finds.
     #expect(opened.layout.liveBytes == opened.layout.countLiveBytes())
     #expect(try lastCheckpoint(document)["revision"] as? Int == opened.model.revision)
@@ -128,7 +128,7 @@ struct HistoryTests {
 
     // History survives compaction, with the thumbnail of the item whose trash was emptied.
     try GalleryDocument.compact(document)
-    #expect(try GalleryDocument.open(document).history.count == lines.count)
+    #expect(try GalleryDocument.open(document).history().count == lines.count)
     let undo = try Run.gallery(["undo", document])
     #expect(undo.status == 0, "\(undo.stderr)")
     let opened = try GalleryDocument.open(document)

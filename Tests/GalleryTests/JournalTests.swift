@@ -79,6 +79,9 @@ struct JournalTests {
           revision: step + 1, id: JournalRecord.newID(), parent: nil, time: Self.date, summary: JournalRecord.describe(change),
           change: change)
         #expect(try JournalCoding.decode(JournalCoding.encode(record)) == record, "seed \(seed) step \(step): coding")
+        #expect(try JournalCoding.decodePlace(JournalCoding.encode(record)) == record.place, "seed \(seed) step \(step): place")
+        #expect(
+          JournalCoding.namedIDs(JournalCoding.encode(record)).isSuperset(of: change.keys), "seed \(seed) step \(step): ids")
 
         model = after
         models.append(model)

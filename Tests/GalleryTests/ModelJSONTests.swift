@@ -177,6 +177,49 @@ struct CivilTimeTests {
 
 @Suite("Dates and numbers read from their bytes")
 struct ByteReaderTests {
+  @Test(
+    "Skipping by structure ends where a full read ends, brackets and quotes inside strings included, and an unfinished value is refused"
+  )
+  func skipStructure() throws {
+    let values = [
+      #"{}"#, #"[]"#, #"{"a":[1,2,{"b":"]}"}],"c":"\"}"}"#, #"[["\\"],"[",{"}":"{"}]"#, #"{"e":"\u005d\\\""}"#,
+      #"  [ 1 , true , null , "x" ]"#, #""plain""#, "12.5", "true",
+    ]
+    for value in values {
+      let text = value + #","rest":1"#
+      var quick = 0
+      var full = 0
+      try Data(text.utf8).withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        try reader.skipStructure()
+        quick = reader.index
+        var strict = JSONReader(raw)
+        try strict.skipValue()
+        full = strict.index
+      }
+      #expect(quick == full, "\(value)")
+    }
+    for unfinished in [#"{"a":[1,2"#, #"["]"#, #"{"a":"\"}"#, "[[[", #"{"x":"}"#] {
+      #expect(throws: JSONReadError.self, "\(unfinished)") {
+        try Data(unfinished.utf8).withUnsafeBytes { raw in
+          var reader = JSONReader(raw)
+          try reader.skipStructure()
+        }
+      }
+    }
+  }
+
+  @Test("A record's place is read without its change, and refused as the whole record would be when it lacks one")
+  func recordPlace() throws {
+    let record =
+      #"{"change":{"items":{"inserted":[{"at":0,"element":{"id":"]}\"x"}}]}},"format":2,"id":"a1","parent":"b2","revision":7,"summary":"s","time":"2026-01-01T00:00:00Z"}"#
+    let place = try JournalCoding.decodePlace(Data(record.utf8))
+    #expect(place == JournalRecord.Place(revision: 7, id: "a1", parent: "b2"))
+    #expect(throws: (any Error).self) { try JournalCoding.decodePlace(Data(#"{"change":{},"revision":7}"#.utf8)) }
+    #expect(throws: DocumentError.self) { try JournalCoding.decodePlace(Data(#"{"format":99,"id":"a","revision":1}"#.utf8)) }
+    #expect(throws: (any Error).self) { try JournalCoding.decodePlace(Data(#"{"id":"a","revision":1} x"#.utf8)) }
+  }
+
   /// The reader this one replaced: a String, then the C library's `timegm`, whose
   /// normalisation tells a day that does not exist.
   static func referenceParse(_ text: String) -> Date? {

@@ -39,9 +39,10 @@ struct HistoryCommand: ParsableCommand {
 
   func run() throws {
     let document = try target.open()
-    var records = Array(document.history.reversed())
+    let history = try document.history()
+    var records = Array(history.reversed())
     if let limit { records = Array(records.prefix(limit)) }
-    let stack = UndoStack(document.history)
+    let stack = UndoStack(history)
     if output.json {
       try JSONOutput.write(records.map { HistoryLine(record: $0, stack: stack) })
       return

@@ -25,12 +25,19 @@ package enum FuzzEntryPoints {
     // A model rebuilt from a checkpoint and journal records obeys every rule, like one read
     // whole; the history reads back, and every past revision it claims can be rebuilt.
     checkRoundTrip(layout.model)
-    for record in layout.history { checkRoundTrip(record) }
-    _ = UndoStack(layout.history)
-    let oldest = ModelHistory.oldest(layout.model, layout.history)
+    // A scan decodes every record it keeps; opened through an index, a record is decoded
+    // when needed, and one that decodes then is the one a scan would have read.
+    let history = layout.history.readableRecords
+    precondition(history.count == layout.history.count, "a scanned history holds a record that does not decode")
+    if let opened = try? DocumentArchive.open(file), opened.readThroughIndex {
+      for record in opened.history.readableRecords { checkRoundTrip(record) }
+    }
+    for record in history { checkRoundTrip(record) }
+    _ = UndoStack(history)
+    let oldest = ModelHistory.oldest(layout.model, history)
     if oldest < layout.model.revision {
       precondition(
-        (try? ModelHistory.model(at: oldest, from: layout.model, history: layout.history)) != nil,
+        (try? ModelHistory.model(at: oldest, from: layout.model, history: history)) != nil,
         "a past revision within the history cannot be rebuilt")
     }
     precondition(layout.revisionEnd <= layout.fileSize, "a revision ends past the end of the file")
@@ -44,6 +51,9 @@ package enum FuzzEntryPoints {
     if let model = try? ModelCoding.decode(data) { checkRoundTrip(model) }
     guard let record = try? JournalCoding.decode(data) else { return }
     checkRoundTrip(record)
+    // What opening reads of a record without decoding it agrees with the record decoded.
+    precondition((try? JournalCoding.decodePlace(data)) == record.place, "a record's place reads otherwise than the record")
+    precondition(JournalCoding.namedIDs(data).isSuperset(of: record.change.keys), "a record's ids read without decoding miss one")
     for change in [record.change, record.change.reversed] {
       var model = GalleryModel(title: "fuzz")
       _ = change.apply(to: &model)
