@@ -91,30 +91,139 @@ public struct MoveOffer: Codable, Sendable, Equatable {
 }
 
 /// One image of a gallery, referenced by URL.
+///
+/// A value, stored behind one reference that is copied on write: a document of 100,000
+/// items copies, moves and compares its list as 100,000 pointers (an edit keeps the list as
+/// it was, to tell what changed), not as 100,000 structs of a dozen references each.
 public struct Item: Codable, Sendable, Equatable {
+  /// The members, as stored in `gallery.json`.
+  package struct Fields: Codable, Sendable, Equatable {
+    package var id: String
+    package var source: String
+    package var page: String?
+    package var state: State
+    package var aspectRatio: Double
+    package var width: Int?
+    package var height: Int?
+    package var orientation: Int?
+    package var format: String?
+    package var bytes: Int?
+    package var hash: String?
+    package var thumbnail: String?
+    package var original: String?
+    package var added: Date
+    package var placeholder: Placeholder?
+    package var failure: String?
+  }
+
+  /// Shared between copies until one of them changes. @unchecked Sendable: it is never
+  /// mutated while shared (`fields` copies it first), as an array's buffer.
+  private final class Storage: @unchecked Sendable {
+    var fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private var storage: Storage
+
+  package init(fields: Fields) { storage = Storage(fields) }
+
+  package init(
+    id: String, source: String, page: String?, state: State, aspectRatio: Double, width: Int?, height: Int?,
+    orientation: Int?, format: String?, bytes: Int?, hash: String?, thumbnail: String?, original: String?,
+    added: Date, placeholder: Placeholder?, failure: String?
+  ) {
+    self.init(
+      fields: Fields(
+        id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width, height: height,
+        orientation: orientation, format: format, bytes: bytes, hash: hash, thumbnail: thumbnail, original: original,
+        added: added, placeholder: placeholder, failure: failure))
+  }
+
+  /// The fields, for a change that touches several (one copy, not one per field).
+  package var fields: Fields {
+    get { storage.fields }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields
+    }
+  }
+
+  public init(from decoder: Decoder) throws { self.init(fields: try Fields(from: decoder)) }
+  public func encode(to encoder: Encoder) throws { try storage.fields.encode(to: encoder) }
+
+  public static func == (a: Item, b: Item) -> Bool { a.storage === b.storage || a.storage.fields == b.storage.fields }
+
   /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
-  public var id: String
-  public var source: String
+  public var id: String {
+    get { storage.fields.id }
+    set { fields.id = newValue }
+  }
+  public var source: String {
+    get { storage.fields.source }
+    set { fields.source = newValue }
+  }
   /// The web page the image came from, when known.
-  public var page: String?
-  public var state: State
+  public var page: String? {
+    get { storage.fields.page }
+    set { fields.page = newValue }
+  }
+  public var state: State {
+    get { storage.fields.state }
+    set { fields.state = newValue }
+  }
   /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
-  public var aspectRatio: Double
-  public var width: Int?
-  public var height: Int?
-  public var orientation: Int?
-  public var format: String?
-  public var bytes: Int?
+  public var aspectRatio: Double {
+    get { storage.fields.aspectRatio }
+    set { fields.aspectRatio = newValue }
+  }
+  public var width: Int? {
+    get { storage.fields.width }
+    set { fields.width = newValue }
+  }
+  public var height: Int? {
+    get { storage.fields.height }
+    set { fields.height = newValue }
+  }
+  public var orientation: Int? {
+    get { storage.fields.orientation }
+    set { fields.orientation = newValue }
+  }
+  public var format: String? {
+    get { storage.fields.format }
+    set { fields.format = newValue }
+  }
+  public var bytes: Int? {
+    get { storage.fields.bytes }
+    set { fields.bytes = newValue }
+  }
   /// `sha256:<hex>` of the original bytes.
-  public var hash: String?
+  public var hash: String? {
+    get { storage.fields.hash }
+    set { fields.hash = newValue }
+  }
   /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
-  public var thumbnail: String?
+  public var thumbnail: String? {
+    get { storage.fields.thumbnail }
+    set { fields.thumbnail = newValue }
+  }
   /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
   /// (one entry per content, shared by items with the same image).
-  public var original: String?
-  public var added: Date
-  public var placeholder: Placeholder?
-  public var failure: String?
+  public var original: String? {
+    get { storage.fields.original }
+    set { fields.original = newValue }
+  }
+  public var added: Date {
+    get { storage.fields.added }
+    set { fields.added = newValue }
+  }
+  public var placeholder: Placeholder? {
+    get { storage.fields.placeholder }
+    set { fields.placeholder = newValue }
+  }
+  public var failure: String? {
+    get { storage.fields.failure }
+    set { fields.failure = newValue }
+  }
 
   public enum State: String, Codable, Sendable, CaseIterable {
     case ready, placeholder, failed

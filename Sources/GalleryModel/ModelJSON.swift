@@ -795,10 +795,6 @@ extension JSONReader {
     var revisionID: String?
     var settings = GalleryModel.Settings()
     var items: [Item] = []
-    // Room for as many items as a document of this size usually holds (one of ours takes
-    // about 330 bytes), so that 100,000 items are not moved again at every doubling; pages
-    // of the room left unused are never touched.
-    items.reserveCapacity(bytes.count / 256)
     var trash: [TrashedItem] = []
     var offers: [MoveOffer] = []
     try object { r, key in
@@ -815,7 +811,8 @@ extension JSONReader {
       case "revisionId": revisionID = try r.string()
       case "settings": settings = try r.settings()
       case "items":
-        try r.array { items.append(try $0.item()) }
+        // A repeated member adds to the first, as it always did.
+        if items.isEmpty { items = try r.items() } else { items += try r.items() }
       case "trash":
         try r.array { trash.append(try $0.trashedItem()) }
       default: try r.skipValue()

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+
+/// What makes a 100,000-item document cheap to edit: items copied as references, a large
+/// items array read and checked on two cores. Pure: no file, no process. The oracle of
+/// each test is the one-piece reading or check that these must agree with exactly.
+@Suite("Large models: shared items, reading and checking in two halves")
+struct LargeModelTests {
+  static func model(count: Int, source: (Int) -> String = { "file:///p/\($0).jpg" }) -> GalleryModel {
+    var model = GalleryModel(title: "large", now: JournalTests.date)
+    model.items = (0..<count).map { n in
+      var item = JournalTests.item("i\(n)", n % 7)
+      item.source = source(n)
+      return item
+    }
+    return model
+  }
+
+  /// The items of an encoded model read in one piece, as before the split.
+  static func itemsInOnePiece(_ data: Data) throws -> [Item] {
+    try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      var items: [Item] = []
+      try reader.object { reader, key in
+        if case "items" = key { try reader.array { items.append(try $0.item()) } } else { try reader.skipValue() }
+      }
+      return items
+    }
+  }
+
+  /// The items array read in two halves, or nil where the guessed boundary did not hold.
+  static func itemsInTwoHalves(_ data: Data) throws -> [Item]? {
+    try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      var items: [Item]??
+      try reader.object { reader, key in
+        if case "items" = key {
+          items = reader.itemsInTwoHalves()
+          if items! == nil { try reader.skipValue() }
+        } else {
+          try reader.skipValue()
+        }
+      }
+      return items ?? nil
+    }
+  }
+
+  /// The error a one-piece reading of the whole model meets (the oracle for refusals).
+  static func errorInOnePiece(_ data: Data) -> String? {
+    do {
+      _ = try itemsInOnePiece(data)
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test("An item is a value: a copy changed alone, equal by content whatever shares storage, coded as before")
+  func itemIsAValue() throws {
+    let original = JournalTests.item("abc", 3)
+    var copy = original
+    copy.source = "file:///elsewhere.jpg"
+    copy.fields.width = 9
+    #expect(original.source == "file:///p/abc-3.jpg" && original.width == 103)
+    #expect(copy.source == "file:///elsewhere.jpg" && copy.width == 9 && copy.id == "abc")
+    #expect(copy != original)
+    copy.source = original.source
+    copy.width = original.width
+    #expect(copy == original, "equal by content, though no longer sharing storage")
+    // A list copied and edited leaves the list it came from as it was.
+    let list = [original, JournalTests.item("def")]
+    var edited = list
+    edited[1].state = .failed
+    #expect(list[1].state == .ready && edited[1].state == .failed && edited[0] == list[0])
+    // Foundation's coders see the members `gallery.json` has.
+    let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(original)) as? [String: Any]
+    #expect(
+      Set(json?.keys.map { $0 } ?? []) == [
+        "id", "source", "state", "aspectRatio", "width", "height", "hash", "thumbnail", "added",
+      ])
+    #expect(try JSONDecoder().decode(Item.self, from: JSONEncoder().encode(original)) == original)
+  }
+
+  @Test("A large items array read in two halves is the one-piece reading, whatever the guessed boundary lands in")
+  func twoHalvesAgree() throws {
+    let sources: [(String, (Int) -> String)] = [
+      ("plain", { "file:///p/\($0).jpg" }),
+      // Every source holds what the boundary guess looks for: most guesses land in a string.
+      ("braces in strings", { "file:///p/%7D,%7B/" + String(repeating: "},{", count: $0 % 5) + "\($0).jpg" }),
+      ("escapes", { "file:///p/\"quoted\"\\\($0)/é.jpg" }),
+    ]
+    for (label, source) in sources {
+      let model = Self.model(count: 6_000, source: source)
+      let data = ModelCoding.encode(model)
+      #expect(data.count >= JSONReader.splitItemBytes, "\(label): large enough to be split")
+      let decoded = try ModelCoding.decode(data)
+      #expect(decoded.items == model.items, "\(label)")
+      #expect(decoded.items == (try Self.itemsInOnePiece(data)), "\(label)")
+      // Split where the guess holds (always, for what we write without braces in strings);
+      // where it does not, the one-piece reading above is what counted.
+      let halves = try Self.itemsInTwoHalves(data)
+      if label == "plain" { #expect(halves != nil, "our own files are read in two halves") }
+      // Here the first `},{` after the middle is inside a source: a guess not believed.
+      if label == "braces in strings" { #expect(halves == nil, "a boundary guessed inside a string") }
+      if let halves { #expect(halves == model.items, "\(label)") }
+    }
+    // Whitespace between items (not how we write) has no `},{`: read in one piece.
+    let model = Self.model(count: 6_000)
+    let spaced = Data(
+      String(decoding: ModelCoding.encode(model), as: UTF8.self).replacingOccurrences(of: "},{", with: "},\n {").utf8)
+    #expect(try ModelCoding.decode(spaced).items == model.items)
+  }
+
+  @Test("A fault in either half is refused with the one-piece reading's error, at the same offset")
+  func faultsAgree() throws {
+    let model = Self.model(count: 6_000)
+    let text = String(decoding: ModelCoding.encode(model), as: UTF8.self)
+    // (what, where: the first occurrence or the last, the text replaced, its replacement)
+    let faults: [(String, String.CompareOptions, String, String)] = [
+      ("a bad state early", [], #""id":"i10","#, #""id":"i10","state":"maybe","#),
+      ("a bad state late", .backwards, #""id":"i5990","#, #""id":"i5990","state":"maybe","#),
+      ("a truncated member late", .backwards, #""hash":"sha256:aaaa"#, #""hash":aaaa"#),
+      ("a stray byte after the array", .backwards, #"}]"#, #"} ]x"#),
+    ]
+    for (label, options, target, replacement) in faults {
+      let range = try #require(text.range(of: target, options: options), "\(label)")
+      let data = Data(text.replacingCharacters(in: range, with: replacement).utf8)
+      var refusal: String?
+      do {
+        _ = try ModelCoding.decode(data)
+      } catch {
+        refusal = "\(error)"
+      }
+      let expected = try #require(Self.errorInOnePiece(data), "\(label): the one-piece reading refuses it")
+      #expect(refusal == expected, "\(label)")
+    }
+  }
+
+  @Test("Checking a large list on two cores finds what the one-piece check finds, in document order")
+  func checksAgree() throws {
+    var model = Self.model(count: ModelValidation.splitItemCount * 2)
+    #expect(ModelValidation.eachIsValid(model.items))
+    #expect(ModelValidation.problems(of: model).isEmpty)
+    for bad in [[3], [3_900], [12, 3_000], [1_999, 2_000]] {
+      var broken = model
+      for index in bad { broken.items[index].width = -1 }
+      #expect(!ModelValidation.eachIsValid(broken.items), "\(bad)")
+      let expected = broken.items.flatMap { ModelValidation.problems(of: $0) }
+      #expect(ModelValidation.problems(of: broken) == expected, "\(bad)")
+    }
+    // A duplicate id is a rule of the list, found the same with clean items.
+    model.items[3_500].id = model.items[20].id
+    model.items[3_500].thumbnail = model.items[20].thumbnail
+    #expect(ModelValidation.eachIsValid(model.items))
+    #expect(ModelValidation.problems(of: model).map(\.description) == [#"item id "i20" is used more than once"#])
+  }
+}
