@@ -139,6 +139,30 @@ struct LargeModelTests {
     }
   }
 
+  @Test("show --json of a large list, written in two halves, is byte for byte the one-piece listing")
+  func listingsAgree() throws {
+    for count in [0, 1, ModelValidation.splitItemCount - 1, ModelValidation.splitItemCount, 5_001] {
+      var model = Self.model(count: count)
+      // Some pending and failed ones, so that every display state is written.
+      for index in stride(from: 0, to: count, by: 7) {
+        model.items[index] =
+          index % 2 == 0
+          ? Item.placeholder(id: "p\(index)", source: "https://x.invalid/\(index)") : model.items[index].failed(because: "no")
+      }
+      var oracle = JSONWriter()
+      oracle.bytes.append(UInt8(ascii: "["))
+      for (index, item) in model.items.enumerated() {
+        if index > 0 { oracle.bytes.append(UInt8(ascii: ",")) }
+        oracle.item(item, position: index + 1, display: item.displayState.rawValue)
+      }
+      oracle.bytes.append(UInt8(ascii: "]"))
+      let listing = DocumentListingJSON.make(path: "/d/x.gallery", model: model)
+      let json = try #require(try JSONSerialization.jsonObject(with: Data(listing)) as? [String: Any], "\(count)")
+      #expect((json["items"] as? [Any])?.count == count)
+      #expect(Data(listing).range(of: Data(oracle.bytes)) != nil, "\(count): the same bytes")
+    }
+  }
+
   @Test("Checking a large list on two cores finds what the one-piece check finds, in document order")
   func checksAgree() throws {
     var model = Self.model(count: ModelValidation.splitItemCount * 2)
