@@ -995,7 +995,7 @@ public enum DocumentListingJSON {
   /// The items with their positions, comma-separated. A long list is written in two halves
   /// at once, the second into a buffer of its own appended after the first: the same bytes.
   static func listItems(_ items: [Item], into writer: inout JSONWriter) {
-    @Sendable func write(_ range: Range<Int>, into writer: inout JSONWriter) {
+    func write(_ range: Range<Int>, into writer: inout JSONWriter) {
       for index in range {
         if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
         writer.item(items[index], position: index + 1, display: items[index].displayState.rawValue)
@@ -1003,29 +1003,8 @@ public enum DocumentListingJSON {
     }
     guard items.count >= ModelValidation.splitItemCount else { return write(items.indices, into: &writer) }
     let middle = items.count / 2
-    let halves = WrittenHalves(first: writer, second: JSONWriter(capacity: (items.count - middle) * 420))
-    // A fork and a join within this call, for synchronous callers (two iterations, two cores).
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      if half == 0 {
-        write(0..<middle, into: &halves.first)
-      } else {
-        write(middle..<items.count, into: &halves.second)
-      }
-    }
-    writer = halves.first
-    halves.first = JSONWriter(capacity: 0)  // the buffer appended to below stays unique
-    writer.bytes.append(contentsOf: halves.second.bytes)
-  }
-
-  /// @unchecked Sendable: each half writes only its own writer (two properties, so that
-  /// their accesses never overlap), read after both are done.
-  private final class WrittenHalves: @unchecked Sendable {
-    var first: JSONWriter
-    var second: JSONWriter
-
-    init(first: JSONWriter, second: JSONWriter) {
-      self.first = first
-      self.second = second
-    }
+    var second = JSONWriter(capacity: (items.count - middle) * 420)
+    _ = ForkJoin.both({ write(0..<middle, into: &writer) }, { write(middle..<items.count, into: &second) })
+    writer.bytes.append(contentsOf: second.bytes)
   }
 }

@@ -98,21 +98,10 @@ public enum ModelValidation {
   /// Whether every item keeps every rule of `problems(of: Item)`: two halves checked at once.
   package static func eachIsValid(_ items: [Item]) -> Bool {
     let middle = items.count / 2
-    let halves = [items[..<middle], items[middle...]]
-    let clean = CleanHalves()
-    // A fork and a join within this call, for synchronous callers (two iterations, two cores).
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      let isClean = halves[half].allSatisfy { problems(of: $0).isEmpty }
-      if half == 0 { clean.first = isClean } else { clean.second = isClean }
-    }
-    return clean.first && clean.second
-  }
-
-  /// @unchecked Sendable: each half writes only its own flag (two properties, so that
-  /// their accesses never overlap), read after both are done.
-  private final class CleanHalves: @unchecked Sendable {
-    var first = false
-    var second = false
+    let clean = ForkJoin.both(
+      { items[..<middle].allSatisfy { problems(of: $0).isEmpty } },
+      { items[middle...].allSatisfy { problems(of: $0).isEmpty } })
+    return clean.0 && clean.1
   }
 
   /// The problems of the model's own fields (title, settings, dates, move offers), without

@@ -29,35 +29,14 @@ extension JSONReader {
   package mutating func itemsInTwoHalves() -> [Item]? {
     guard (try? peek()) == UInt8(ascii: "["), let boundary = boundaryGuess(after: index + (bytes.count - index) / 2)
     else { return nil }
+    var first = self
     var second = self
     second.index = boundary + 1
-    let halves = Halves(first: self, second: second)
-    // Two iterations on two cores; the call returns when both are done (a fork and a join
-    // within this function, like a task group's, for synchronous callers).
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      if half == 0 {
-        halves.firstItems = try? halves.first.itemsBefore(boundary)
-      } else {
-        halves.secondItems = try? halves.second.itemsToTheEnd()
-      }
-    }
-    guard let firstItems = halves.firstItems, let secondItems = halves.secondItems else { return nil }
-    index = halves.second.index
+    let (firstItems, secondItems) = ForkJoin.both(
+      { try? first.itemsBefore(boundary) }, { try? second.itemsToTheEnd() })
+    guard let firstItems, let secondItems else { return nil }
+    index = second.index
     return firstItems + secondItems
-  }
-
-  /// The two halves' readers and results. @unchecked Sendable: each half touches only its
-  /// own reader and result, and the bytes both read are not changed while they do.
-  private final class Halves: @unchecked Sendable {
-    var first: JSONReader
-    var second: JSONReader
-    var firstItems: [Item]?
-    var secondItems: [Item]?
-
-    init(first: JSONReader, second: JSONReader) {
-      self.first = first
-      self.second = second
-    }
   }
 
   /// The offset of the `,` in the first `},{` at or after `offset`: where one of our items

@@ -58,6 +58,23 @@ struct LargeModelTests {
     }
   }
 
+  @Test("ForkJoin runs both pieces of work and returns both results; each changes only what it captures")
+  func forkJoin() {
+    var left = [Int]()
+    var right = [Int]()
+    let results = ForkJoin.both(
+      { () -> Int in
+        for n in 0..<10_000 { left.append(n) }
+        return left.count
+      },
+      { () -> String in
+        for n in 0..<20_000 { right.append(n) }
+        return "\(right.count)"
+      })
+    #expect(results.0 == 10_000 && results.1 == "20000")
+    #expect(left == Array(0..<10_000) && right == Array(0..<20_000))
+  }
+
   @Test("An item is a value: a copy changed alone, equal by content whatever shares storage, coded as before")
   func itemIsAValue() throws {
     let original = JournalTests.item("abc", 3)
