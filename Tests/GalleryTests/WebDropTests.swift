@@ -295,16 +295,20 @@ struct WebDropTests {
   @Test("Two processes drop into one document while a third moves and trashes")
   func concurrentDrops() throws {
     let web = try WebSetup()
+    // Every image is served after seconds, so that all eight placeholders are still pending
+    // together however late the second process starts on a loaded machine (the server
+    // answers each request on a thread of its own).
     let first = try (0..<4).map {
-      try web.image("first\($0).jpg", width: 200 + $0, height: 100, seed: $0 + 1, query: "delay=0.\($0 + 3)")
+      try web.image("first\($0).jpg", width: 200 + $0, height: 100, seed: $0 + 1, query: "delay=3.\($0 + 3)")
     }
     let second = try (0..<4).map {
-      try web.image("second\($0).png", width: 100, height: 200 + $0, format: .png, seed: $0 + 11, query: "delay=0.\($0 + 2)")
+      try web.image("second\($0).png", width: 100, height: 200 + $0, format: .png, seed: $0 + 11, query: "delay=3.\($0 + 2)")
     }
     let a = try web.start(["drop", "--downloads", "2", web.document] + first)
     let b = try web.start(["drop", "--downloads", "2", web.document] + second)
     let pending = try web.placeholders(8)
-    #expect(try web.gallery(["move", web.document, pending[0].id, "--to", "end"]).status == 0)
+    let movedPlaceholder = try #require(pending.first, "no placeholder to move")
+    #expect(try web.gallery(["move", web.document, movedPlaceholder.id, "--to", "end"]).status == 0)
     let trashed = try #require(pending.first { $0.source == second[1] })
     #expect(try web.gallery(["trash", web.document, trashed.id]).status == 0)
     a.wait()
@@ -315,7 +319,7 @@ struct WebDropTests {
     #expect(Set(items.map(\.source)) == Set(first + second).subtracting([second[1]]))
     #expect(items.count == 7 && items.allSatisfy { $0.state == "ready" })
     // The moved placeholder's image is where it was moved; each drop keeps its own order.
-    let moved = pending[0].source
+    let moved = movedPlaceholder.source
     let sources = items.map(\.source)
     #expect(sources.last == moved)
     #expect(sources.dropLast().filter { first.contains($0) } == first.filter { $0 != moved })
