@@ -47,11 +47,8 @@ package struct ArchiveIndex: Equatable {
   package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: [:])
     var format = 0
-    // Where the last entry ended: written in file order, any other order is refused.
-    var end: Int64 = 0
-    // Each location is checked as it is read and goes straight into the table (one of ours
-    // takes about 50 bytes): 100,000 of them are not gathered in a list first.
-    index.entries.reserveCapacity(data.count / 48)
+    var locations: [(String, EntryLocation)] = []
+    locations.reserveCapacity(data.count / 64)
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
       try reader.object { reader, key in
@@ -67,16 +64,7 @@ package struct ArchiveIndex: Equatable {
             }
             let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
             try reader.expect(UInt8(ascii: "]"))
-            guard let limit = DocumentArchive.sizeLimit(of: name), (0...limit).contains(location.size) else {
-              throw IndexMismatch("entry \(name) is not one a document holds")
-            }
-            let blocks = (location.size + 511) / 512 * 512
-            // Compared without sums that a hostile number could overflow.
-            guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
-              location.span <= offset - location.offset,
-              index.entries.updateValue(location, forKey: name) == nil
-            else { throw IndexMismatch("entry \(name) does not fit where the index puts it") }
-            end = location.offset + location.span
+            locations.append((name, location))
           }
         case "format": format = try reader.int()
         case "liveBytes": index.liveBytes = Int64(try reader.int())
@@ -90,6 +78,21 @@ package struct ArchiveIndex: Equatable {
     guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
     else { throw IndexMismatch("its revision counts are out of range") }
     guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
+    var end: Int64 = 0
+    index.entries.reserveCapacity(locations.count)
+    // Written in file order; any other order is refused below.
+    for (name, location) in locations {
+      guard let limit = DocumentArchive.sizeLimit(of: name), (0...limit).contains(location.size) else {
+        throw IndexMismatch("entry \(name) is not one a document holds")
+      }
+      let blocks = (location.size + 511) / 512 * 512
+      // Compared without sums that a hostile number could overflow.
+      guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
+        location.span <= offset - location.offset,
+        index.entries.updateValue(location, forKey: name) == nil
+      else { throw IndexMismatch("entry \(name) does not fit where the index puts it") }
+      end = location.offset + location.span
+    }
     guard let checkpoint = index.entries[DocumentArchive.modelEntry], checkpoint.offset + checkpoint.span == offset else {
       throw IndexMismatch("it does not follow its checkpoint")
     }
