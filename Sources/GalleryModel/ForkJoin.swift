@@ -3,6 +3,10 @@ import Foundation
 /// Two pieces of work at once, one per core, inside a synchronous call: reading, checking
 /// and listing the two halves of a 100,000-item list. Nothing outlives the call.
 package enum ForkJoin {
+  /// Lists at least this long are checked and listed in two halves: below it, starting the
+  /// second piece of work costs more than it saves.
+  package static let itemsWorthSplitting = 2_000
+
   /// Runs `first` and `second` at the same time and returns both results when both are
   /// done. Each may change what it captures, but not what the other one touches.
   package static func both<A, B>(_ first: () -> A, _ second: () -> B) -> (A, B) {

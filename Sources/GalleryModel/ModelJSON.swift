@@ -1001,7 +1001,7 @@ public enum DocumentListingJSON {
         writer.item(items[index], position: index + 1, display: items[index].displayState.rawValue)
       }
     }
-    guard items.count >= ModelValidation.splitItemCount else { return write(items.indices, into: &writer) }
+    guard items.count >= ForkJoin.itemsWorthSplitting else { return write(items.indices, into: &writer) }
     let middle = items.count / 2
     var second = JSONWriter(capacity: (items.count - middle) * 420)
     _ = ForkJoin.both({ write(0..<middle, into: &writer) }, { write(middle..<items.count, into: &second) })

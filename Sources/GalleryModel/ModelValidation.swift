@@ -70,7 +70,7 @@ public enum ModelValidation {
     var ids = Set<String>(minimumCapacity: model.items.count + model.trash.count)
     // A large list is checked on both cores first; only one that is not clean needs the
     // pass that lists its problems in document order.
-    let itemsClean = model.items.count >= splitItemCount && eachIsValid(model.items)
+    let itemsClean = model.items.count >= ForkJoin.itemsWorthSplitting && eachIsValid(model.items)
     for item in model.items {
       if !itemsClean { problems += self.problems(of: item) }
       require(ids.insert(item.id).inserted, "item id \(quoted(item.id)) is used more than once")
@@ -91,9 +91,6 @@ public enum ModelValidation {
     }
     return problems
   }
-
-  /// Lists at least this long are checked on both cores (`eachIsValid`).
-  package static let splitItemCount = 2_000
 
   /// Whether every item keeps every rule of `problems(of: Item)`: two halves checked at once.
   package static func eachIsValid(_ items: [Item]) -> Bool {

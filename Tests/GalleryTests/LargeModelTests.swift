@@ -158,7 +158,7 @@ struct LargeModelTests {
 
   @Test("show --json of a large list, written in two halves, is byte for byte the one-piece listing")
   func listingsAgree() throws {
-    for count in [0, 1, ModelValidation.splitItemCount - 1, ModelValidation.splitItemCount, 5_001] {
+    for count in [0, 1, ForkJoin.itemsWorthSplitting - 1, ForkJoin.itemsWorthSplitting, 5_001] {
       var model = Self.model(count: count)
       // Some pending and failed ones, so that every display state is written.
       for index in stride(from: 0, to: count, by: 7) {
@@ -182,7 +182,7 @@ struct LargeModelTests {
 
   @Test("Checking a large list on two cores finds what the one-piece check finds, in document order")
   func checksAgree() throws {
-    var model = Self.model(count: ModelValidation.splitItemCount * 2)
+    var model = Self.model(count: ForkJoin.itemsWorthSplitting * 2)
     #expect(ModelValidation.eachIsValid(model.items))
     #expect(ModelValidation.problems(of: model).isEmpty)
     for bad in [[3], [3_900], [12, 3_000], [1_999, 2_000]] {
