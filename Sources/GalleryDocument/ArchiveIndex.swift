@@ -9,7 +9,7 @@ import GallerySystem
 /// It is read from a file that may be hostile: every location must lie before the index,
 /// entries may not overlap, and each one is checked again (name and size in its header)
 /// when it is read. Anything wrong makes the reader fall back to scanning the whole file.
-package struct ArchiveIndex: Equatable {
+package struct ArchiveIndex {
   package static let name = "gallery.index"
 
   /// The revision of the checkpoint the index follows.
@@ -19,16 +19,16 @@ package struct ArchiveIndex: Equatable {
   /// Bytes of the live entries before the index (see `ArchiveLayout.liveBytes`).
   package var liveBytes: Int64
   /// The newest location of each name before the index.
-  package var entries: [String: EntryLocation]
+  package var entries: EntryTable
 
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
     writer.object { o in
       o.value("entries") { w in
-        w.array(entries.sorted { $0.value.offset < $1.value.offset }) { w, entry in
+        w.array(entries.inFileOrder()) { w, entry in
           w.bytes.append(UInt8(ascii: "["))
-          w.string(entry.key)
-          for number in [entry.value.offset, entry.value.span, entry.value.size] {
+          w.string(entry.name)
+          for number in [entry.location.offset, entry.location.span, entry.location.size] {
             w.bytes.append(UInt8(ascii: ","))
             w.int(Int(number))
           }
@@ -44,11 +44,17 @@ package struct ArchiveIndex: Equatable {
   }
 
   /// Decodes an index found at `offset` and checks that it can describe the file before it.
+  /// Its names are kept as bytes (`IndexedEntries`): 100,000 of them make no String each.
   package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
-    var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: [:])
+    var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
     var format = 0
-    var locations: [(String, EntryLocation)] = []
+    var names: [UInt8] = []
+    var ends: [Int] = []
+    var locations: [EntryLocation] = []
+    names.reserveCapacity(data.count)
+    ends.reserveCapacity(data.count / 64)
     locations.reserveCapacity(data.count / 64)
+    var end: Int64 = 0
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
       try reader.object { reader, key in
@@ -57,14 +63,31 @@ package struct ArchiveIndex: Equatable {
           try reader.array { reader in
             // [name, offset, span, size]
             try reader.expect(UInt8(ascii: "["))
-            let name = try reader.string()
+            let start = names.count
+            switch try reader.key() {  // a string: its bytes themselves when it has no escapes
+            case .raw(let bytes): names.append(contentsOf: bytes)
+            case .decoded(let text): names.append(contentsOf: text.utf8)
+            }
             func number(_ reader: inout JSONReader) throws -> Int64 {
               try reader.expect(UInt8(ascii: ","))
               return Int64(try reader.int())
             }
             let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
             try reader.expect(UInt8(ascii: "]"))
-            locations.append((name, location))
+            let name = names[start...]
+            // Printable ASCII: all our names are, and bytes then compare as Strings do.
+            guard name.allSatisfy({ (0x20..<0x7F).contains($0) }),
+              let limit = name.withUnsafeBytes(DocumentArchive.sizeLimit(ofASCII:)), (0...limit).contains(location.size)
+            else { throw IndexMismatch("entry \(String(decoding: name, as: UTF8.self)) is not one a document holds") }
+            let blocks = (location.size + 511) / 512 * 512
+            // Written in file order; any other order is refused. Compared without sums that a
+            // hostile number could overflow.
+            guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
+              location.span <= offset - location.offset
+            else { throw IndexMismatch("entry \(String(decoding: name, as: UTF8.self)) does not fit where the index puts it") }
+            end = location.offset + location.span
+            ends.append(names.count)
+            locations.append(location)
           }
         case "format": format = try reader.int()
         case "liveBytes": index.liveBytes = Int64(try reader.int())
@@ -78,20 +101,10 @@ package struct ArchiveIndex: Equatable {
     guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
     else { throw IndexMismatch("its revision counts are out of range") }
     guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
-    var end: Int64 = 0
-    index.entries.reserveCapacity(locations.count)
-    // Written in file order; any other order is refused below.
-    for (name, location) in locations {
-      guard let limit = DocumentArchive.sizeLimit(of: name), (0...limit).contains(location.size) else {
-        throw IndexMismatch("entry \(name) is not one a document holds")
-      }
-      let blocks = (location.size + 511) / 512 * 512
-      // Compared without sums that a hostile number could overflow.
-      guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
-        location.span <= offset - location.offset,
-        index.entries.updateValue(location, forKey: name) == nil
-      else { throw IndexMismatch("entry \(name) does not fit where the index puts it") }
-      end = location.offset + location.span
+    do {
+      index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
+    } catch {
+      throw IndexMismatch("it lists entry \(error.name) twice")
     }
     guard let checkpoint = index.entries[DocumentArchive.modelEntry], checkpoint.offset + checkpoint.span == offset else {
       throw IndexMismatch("it does not follow its checkpoint")

@@ -17,7 +17,7 @@ package struct EntryLocation: Sendable, Equatable {
 package struct ArchiveLayout: Sendable {
   package var model: GalleryModel
   /// The newest location of each name, up to the end of the last complete revision.
-  package var entries: [String: EntryLocation]
+  package var entries: EntryTable
   /// Where the next append starts: the end of the last complete `gallery.json`.
   package var revisionEnd: Int64
   package var fileSize: Int64

@@ -34,16 +34,22 @@ package enum DocumentArchive {
   package static func sizeLimit(of name: String) -> Int64? {
     // An index names 100,000 entries: an ASCII name (all of ours) is compared as bytes,
     // which for ASCII without a carriage return is what comparing Characters means.
-    let utf8 = name.utf8
-    guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return sizeLimit(comparingCharacters: name) }
-    func starts(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
-    if starts(thumbnailFolder) || utf8.elementsEqual(coverEntry.utf8) { return thumbnailSizeLimit }
-    if starts(journalFolder) || utf8.elementsEqual(modelEntry.utf8) || utf8.elementsEqual(ArchiveIndex.name.utf8) {
-      return modelSizeLimit
+    var bytes = name
+    return bytes.withUTF8 { utf8 in
+      guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return sizeLimit(comparingCharacters: name) }
+      return sizeLimit(ofASCII: UnsafeRawBufferPointer(utf8))
     }
+  }
+
+  /// The same rule on the bytes of an ASCII name without a carriage return.
+  package static func sizeLimit(ofASCII utf8: UnsafeRawBufferPointer) -> Int64? {
+    func starts(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
+    func equals(_ other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+    if starts(thumbnailFolder) || equals(coverEntry) { return thumbnailSizeLimit }
+    if starts(journalFolder) || equals(modelEntry) || equals(ArchiveIndex.name) { return modelSizeLimit }
     if starts(originalsFolder) { return originalSizeLimit }
-    if utf8.elementsEqual(ArchiveTrailer.name.utf8) { return Int64(ArchiveTrailer.blockLimit) * 512 }
-    if utf8.elementsEqual(mimetypeEntry.utf8) { return 256 }
+    if equals(ArchiveTrailer.name) { return Int64(ArchiveTrailer.blockLimit) * 512 }
+    if equals(mimetypeEntry) { return 256 }
     return nil
   }
 
@@ -155,7 +161,7 @@ package enum DocumentArchive {
     let fileSize = try regularFileSize(file)
     let trailer = try trailer(of: file)
     guard let indexOffset = trailer.index else { throw IndexMismatch("no index") }
-    var index: ArchiveIndex
+    let index: ArchiveIndex
     do {
       let indexReader = try reader(at: indexOffset, of: file)
       guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
@@ -167,7 +173,7 @@ package enum DocumentArchive {
     let checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
-    for (name, location) in index.entries where name.hasPrefix(journalFolder) {
+    for (name, location) in index.entries.named(withPrefix: journalFolder) {
       // Straight from where the index says: a record that is not there does not decode. Its
       // change is decoded when the history is needed.
       let data = try dataOnly(location, from: file)
@@ -180,10 +186,7 @@ package enum DocumentArchive {
     scan.revisions = index.revisions
     scan.liveBytes = index.liveBytes
     scan.journal = JournalScan(checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history)
-    // Handed over, not shared: the scan adds to them, and a shared dictionary of 100,000
-    // names would be copied whole.
     scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
-    index.entries = [:]
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
     let tailReader = try reader(at: indexOffset, of: file)
@@ -219,7 +222,7 @@ package enum DocumentArchive {
   /// at the index, with the checkpoint before it.
   private struct EntryScan {
     struct Committed {
-      var entries: [String: EntryLocation]
+      var entries: EntryTable
       var end: Int64
       var revision: Int
     }
@@ -268,9 +271,9 @@ package enum DocumentArchive {
         liveBytes = live
       }
       if committed == nil {
-        committed = Committed(entries: pending, end: end, revision: revision)
+        committed = Committed(entries: EntryTable(pending), end: end, revision: revision)
       } else {
-        committed!.entries.merge(pending) { _, new in new }
+        committed!.entries.update(pending)
         committed!.end = end
         committed!.revision = revision
       }
@@ -625,7 +628,7 @@ package enum DocumentArchive {
     do {
       let file = try FileHandleFD(path: temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
       if let existing { file.takeMetadata(of: existing) }
-      let writer = try EntryWriter(file: file, entries: [:], liveBytes: 0)
+      let writer = try EntryWriter(file: file, entries: EntryTable(), liveBytes: 0)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
       let checkpoint = ModelCoding.encode(current)
@@ -655,7 +658,7 @@ package enum DocumentArchive {
     _ writer: EntryWriter, model: GalleryModel, history: [JournalRecord], checkpointBytes: Int64
   ) throws {
     var layout = ArchiveLayout(
-      model: model, entries: [:], revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
+      model: model, entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
       history: History(history), checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
     try finishRevision(writer, layout: &layout, index: true)
   }
@@ -679,10 +682,10 @@ package enum DocumentArchive {
 package final class EntryWriter {
   private let file: FileHandleFD
   private let writer: ArchiveWriter
-  package private(set) var entries: [String: EntryLocation]
+  package private(set) var entries: EntryTable
   package private(set) var liveBytes: Int64
 
-  init(file: FileHandleFD, entries: [String: EntryLocation], liveBytes: Int64) throws {
+  init(file: FileHandleFD, entries: EntryTable, liveBytes: Int64) throws {
     self.file = file
     self.writer = try ArchiveWriter(fileDescriptor: file.rawValue)
     self.entries = entries
@@ -696,7 +699,7 @@ package final class EntryWriter {
     try writer.write(name: name, data: data, modified: modified)
     let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
     liveBytes += location.span - (entries[name]?.span ?? 0)
-    entries[name] = location
+    entries.update(location, for: name)
   }
 
   /// Writes the end-of-archive marker.

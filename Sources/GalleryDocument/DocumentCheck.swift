@@ -64,7 +64,7 @@ public enum DocumentCheck {
 
     let layout = document.layout
     let live = layout.liveNames
-    for name in layout.entries.keys.sorted() where !live.contains(name) {
+    for name in layout.entries.names.sorted() where !live.contains(name) {
       problems.append("orphan entry \(name): no item refers to it (`gallery compact` removes it)")
     }
     if layout.entries[DocumentArchive.coverEntry] == nil {
@@ -129,7 +129,7 @@ extension DocumentCheck {
     }
     let document = try GalleryDocument.open(path, scanningWhole: true)
     let live = document.layout.liveNames
-    if document.layout.tornReason != nil || document.layout.entries.keys.contains(where: { !live.contains($0) })
+    if document.layout.tornReason != nil || document.layout.entries.names.contains(where: { !live.contains($0) })
       || indexProblem(document) != nil
     {
       try GalleryDocument.compact(path)

@@ -10,7 +10,7 @@ public struct DocumentEdit {
   /// Thumbnails and originals added during this edit, by entry name.
   private(set) var newEntries: [String: Data] = [:]
   /// Entries the document holds already (an original shared by content is stored once).
-  private let existingEntries: [String: EntryLocation]
+  private let existingEntries: EntryTable
   /// The document's history, oldest first.
   package let history: History
   /// What made this edit, for the history (`move: 2 items`); said from the change when nil.
@@ -24,7 +24,7 @@ public struct DocumentEdit {
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
 
-  package init(model: GalleryModel, existingEntries: [String: EntryLocation] = [:], history: History = History()) {
+  package init(model: GalleryModel, existingEntries: EntryTable = EntryTable(), history: History = History()) {
     self.model = model
     self.existingEntries = existingEntries
     self.history = history

@@ -126,7 +126,7 @@ public final class GalleryDocument {
   }
 
   /// Names of every entry in the last complete revision.
-  public var entryNames: Set<String> { Set(layout.entries.keys) }
+  public var entryNames: Set<String> { Set(layout.entries.names) }
 
   /// Why the last save looks interrupted, if it does (the document still opens).
   public var interruptedSave: String? { layout.tornReason }

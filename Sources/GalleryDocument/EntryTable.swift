@@ -1,0 +1,183 @@
+import Foundation
+
+/// Where each entry of a document lies (the newest location of each name), for documents of
+/// 100,000 thumbnails.
+///
+/// The names an index listed stay as it listed them (`IndexedEntries`: their bytes in one
+/// buffer, found through a hash table of positions), shared by every copy of the table.
+/// Names written or read after the index go into a small dictionary that takes precedence.
+/// So opening a large document makes no String per name, and a save, which adds a few
+/// entries to a table that the layout cache and the caller still hold, copies only the few.
+package struct EntryTable: Sendable, Sequence {
+  private var indexed: IndexedEntries
+  private var newer: [String: EntryLocation]
+  /// Positions in `indexed` of the names `newer` holds again.
+  private var replaced: Set<Int> = []
+
+  package init() {
+    indexed = .empty
+    newer = [:]
+  }
+
+  package init(_ locations: [String: EntryLocation]) {
+    indexed = .empty
+    newer = locations
+  }
+
+  package init(indexed: IndexedEntries) {
+    self.indexed = indexed
+    newer = [:]
+  }
+
+  package subscript(name: String) -> EntryLocation? {
+    if let location = newer[name] { return location }
+    return indexed.position(of: name).map { indexed.locations[$0] }
+  }
+
+  /// Records where `name` lies now.
+  package mutating func update(_ location: EntryLocation, for name: String) {
+    if newer.updateValue(location, forKey: name) == nil, let position = indexed.position(of: name) {
+      replaced.insert(position)
+    }
+  }
+
+  package mutating func update(_ locations: [String: EntryLocation]) {
+    for (name, location) in locations { update(location, for: name) }
+  }
+
+  package var count: Int { indexed.count + newer.count - replaced.count }
+
+  /// Every name once (made into Strings: for checks and compaction, not for opening).
+  package var names: [String] { map(\.name) }
+
+  /// The entries whose names start with `prefix` (an ASCII folder such as `journal/`),
+  /// found without making a String of the other names.
+  package func named(withPrefix prefix: String) -> [(name: String, location: EntryLocation)] {
+    var found: [(name: String, location: EntryLocation)] = []
+    for position in indexed.positions(withPrefix: prefix) where !replaced.contains(position) {
+      found.append((indexed.name(at: position), indexed.locations[position]))
+    }
+    for (name, location) in newer where name.hasPrefix(prefix) { found.append((name, location)) }
+    return found
+  }
+
+  /// Every entry, in the order they lie in the file.
+  package func inFileOrder() -> [(name: String, location: EntryLocation)] {
+    Array(self).sorted { $0.location.offset < $1.location.offset }
+  }
+
+  package func makeIterator() -> IndexingIterator<[(name: String, location: EntryLocation)]> {
+    var all: [(name: String, location: EntryLocation)] = []
+    all.reserveCapacity(count)
+    for position in 0..<indexed.count where !replaced.contains(position) {
+      all.append((indexed.name(at: position), indexed.locations[position]))
+    }
+    for (name, location) in newer { all.append((name, location)) }
+    return all.makeIterator()
+  }
+}
+
+/// The names and locations an index listed, as it listed them, and a hash table to find a
+/// name among them. Immutable: every copy of an `EntryTable` shares one.
+///
+/// Its names are printable ASCII (an index naming anything else is not taken: the file is
+/// scanned instead), so a name is found by comparing bytes, which for such names is what
+/// comparing Strings means.
+package final class IndexedEntries: Sendable {
+  package static let empty = try! IndexedEntries(names: [], ends: [], locations: [])
+
+  private let names: [UInt8]
+  /// Where each name ends in `names` (it starts where the one before it ends).
+  private let ends: [Int]
+  package let locations: [EntryLocation]
+  /// Open addressing: a position plus one, or zero for an empty slot.
+  private let slots: [Int32]
+
+  package var count: Int { locations.count }
+
+  /// Throws on a name listed twice.
+  package init(names: [UInt8], ends: [Int], locations: [EntryLocation]) throws(DuplicateName) {
+    precondition(ends.count == locations.count && (ends.last ?? 0) == names.count && ends.count < Int32.max)
+    self.names = names
+    self.ends = ends
+    self.locations = locations
+    var capacity = 16
+    while capacity < 2 * ends.count { capacity *= 2 }
+    var slots = [Int32](repeating: 0, count: capacity)
+    let duplicate: Int? = names.withUnsafeBytes { bytes in
+      for position in ends.indices {
+        let name = Self.name(at: position, ends: ends, in: bytes)
+        var slot = Self.hash(name) & (capacity - 1)
+        while slots[slot] != 0 {
+          if Self.name(at: Int(slots[slot]) - 1, ends: ends, in: bytes).elementsEqual(name) { return position }
+          slot = (slot + 1) & (capacity - 1)
+        }
+        slots[slot] = Int32(position + 1)
+      }
+      return nil
+    }
+    if let duplicate {
+      throw DuplicateName(
+        name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
+    }
+    self.slots = slots
+  }
+
+  package struct DuplicateName: Error {
+    package var name: String
+  }
+
+  package func name(at position: Int) -> String {
+    names.withUnsafeBytes { String(decoding: Self.name(at: position, ends: ends, in: $0), as: UTF8.self) }
+  }
+
+  package func position(of name: String) -> Int? {
+    var name = name
+    if !name.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) {
+      // A String equals an ASCII one when its canonical composition is that ASCII
+      // ("\u{212A}" KELVIN SIGN is "K"), as a dictionary keyed by Strings would find it.
+      name = name.precomposedStringWithCanonicalMapping
+      guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+    }
+    return name.withUTF8 { position(ofBytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  private func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
+    guard !slots.isEmpty else { return nil }
+    return names.withUnsafeBytes { bytes in
+      var slot = Self.hash(name) & (slots.count - 1)
+      while slots[slot] != 0 {
+        let position = Int(slots[slot]) - 1
+        if Self.name(at: position, ends: ends, in: bytes).elementsEqual(name) { return position }
+        slot = (slot + 1) & (slots.count - 1)
+      }
+      return nil
+    }
+  }
+
+  func positions(withPrefix prefix: String) -> [Int] {
+    let prefix = Array(prefix.utf8)
+    return names.withUnsafeBytes { bytes in
+      ends.indices.filter { Self.name(at: $0, ends: ends, in: bytes).starts(with: prefix) }
+    }
+  }
+
+  private static func name(at position: Int, ends: [Int], in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: bytes[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
+  }
+
+  /// Seeded per process (`Hasher`): names come from a file that may be hostile, and must not
+  /// be chosen to collide.
+  private static func hash(_ name: UnsafeRawBufferPointer) -> Int {
+    var hasher = Hasher()
+    hasher.combine(bytes: name)
+    return hasher.finalize()
+  }
+}
+
+extension EntryTable: Equatable {
+  /// The same names at the same locations, however each table holds them.
+  package static func == (lhs: EntryTable, rhs: EntryTable) -> Bool {
+    lhs.count == rhs.count && lhs.allSatisfy { rhs[$0.name] == $0.location }
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+
+/// The table of where entries lie: an index's names kept as bytes, under the names written
+/// since. Pure: no files.
+@Suite("Entry table")
+struct EntryTableTests {
+  func at(_ offset: Int64, size: Int64 = 10) -> EntryLocation { EntryLocation(offset: offset, span: 1024, size: size) }
+
+  /// An index of `names`, one after the other, followed by its checkpoint.
+  func index(_ names: [String]) -> ArchiveIndex {
+    var table = EntryTable()
+    for (position, name) in names.enumerated() { table.update(at(Int64(position) * 1024), for: name) }
+    table.update(at(Int64(names.count) * 1024), for: DocumentArchive.modelEntry)
+    return ArchiveIndex(revision: 3, revisions: 2, liveBytes: 0, entries: table)
+  }
+
+  func decoded(_ text: String, end: Int64) throws -> EntryTable {
+    try ArchiveIndex.decode(Data(text.utf8), at: end).entries
+  }
+
+  @Test("Names written after the index win over it; counts, prefixes and iteration see each name once, at its newest place")
+  func newerWins() throws {
+    let names = (0..<500).map { "thumbnails/item\($0).jpg" } + ["journal/0000000001.json", "journal/0000000002.json"]
+    let written = index(names)
+    var table = try ArchiveIndex.decode(written.encode(), at: Int64(names.count + 1) * 1024).entries
+    #expect(table == written.entries)
+    #expect(table.count == 503)
+    #expect(table["thumbnails/item7.jpg"] == at(7 * 1024))
+    #expect(table["thumbnails/item500.jpg"] == nil)
+
+    let original = table
+    table.update(at(900_000), for: "thumbnails/item7.jpg")
+    table.update(at(901_000), for: "journal/0000000003.json")
+    table.update(at(902_000), for: "journal/0000000002.json")
+    #expect(table["thumbnails/item7.jpg"] == at(900_000))
+    #expect(table.count == 504)
+    #expect(table.names.count == 504 && Set(table.names).count == 504)
+    #expect(Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.location) })["thumbnails/item7.jpg"] == at(900_000))
+    let journal = table.named(withPrefix: DocumentArchive.journalFolder).sorted { $0.name < $1.name }
+    #expect(journal.map(\.name) == ["journal/0000000001.json", "journal/0000000002.json", "journal/0000000003.json"])
+    #expect(journal.map(\.location) == [at(500 * 1024), at(902_000), at(901_000)])
+    #expect(table.inFileOrder().map(\.location.offset) == table.map(\.location.offset).sorted())
+    // A copy is a value: the table it came from still says what the index said.
+    #expect(original["thumbnails/item7.jpg"] == at(7 * 1024) && original.count == 503)
+    #expect(original != table)
+  }
+
+  @Test("A name is found as a String would find it: canonically equal Strings are one name, other bytes are not")
+  func stringEquality() throws {
+    let table = try ArchiveIndex.decode(index(["thumbnails/K.jpg"]).encode(), at: 2048).entries
+    #expect(table["thumbnails/\u{212A}.jpg"] == at(0))  // KELVIN SIGN is K
+    #expect(table["thumbnails/k.jpg"] == nil)
+    #expect(table["thumbnails/K.jpg\u{301}"] == nil)
+    var newer = table
+    newer.update(at(9000), for: "thumbnails/\u{212A}.jpg")
+    #expect(newer.count == 2 && newer["thumbnails/K.jpg"] == at(9000))
+  }
+
+  @Test("An index is read as JSON (escapes, spaces) but refused when a name is not printable ASCII or is listed twice")
+  func hostileIndexes() throws {
+    /// An index of `entries` (`@` stands for each one's offset), its checkpoint last.
+    func text(_ entries: [String]) -> (text: String, end: Int64) {
+      let placed = entries.enumerated().map { $1.replacingOccurrences(of: "@", with: String(1024 * $0)) }
+      let checkpoint = #"["gallery.json",\#(1024 * entries.count),1024,10]"#
+      let members = #""format":\#(GalleryModel.formatVersion),"liveBytes":0,"revision":3,"revisions":2"#
+      return (#"{"entries":[\#((placed + [checkpoint]).joined(separator: ","))],\#(members)}"#, Int64(1024 * (entries.count + 1)))
+    }
+    func read(_ index: (text: String, end: Int64)) throws -> EntryTable { try decoded(index.text, end: index.end) }
+    func refused(_ entries: [String]) -> Bool { (try? read(text(entries))) == nil }
+
+    let plain = text([#"["thumbnails/a.jpg",@,1024,10]"#])
+    #expect(try read(plain)["thumbnails/a.jpg"] == at(0))
+    let escaped = (plain.text.replacingOccurrences(of: "gallery.json", with: #"gallery\u002ejson"#), plain.end)
+    #expect(try read(escaped)[DocumentArchive.modelEntry] == at(1024))
+    let spaced = (plain.text.replacingOccurrences(of: ",", with: " ,\n "), plain.end)
+    #expect(try read(spaced).count == 2)
+
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,10]"#, #"["thumbnails/a.jpg",@,1024,10]"#]))
+    #expect(refused([#"["thumbnails/\u00e9.jpg",@,1024,10]"#]))
+    #expect(refused([#"["thumbnails/é.jpg",@,1024,10]"#]))
+    #expect(refused([#"["thumbnails/a\r.jpg",@,1024,10]"#]))
+    #expect(refused([#"["README",@,1024,10]"#]))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,600]"#]))
+  }
+}
