@@ -972,14 +972,27 @@ extension JSONReader {
 /// `gallery show --json`: the document's items in order, each with its stored members plus
 /// its `position` and `display` state (`ready`, `pending`, `stale`, `failed`).
 public enum DocumentListingJSON {
+  /// The listing whole (to re-indent it for a terminal).
   public static func make(path: String, model: GalleryModel) -> [UInt8] {
-    var writer = JSONWriter(capacity: 512 + model.items.count * 420)
+    var bytes: [UInt8] = []
+    write(path: path, model: model) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// The listing in order, in pieces: the members before the items, the items, the members
+  /// after them. A long list's first half is handed over in pieces of about `pieceSize`
+  /// bytes as it is written, while its second half is written at once into a buffer of its
+  /// own. A listing of 100,000 items (37 MB) is so never whole in memory: on this kind of
+  /// machine, fresh memory costs more than writing the bytes into it.
+  public static func write(path: String, model: GalleryModel, pieceSize: Int = 1 << 20, emit: ([UInt8]) -> Void) {
+    var writer = JSONWriter(capacity: 1024)
+    var itemsAt = 0
     writer.object { o in
       o.date("created", model.created)
       o.int("format", model.format)
       o.value("items") { w in
         w.bytes.append(UInt8(ascii: "["))
-        listItems(model.items, into: &w)
+        itemsAt = w.bytes.count
         w.bytes.append(UInt8(ascii: "]"))
       }
       o.date("modified", model.modified)
@@ -989,22 +1002,36 @@ public enum DocumentListingJSON {
       o.int("trashed", model.trash.count)
     }
     writer.bytes.append(0x0A)
-    return writer.bytes
+    emit(Array(writer.bytes[..<itemsAt]))
+    listItems(model.items, pieceSize: pieceSize, emit: emit)
+    emit(Array(writer.bytes[itemsAt...]))
   }
 
-  /// The items with their positions, comma-separated. A long list is written in two halves
-  /// at once, the second into a buffer of its own appended after the first: the same bytes.
-  static func listItems(_ items: [Item], into writer: inout JSONWriter) {
-    func write(_ range: Range<Int>, into writer: inout JSONWriter) {
+  /// The items with their positions, comma-separated, in pieces (see `write`): the same bytes
+  /// however the list is split.
+  static func listItems(_ items: [Item], pieceSize: Int, emit: ([UInt8]) -> Void) {
+    func write(_ range: Range<Int>, into writer: inout JSONWriter, emittingEvery limit: Int?) {
       for index in range {
         if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
         writer.item(items[index], position: index + 1, display: items[index].displayState.rawValue)
+        if let limit, writer.bytes.count >= limit {
+          emit(writer.bytes)
+          writer.bytes.removeAll(keepingCapacity: true)
+        }
       }
     }
-    guard items.count >= ForkJoin.itemsWorthSplitting else { return write(items.indices, into: &writer) }
+    guard items.count >= ForkJoin.itemsWorthSplitting else {
+      var writer = JSONWriter(capacity: min(pieceSize, items.count * 420) + 4096)
+      write(items.indices, into: &writer, emittingEvery: pieceSize)
+      if !writer.bytes.isEmpty { emit(writer.bytes) }
+      return
+    }
     let middle = items.count / 2
+    var first = JSONWriter(capacity: pieceSize + 4096)
     var second = JSONWriter(capacity: (items.count - middle) * 420)
-    _ = ForkJoin.both({ write(0..<middle, into: &writer) }, { write(middle..<items.count, into: &second) })
-    writer.bytes.append(contentsOf: second.bytes)
+    _ = ForkJoin.both(
+      { write(0..<middle, into: &first, emittingEvery: pieceSize) },
+      { write(middle..<items.count, into: &second, emittingEvery: nil) })
+    for piece in [first.bytes, second.bytes] where !piece.isEmpty { emit(piece) }
   }
 }

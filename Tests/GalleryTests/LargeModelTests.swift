@@ -156,7 +156,7 @@ struct LargeModelTests {
     }
   }
 
-  @Test("show --json of a large list, written in two halves, is byte for byte the one-piece listing")
+  @Test("show --json of a large list, written in two halves and handed out in pieces, is byte for byte the one-piece listing")
   func listingsAgree() throws {
     for count in [0, 1, ForkJoin.itemsWorthSplitting - 1, ForkJoin.itemsWorthSplitting, 5_001] {
       var model = Self.model(count: count)
@@ -177,6 +177,15 @@ struct LargeModelTests {
       let json = try #require(try JSONSerialization.jsonObject(with: Data(listing)) as? [String: Any], "\(count)")
       #expect((json["items"] as? [Any])?.count == count)
       #expect(Data(listing).range(of: Data(oracle.bytes)) != nil, "\(count): the same bytes")
+      // In pieces of any size: the same bytes, the first half's pieces never much over the size.
+      for pieceSize in [1, 5_000] {
+        var pieces: [[UInt8]] = []
+        DocumentListingJSON.write(path: "/d/x.gallery", model: model, pieceSize: pieceSize) { pieces.append($0) }
+        #expect(pieces.flatMap { $0 } == listing, "\(count) in pieces of \(pieceSize)")
+        let firstHalf = count >= ForkJoin.itemsWorthSplitting ? pieces.dropFirst().dropLast(2) : pieces.dropFirst().dropLast()
+        #expect(firstHalf.allSatisfy { $0.count < pieceSize + 1_000 }, "\(count) in pieces of \(pieceSize)")
+        #expect(pieceSize > 1 || count == 0 || firstHalf.count >= (count >= ForkJoin.itemsWorthSplitting ? count / 2 : count))
+      }
     }
   }
 

@@ -27,7 +27,7 @@ struct ShowCommand: ParsableCommand {
     RecentDocuments.note(document.path)
     let model = try at.map { try document.model(at: $0.value) } ?? document.model
     if output.json {
-      try JSONOutput.write(compact: DocumentListingJSON.make(path: document.path, model: model))
+      try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
       return
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")

@@ -93,6 +93,15 @@ enum JSONOutput {
     try write(compact: value.jsonBytes + [0x0A])
   }
 
+  /// JSON written by our own codec in pieces, each written out as it comes (a listing of
+  /// 100,000 items is never whole in memory), or collected and re-indented for a terminal.
+  static func write(pieces: (_ emit: ([UInt8]) -> Void) -> Void) throws {
+    guard pretty else { return pieces { Terminal.out($0) } }
+    var bytes: [UInt8] = []
+    pieces { bytes.append(contentsOf: $0) }
+    try write(compact: bytes)
+  }
+
   /// JSON written by our own codec (compact): re-indented for a terminal.
   static func write(compact bytes: [UInt8]) throws {
     guard pretty else { return Terminal.out(bytes) }
