@@ -32,10 +32,10 @@ package enum DocumentArchive {
   /// The largest data an entry of this name may hold, or nil for names the model never
   /// refers to (skipped, never read).
   package static func sizeLimit(of name: String) -> Int64? {
-    // An index names 100,000 entries: an ASCII name (all of ours) is compared as bytes,
+    // A document names 100,000 entries: an ASCII name (all of ours) is compared as bytes,
     // which for ASCII without a carriage return is what comparing Characters means.
-    var bytes = name
-    return bytes.withUTF8 { utf8 in
+    var contiguous = name  // `withUTF8` may make its String contiguous first
+    return contiguous.withUTF8 { utf8 in
       guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return sizeLimit(comparingCharacters: name) }
       return sizeLimit(ofASCII: UnsafeRawBufferPointer(utf8))
     }
