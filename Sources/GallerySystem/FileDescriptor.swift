@@ -65,24 +65,29 @@ package final class FileHandleFD {
     }
   }
 
-  /// Reads up to `count` bytes from the current offset (fewer at the end of the file).
+  /// Reads up to `count` bytes from the current offset (fewer at the end of the file), into
+  /// a buffer of `expected` bytes at first (a file's size, when known), grown while more
+  /// arrives. A buffer sized to a limit far above what is read (50 MB for a 5 MB photo)
+  /// would be memory of its own, given back to the kernel and faulted in again for every
+  /// file; one of the file's size is memory the allocator reuses.
   /// The corresponding C function is `read`.
-  package func read(upTo count: Int) throws(FileSystemError) -> Data {
-    var data = Data(count: count)
+  package func read(upTo count: Int, expecting expected: Int? = nil) throws(FileSystemError) -> Data {
+    var capacity = min(count, max(expected ?? count, 1))
+    var data = Data(count: capacity)
     var filled = 0
-    let failure: Int32 = data.withUnsafeMutableBytes { raw in
-      while filled < count {
-        let n = Glibc.read(rawValue, raw.baseAddress! + filled, count - filled)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        if n == 0 { break }
-        filled += n
+    while filled < count {
+      let n = data.withUnsafeMutableBytes { raw in Glibc.read(rawValue, raw.baseAddress! + filled, capacity - filled) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw FileSystemError(errno: errno, operation: "read", path: path)
       }
-      return 0
+      if n == 0 { break }
+      filled += n
+      if filled == capacity, capacity < count {
+        capacity = min(count, capacity * 2)
+        data.count = capacity
+      }
     }
-    guard failure == 0 else { throw FileSystemError(errno: failure, operation: "read", path: path) }
     return data.prefix(filled)
   }
 

@@ -55,9 +55,13 @@ package enum FileSystem {
   /// whatever the file says its size is (files in /proc say 0 and never end).
   package static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(ReadFailure) -> Data {
     let file = try openRegular(path, followLinks: followLinks)
-    if let info = try? file.status(), info.st_size > limit { throw .tooLarge(limit: limit) }
+    let size = (try? file.status()).map { Int($0.st_size) }
+    if let size, size > limit { throw .tooLarge(limit: limit) }
     let data: Data
-    do { data = try file.read(upTo: limit + 1) } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
+    do {
+      // One byte more than the size: the end is seen without growing the buffer.
+      data = try file.read(upTo: limit + 1, expecting: size.map { $0 + 1 })
+    } catch { throw .system(String(cString: strerror(error.errno)).lowercased()) }
     guard data.count <= limit else { throw .tooLarge(limit: limit) }
     return data
   }
