@@ -84,7 +84,7 @@ package struct EntryTable: Sendable, Sequence {
 /// scanned instead), so a name is found by comparing bytes, which for such names is what
 /// comparing Strings means.
 package final class IndexedEntries: Sendable {
-  package static let empty = try! IndexedEntries(names: [], ends: [], locations: [])
+  package static let empty = IndexedEntries()
 
   private let names: [UInt8]
   /// Where each name ends in `names` (it starts where the one before it ends).
@@ -94,6 +94,13 @@ package final class IndexedEntries: Sendable {
   private let slots: [Int32]
 
   package var count: Int { locations.count }
+
+  private init() {
+    names = []
+    ends = []
+    locations = []
+    slots = [Int32](repeating: 0, count: 16)
+  }
 
   /// Throws on a name listed twice.
   package init(names: [UInt8], ends: [Int], locations: [EntryLocation]) throws(DuplicateName) {
@@ -143,8 +150,7 @@ package final class IndexedEntries: Sendable {
   }
 
   private func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
-    guard !slots.isEmpty else { return nil }
-    return names.withUnsafeBytes { bytes in
+    names.withUnsafeBytes { bytes in
       var slot = Self.hash(name) & (slots.count - 1)
       while slots[slot] != 0 {
         let position = Int(slots[slot]) - 1
