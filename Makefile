@@ -8,7 +8,7 @@ DESTDIR ?=
 SWIFT ?= swift
 
 # Libraries Gallery links, and the tools its tests and benchmarks compare against.
-DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev \
+DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev libjpeg62-turbo-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \

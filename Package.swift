@@ -39,6 +39,11 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]),
     // libc calls Swift cannot make directly (variadic, or _GNU_SOURCE only).
     .target(name: "CGallerySystem"),
+    // Covers of JPEG thumbnails with libjpeg alone (libjpeg62-turbo-dev): a save that
+    // changes the cover need not load libvips and its hundred libraries.
+    .target(
+      name: "CJPEG",
+      linkerSettings: [.linkedLibrary("jpeg")]),
     .systemLibrary(
       name: "CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]),
@@ -47,7 +52,7 @@ let package = Package(
     .target(
       name: "GallerySystem",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem",
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem", "CJPEG",
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // The document model: items, their rules, their one JSON codec. No I/O but a process's

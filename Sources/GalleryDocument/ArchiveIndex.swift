@@ -20,10 +20,31 @@ package struct ArchiveIndex {
   package var liveBytes: Int64
   /// The newest location of each name before the index.
   package var entries: EntryTable
+  /// Where the checkpoint's items lie in it, so that an edit reads only those it needs
+  /// (nil in an index written before outlines, which is read whole).
+  package var outline: CheckpointOutline? = nil
 
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
     writer.object { o in
+      // First, so that an edit finds it at once (see `outlineGuess`).
+      if let outline, let checkpoint = entries[DocumentArchive.modelEntry] {
+        o.value("checkpointOutline") { w in
+          w.object { o in
+            o.value("array") { $0.array([outline.array.lowerBound, outline.array.upperBound]) { $0.int($1) } }
+            o.value("checkpoint") { $0.array([checkpoint.offset, checkpoint.span, checkpoint.size]) { $0.int(Int($1)) } }
+            o.value("items") { w in
+              w.array(outline.ids.indices) { w, index in
+                w.bytes.append(UInt8(ascii: "["))
+                w.string(outline.ids[index])
+                w.bytes.append(UInt8(ascii: ","))
+                w.int(outline.lengths[index])
+                w.bytes.append(UInt8(ascii: "]"))
+              }
+            }
+          }
+        }
+      }
       o.value("entries") { w in
         w.array(entries.inFileOrder()) { w, entry in
           w.bytes.append(UInt8(ascii: "["))
@@ -43,9 +64,121 @@ package struct ArchiveIndex {
     return Data(writer.bytes)
   }
 
-  /// Decodes an index found at `offset` and checks that it can describe the file before it.
-  /// Its names are kept as bytes (`IndexedEntries`): 100,000 of them make no String each.
+  /// Decodes an index found at `offset` and checks that it can describe the file before it,
+  /// its outline included. Its names are kept as bytes (`IndexedEntries`): 100,000 of them
+  /// make no String each.
   package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
+    try parse(data, at: offset, readingOutline: true).index()
+  }
+
+  /// An index read and checked but for its hash table of names (and, unless asked for, its
+  /// outline): the checkpoint it follows is known (its last entry), so that reading the
+  /// checkpoint need not wait for the table.
+  package struct Parsed {
+    fileprivate var head: ArchiveIndex
+    fileprivate var names: [UInt8]
+    fileprivate var ends: [Int]
+    fileprivate var locations: [EntryLocation]
+    /// Where the checkpoint just before the index lies.
+    package var checkpoint: EntryLocation
+    /// The outline, when it was read.
+    package var outline: CheckpointOutline? { head.outline }
+    /// Where the outline's value lies in the index's data, when it was skipped.
+    package var outlineRange: Range<Int>?
+
+    /// The index with its table of names; throws when it names an entry twice.
+    package func index() throws -> ArchiveIndex {
+      var index = head
+      do {
+        index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
+      } catch {
+        throw IndexMismatch("it lists entry \(error.name) twice")
+      }
+      return index
+    }
+
+    /// The outline read from where the index holds it, checked against the checkpoint.
+    package func readOutline(from data: Data) throws -> CheckpointOutline? {
+      if let outline { return outline }
+      guard let outlineRange else { return nil }
+      let found = try ArchiveIndex.outline(in: data, at: outlineRange.lowerBound)
+      guard found.end == outlineRange.upperBound, found.checkpoint == checkpoint else {
+        throw IndexMismatch("its outline is not its checkpoint's")
+      }
+      if let problem = found.outline.check(checkpointSize: Int(checkpoint.size)) {
+        throw IndexMismatch("its outline: \(problem)")
+      }
+      return found.outline
+    }
+  }
+
+  /// Where an index's outline most likely starts: where this version writes it, first.
+  /// `Parsed.outlineRange` says whether it does (see `openThroughIndex`).
+  package static func outlineGuess(in data: Data) -> Int? {
+    let marker = Array("{\"checkpointOutline\":".utf8)
+    return data.starts(with: marker) ? marker.count : nil
+  }
+
+  /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
+  /// describes, and where the value ends. Its items' starts follow from their lengths,
+  /// since they tile the items array.
+  package static func outline(
+    in data: Data, at start: Int
+  ) throws -> (
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+  ) {
+    var array: Range<Int>?
+    var checkpoint: EntryLocation?
+    var ids: [String] = []
+    var lengths: [Int] = []
+    let end: Int = try data.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      reader.index = start
+      try reader.object { reader, key in
+        switch key {
+        case "array":
+          let bounds = try reader.integers(atMost: 2)
+          guard bounds.count == 2, bounds[0] >= 0, bounds[0] <= bounds[1] else {
+            throw IndexMismatch("its items array is out of range")
+          }
+          array = bounds[0]..<bounds[1]
+        case "checkpoint":
+          let numbers = try reader.integers(atMost: 3)
+          guard numbers.count == 3 else { throw IndexMismatch("its checkpoint is out of range") }
+          checkpoint = EntryLocation(offset: Int64(numbers[0]), span: Int64(numbers[1]), size: Int64(numbers[2]))
+        case "items":
+          ids.reserveCapacity(raw.count / 16)
+          lengths.reserveCapacity(raw.count / 16)
+          try reader.array { reader in
+            // [id, length]
+            try reader.expect(UInt8(ascii: "["))
+            ids.append(try reader.string())
+            try reader.expect(UInt8(ascii: ","))
+            lengths.append(try reader.int())
+            try reader.expect(UInt8(ascii: "]"))
+          }
+        default: try reader.skipValue()
+        }
+      }
+      return reader.index
+    }
+    guard let array, let checkpoint else { throw IndexMismatch("its outline lacks its array or its checkpoint") }
+    var starts: [Int] = []
+    starts.reserveCapacity(lengths.count)
+    var next = array.lowerBound + 1
+    for length in lengths {
+      starts.append(next)
+      let (sum, overflow) = next.addingReportingOverflow(length)
+      guard !overflow, sum < Int.max else { throw IndexMismatch("an item of its outline is out of range") }
+      next = sum + 1
+    }
+    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end)
+  }
+
+  /// Reads an index found at `offset` and checks that it can describe the file before it,
+  /// all but that each name is listed once (`Parsed.index()`). Its outline is read and
+  /// checked with `readingOutline`, and otherwise only located.
+  package static func parse(_ data: Data, at offset: Int64, readingOutline: Bool = false) throws -> Parsed {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
     var format = 0
     var names: [UInt8] = []
@@ -55,6 +188,7 @@ package struct ArchiveIndex {
     ends.reserveCapacity(data.count / 64)
     locations.reserveCapacity(data.count / 64)
     var end: Int64 = 0
+    var outlineRange: Range<Int>?
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
       try reader.object { reader, key in
@@ -90,6 +224,11 @@ package struct ArchiveIndex {
             locations.append(location)
           }
         case "format": format = try reader.int()
+        case "checkpointOutline":
+          reader.skipSpace()
+          let start = reader.index
+          try reader.skipValue()
+          outlineRange = start..<reader.index
         case "liveBytes": index.liveBytes = Int64(try reader.int())
         case "revision": index.revision = try reader.int()
         case "revisions": index.revisions = try reader.int()
@@ -101,15 +240,20 @@ package struct ArchiveIndex {
     guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
     else { throw IndexMismatch("its revision counts are out of range") }
     guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
-    do {
-      index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
-    } catch {
-      throw IndexMismatch("it lists entry \(error.name) twice")
-    }
-    guard let checkpoint = index.entries[DocumentArchive.modelEntry], checkpoint.offset + checkpoint.span == offset else {
+    // Entries are in file order, and the checkpoint lies just before the index: the last one.
+    let lastName = names[(ends.dropLast().last ?? 0)...]
+    guard let checkpoint = locations.last, lastName.elementsEqual(DocumentArchive.modelEntry.utf8),
+      checkpoint.offset + checkpoint.span == offset
+    else {
       throw IndexMismatch("it does not follow its checkpoint")
     }
-    return index
+    var parsed = Parsed(
+      head: index, names: names, ends: ends, locations: locations, checkpoint: checkpoint, outlineRange: outlineRange)
+    if readingOutline {
+      parsed.head.outline = try parsed.readOutline(from: data)
+      parsed.outlineRange = nil
+    }
+    return parsed
   }
 }
 
@@ -230,7 +374,21 @@ public struct DocumentSummary: Sendable, Equatable {
 
   public init() {}
 
-  package init(_ layout: ArchiveLayout) {
+  package init(_ layout: ArchiveLayout) { self.init(layout, counts: ItemCounts(layout.model.items)) }
+
+  /// The summary of the revision `layout` holds, made by `change` from the one before:
+  /// the items it changed are counted, not every item (most of which an edit did not read).
+  package init(_ layout: ArchiveLayout, changedBy change: ModelChange) {
+    guard let before = layout.summary.flatMap(ItemCounts.init), let counts = before.applying(change.items),
+      counts.total == layout.model.items.count
+    else {
+      self.init(layout)
+      return
+    }
+    self.init(layout, counts: counts)
+  }
+
+  private init(_ layout: ArchiveLayout, counts: ItemCounts) {
     let model = layout.model
     title = model.title
     format = model.format
@@ -238,16 +396,9 @@ public struct DocumentSummary: Sendable, Equatable {
     created = model.created
     modified = model.modified
     items = model.items.count
-    var owners: [Item.Owner: Int] = [:]
-    for item in model.items {
-      switch item.state {
-      case .ready: ready += 1
-      case .failed: failed += 1
-      case .placeholder:
-        if let owner = item.placeholder?.owner { owners[owner, default: 0] += 1 }
-      }
-    }
-    placeholders = owners.map { Placeholders(owner: $0.key, count: $0.value) }.sorted {
+    ready = counts.ready
+    failed = counts.failed
+    placeholders = counts.owners.map { Placeholders(owner: $0.key, count: $0.value) }.sorted {
       ($0.owner.host, $0.owner.pid) < ($1.owner.host, $1.owner.pid)
     }
     if placeholders.count > Self.ownerLimit {
@@ -265,6 +416,51 @@ public struct DocumentSummary: Sendable, Equatable {
     historyRevisions = layout.history.count
     oldestRevision = ModelHistory.oldest(model, revisions: layout.history.revisions)
     checkpointRevision = layout.checkpointRevision
+  }
+
+  /// Items by state, and placeholders by the process loading them.
+  struct ItemCounts {
+    var ready = 0
+    var failed = 0
+    var owners: [Item.Owner: Int] = [:]
+
+    init(_ items: [Item]) {
+      for item in items { add(item, 1) }
+    }
+
+    /// A summary's counts, when they are exact: not when its last owner stands for several.
+    init?(_ summary: DocumentSummary) {
+      guard summary.placeholders.count < DocumentSummary.ownerLimit else { return nil }
+      ready = summary.ready
+      failed = summary.failed
+      for group in summary.placeholders { owners[group.owner, default: 0] += group.count }
+    }
+
+    var total: Int { ready + failed + owners.values.reduce(0, +) }
+
+    mutating func add(_ item: Item, _ count: Int) {
+      switch item.state {
+      case .ready: ready += count
+      case .failed: failed += count
+      case .placeholder:
+        guard let owner = item.placeholder?.owner else { return }
+        let new = owners[owner, default: 0] + count
+        owners[owner] = new == 0 ? nil : new
+      }
+    }
+
+    /// The counts after `change`; nil when they do not fit it (a summary that lied).
+    func applying(_ change: ListChange<Item>) -> ItemCounts? {
+      var counts = self
+      for removed in change.removed { counts.add(removed.element, -1) }
+      for inserted in change.inserted { counts.add(inserted.element, 1) }
+      for update in change.updated {
+        counts.add(update.before, -1)
+        counts.add(update.after, 1)
+      }
+      guard counts.ready >= 0, counts.failed >= 0, counts.owners.values.allSatisfy({ $0 > 0 }) else { return nil }
+      return counts
+    }
   }
 
   /// Placeholders whose process still runs, and those it left behind.
@@ -372,5 +568,17 @@ extension JSONReader {
       }
     }
     return summary
+  }
+}
+
+extension JSONReader {
+  /// An array of at most `limit` integers.
+  fileprivate mutating func integers(atMost limit: Int) throws -> [Int] {
+    var numbers: [Int] = []
+    try array { reader in
+      guard numbers.count < limit else { throw reader.fail("more than \(limit) numbers") }
+      numbers.append(try reader.int())
+    }
+    return numbers
   }
 }

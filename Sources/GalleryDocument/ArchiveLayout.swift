@@ -43,6 +43,12 @@ package struct ArchiveLayout: Sendable {
   package var journalBytes: Int64 = 0
   /// Journal records after that checkpoint: each costs a replay when the document opens.
   package var journalRecords = 0
+  /// Where the model's pending items are read from, when it was opened for an edit through
+  /// an outline (nil when every item was read).
+  package var itemSource: ItemSource?
+  /// The summary of this revision as its trailer gave it, so that the next save counts
+  /// only what it changes (nil when the file was scanned).
+  package var summary: DocumentSummary?
 
   /// Names a revision needs: the model, the cover, every item's thumbnail and original, and
   /// the history (its records, and the entries of items it can bring back).

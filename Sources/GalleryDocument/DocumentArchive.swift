@@ -43,14 +43,33 @@ package enum DocumentArchive {
 
   /// The same rule on the bytes of an ASCII name without a carriage return.
   package static func sizeLimit(ofASCII utf8: UnsafeRawBufferPointer) -> Int64? {
-    func starts(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
-    func equals(_ other: String) -> Bool { utf8.elementsEqual(other.utf8) }
-    if starts(thumbnailFolder) || equals(coverEntry) { return thumbnailSizeLimit }
-    if starts(journalFolder) || equals(modelEntry) || equals(ArchiveIndex.name) { return modelSizeLimit }
-    if starts(originalsFolder) { return originalSizeLimit }
-    if equals(ArchiveTrailer.name) { return Int64(ArchiveTrailer.blockLimit) * 512 }
-    if equals(mimetypeEntry) { return 256 }
+    // Compared byte by byte with the names' bytes, made once: an index lists 100,000.
+    func starts(_ prefix: [UInt8]) -> Bool {
+      guard utf8.count >= prefix.count else { return false }
+      for index in prefix.indices where utf8[index] != prefix[index] { return false }
+      return true
+    }
+    func equals(_ other: [UInt8]) -> Bool { utf8.count == other.count && starts(other) }
+    let names = NameBytes.shared
+    if starts(names.thumbnails) || equals(names.cover) { return thumbnailSizeLimit }
+    if starts(names.journal) || equals(names.model) || equals(names.index) { return modelSizeLimit }
+    if starts(names.originals) { return originalSizeLimit }
+    if equals(names.trailer) { return Int64(ArchiveTrailer.blockLimit) * 512 }
+    if equals(names.mimetype) { return 256 }
     return nil
+  }
+
+  /// The bytes of the names `sizeLimit(ofASCII:)` knows.
+  private struct NameBytes {
+    static let shared = NameBytes()
+    let thumbnails = Array(thumbnailFolder.utf8)
+    let journal = Array(journalFolder.utf8)
+    let originals = Array(originalsFolder.utf8)
+    let cover = Array(coverEntry.utf8)
+    let model = Array(modelEntry.utf8)
+    let index = Array(ArchiveIndex.name.utf8)
+    let trailer = Array(ArchiveTrailer.name.utf8)
+    let mimetype = Array(mimetypeEntry.utf8)
   }
 
   /// The same rule on Characters, for names that are not plain ASCII.
@@ -74,8 +93,11 @@ package enum DocumentArchive {
   /// The last complete revision of a document: through its trailer and last index when the
   /// file ends with a trailer that describes it (reading the end of the file, the index,
   /// the checkpoint after it and what follows), by scanning the whole file otherwise.
-  package static func open(_ file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
-    if let layout = try? openThroughIndex(file) { return layout }
+  ///
+  /// `lazily` (for an edit) leaves the checkpoint's items in the file when its index
+  /// outlines them: each is read and checked when first needed (see ItemSource.swift).
+  package static func open(_ file: FileHandleFD, lazily: Bool = false) throws(DocumentError) -> ArchiveLayout {
+    if let layout = try? openThroughIndex(file, lazily: lazily) { return layout }
     return try scan(file)
   }
 
@@ -157,21 +179,59 @@ package enum DocumentArchive {
 
   /// The layout through the trailer and the last index; throws when they do not describe
   /// the file (the caller then scans it).
-  package static func openThroughIndex(_ file: FileHandleFD) throws -> ArchiveLayout {
+  package static func openThroughIndex(_ file: FileHandleFD, lazily: Bool = false) throws -> ArchiveLayout {
     let fileSize = try regularFileSize(file)
     let trailer = try trailer(of: file)
     guard let indexOffset = trailer.index else { throw IndexMismatch("no index") }
-    let index: ArchiveIndex
+    let indexData: Data
     do {
       let indexReader = try reader(at: indexOffset, of: file)
       guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
         throw IndexMismatch("no index where the trailer says")
       }
-      index = try ArchiveIndex.decode(
-        try indexReader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - indexOffset), at: indexOffset)
+      indexData = try indexReader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - indexOffset)
     }
-    let checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
-    guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
+    let index: ArchiveIndex
+    let checkpoint: GalleryModel
+    var itemSource: ItemSource?
+    if lazily, let guess = ArchiveIndex.outlineGuess(in: indexData) {
+      // For an edit: the index's 100,000 entries are read on one core while the outline,
+      // where it most likely starts, and the checkpoint through it are read on the other.
+      // What the second core read counts only if the whole index, read in order, places
+      // the outline there and the checkpoint where the outline says.
+      let (indexResult, outlined) = ForkJoin.both(
+        {
+          Result { () throws -> (ArchiveIndex.Parsed, ArchiveIndex) in
+            let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
+            return (parsed, try parsed.index())
+          }
+        },
+        { () -> (checkpoint: EntryLocation, end: Int, opened: (GalleryModel, ItemSource))? in
+          guard let found = try? ArchiveIndex.outline(in: indexData, at: guess),
+            found.outline.check(checkpointSize: Int(found.checkpoint.size)) == nil,
+            let opened = try? outlinedCheckpoint(at: found.checkpoint, outline: found.outline, of: file)
+          else { return nil }
+          return (found.checkpoint, found.end, opened)
+        })
+      let parsed: ArchiveIndex.Parsed
+      (parsed, index) = try indexResult.get()
+      if let outlined, parsed.outlineRange == guess..<outlined.end, outlined.checkpoint == parsed.checkpoint {
+        (checkpoint, itemSource) = outlined.opened
+      } else if let outline = try parsed.readOutline(from: indexData) {
+        (checkpoint, itemSource) = try outlinedCheckpoint(at: parsed.checkpoint, outline: outline, of: file)
+      } else {
+        checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
+      }
+    } else {
+      // The index's table of names is built on one core while the checkpoint is read and
+      // decoded on the other (only this one touches the file).
+      let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
+      let (indexResult, checkpointResult) = ForkJoin.both(
+        { Result { try parsed.index() } },
+        { Result { try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file)) } })
+      index = try indexResult.get()
+      checkpoint = try checkpointResult.get()
+    }
     var history: [History.Entry] = []
     for (name, location) in index.entries.named(withPrefix: journalFolder) {
       // Straight from where the index says: a record that is not there does not decode. Its
@@ -199,7 +259,51 @@ package enum DocumentArchive {
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
+    layout.itemSource = itemSource
+    layout.summary = trailer.summary
     return layout
+  }
+
+  /// The checkpoint with its items left in the file: everything but the items array is read
+  /// and checked as usual (the items array read as empty), and the items become pending
+  /// items of an `ItemSource` that reads them through a descriptor of its own.
+  private static func outlinedCheckpoint(
+    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
+  ) throws -> (GalleryModel, ItemSource) {
+    // The header must be the checkpoint's, of the size the index gives.
+    let header = try reader(at: location.offset, of: file)
+    guard let entry = try header.next(), entry.isRegularFile, entry.name == modelEntry, entry.size == location.size else {
+      throw IndexMismatch("no checkpoint where the index says")
+    }
+    let dataStart = location.offset + location.span - (location.size + 511) / 512 * 512
+    let size = Int(location.size)
+    // Up to the items array's `[`, and from its `]`: `"items":[` + `]...` reads as an empty array.
+    let head = try file.read(at: dataStart, count: outline.array.lowerBound + 1)
+    let tail = try file.read(at: dataStart + Int64(outline.array.upperBound - 1), count: size - outline.array.upperBound + 1)
+    guard head.count == outline.array.lowerBound + 1, tail.count == size - outline.array.upperBound + 1,
+      head.suffix(9).elementsEqual("\"items\":[".utf8), tail.first == UInt8(ascii: "]")
+    else { throw IndexMismatch("the outline's items array is not the checkpoint's") }
+    var checkpoint = try ModelCoding.decode(head + tail)
+    guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
+    // Each id once among the items and the trash (ids are printable ASCII: bytes compare
+    // as the Strings do).
+    var names: [UInt8] = []
+    var ends: [Int] = []
+    names.reserveCapacity(outline.ids.count * 8)
+    ends.reserveCapacity(outline.ids.count + checkpoint.trash.count)
+    for id in outline.ids + checkpoint.trash.map(\.item.id) {
+      names.append(contentsOf: id.utf8)
+      ends.append(names.count)
+    }
+    do { _ = try IndexedEntries.slots(names: names, ends: ends) } catch {
+      throw IndexMismatch("the outline names item \(error.name) twice")
+    }
+    let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)
+    let source = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
+      try items.read(at: offset, count: count)
+    }
+    checkpoint.items = source.items()
+    return (checkpoint, source)
   }
 
   /// A reader whose first header is at `offset` (its positions are relative to it).
@@ -462,9 +566,20 @@ package enum DocumentArchive {
       guard record.revision == current + 1 else {
         throw ChangeMismatch("journal r\(record.revision) does not follow r\(current)")
       }
-      if idsRevision != current { ids = model!.ids }
-      try record.change.replay(on: &model!, ids: &ids)
-      idsRevision = record.revision
+      // The ids are needed only to refuse an id given twice, so only by a record that
+      // brings in ids it does not take out (a drop, not a move, trash or restore): a
+      // 100,000-item model's ids are gathered only then.
+      let change = record.change
+      let leaving = Set(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
+      if (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains) {
+        var unused = Set<String>()
+        try change.replay(on: &model!, ids: &unused)
+        idsRevision = nil
+      } else {
+        if idsRevision != current { ids = model!.ids }
+        try change.replay(on: &model!, ids: &ids)
+        idsRevision = record.revision
+      }
       model!.head.revision = record.revision
       model!.head.modified = record.time
       model!.head.revisionID = record.id
@@ -539,12 +654,13 @@ package enum DocumentArchive {
 
   // MARK: - Writing
 
-  /// Appends a revision: new entries first, then its journal record (and checkpoint), which
-  /// the caller puts last; an index after a checkpoint; the trailer; the end-of-archive
-  /// marker; fsyncs before returning. The caller holds the document lock.
+  /// Appends a revision: new entries first, then its journal record, which the caller puts
+  /// last; a new checkpoint after it when one is given, with an index that outlines it; the
+  /// trailer; the end-of-archive marker; fsyncs before returning. The caller holds the
+  /// document lock.
   package static func append(
-    _ entries: [(name: String, data: Data)], model: GalleryModel, record: JournalRecord, to file: FileHandleFD,
-    layout: ArchiveLayout
+    _ entries: [(name: String, data: Data)], checkpoint: (data: Data, outline: CheckpointOutline)? = nil,
+    model: GalleryModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
     // follows what we write.
@@ -552,25 +668,25 @@ package enum DocumentArchive {
     try file.seek(to: layout.revisionEnd)
     var result = layout
     let writer = try EntryWriter(file: file, entries: layout.entries, liveBytes: layout.liveBytes)
-    var checkpoint = false
     for (name, data) in entries {
       try writer.write(name: name, data: data, modified: model.modified)
-      if name == modelEntry {
-        checkpoint = true
-        result.checkpointBytes = Int64(data.count)
-        result.checkpointRevision = model.revision
-        result.journalBytes = 0
-        result.journalRecords = 0
-      } else if name.hasPrefix(journalFolder) {
+      if name.hasPrefix(journalFolder) {
         result.journalBytes += Int64(data.count)
         result.journalRecords += 1
       }
     }
+    if let checkpoint {
+      try writer.write(name: modelEntry, data: checkpoint.data, modified: model.modified)
+      result.checkpointBytes = Int64(checkpoint.data.count)
+      result.checkpointRevision = model.revision
+      result.journalBytes = 0
+      result.journalRecords = 0
+    }
     result.model = model
     result.history.append(record)
     result.revisions += 1
-    try finishRevision(writer, layout: &result, index: checkpoint)
-    if checkpoint { result.readThroughIndex = true }
+    try finishRevision(writer, layout: &result, index: checkpoint?.outline, change: record.change)
+    if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
     result.fileSize = file.offset
     result.tornBytes = 0
@@ -578,13 +694,17 @@ package enum DocumentArchive {
     return result
   }
 
-  /// Ends the revision `layout` describes: writes the index (after a checkpoint), the
-  /// trailer and the end marker, and brings `layout`'s entries, live bytes and end along.
-  private static func finishRevision(_ writer: EntryWriter, layout: inout ArchiveLayout, index: Bool) throws {
-    if index {
+  /// Ends the revision `layout` describes: writes the index (after a checkpoint, with the
+  /// checkpoint's outline when there is one), the trailer and the end marker, and brings
+  /// `layout`'s entries, live bytes, summary and end along. `change` made the revision from
+  /// the one `layout.summary` describes, when it is a save.
+  private static func finishRevision(
+    _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?, change: ModelChange?
+  ) throws {
+    if let outline {
       let data = ArchiveIndex(
         revision: layout.model.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
-        entries: writer.entries
+        entries: writer.entries, outline: outline
       ).encode()
       try writer.write(name: ArchiveIndex.name, data: data, modified: layout.model.modified)
     }
@@ -592,7 +712,7 @@ package enum DocumentArchive {
     // The trailer's summary counts the trailer itself: its size is found by trying.
     let offset = writer.offset
     let previousSpan = writer.entries[ArchiveTrailer.name]?.span ?? 0
-    var summary = DocumentSummary(layout)
+    var summary = change.map { DocumentSummary(layout, changedBy: $0) } ?? DocumentSummary(layout)
     summary.entryCount = writer.entries.count + (previousSpan == 0 ? 1 : 0)
     var span: Int64 = 1024
     while true {
@@ -606,6 +726,7 @@ package enum DocumentArchive {
       try writer.write(name: ArchiveTrailer.name, data: data, modified: layout.model.modified)
       break
     }
+    layout.summary = summary
     layout.entries = writer.entries
     layout.countedLiveBytes = writer.liveBytes
     layout.revisionEnd = writer.offset
@@ -631,9 +752,10 @@ package enum DocumentArchive {
       let writer = try EntryWriter(file: file, entries: EntryTable(), liveBytes: 0)
       try writer.write(name: mimetypeEntry, data: Data(GalleryModel.mediaType.utf8), modified: model.modified)
       try entries(writer)
-      let checkpoint = ModelCoding.encode(current)
+      let (checkpoint, outline) = ModelCoding.encodeWithOutline(current)
       try writer.write(name: modelEntry, data: checkpoint, modified: model.modified)
-      try finishFirstRevision(writer, model: current, history: history, checkpointBytes: Int64(checkpoint.count))
+      try finishFirstRevision(
+        writer, model: current, history: history, checkpointBytes: Int64(checkpoint.count), outline: outline)
       try file.sync()
       if replacing {
         try FileSystem.rename(temporary, to: target)
@@ -655,12 +777,13 @@ package enum DocumentArchive {
 
   /// Ends a new file's only revision: everything written is live.
   private static func finishFirstRevision(
-    _ writer: EntryWriter, model: GalleryModel, history: [JournalRecord], checkpointBytes: Int64
+    _ writer: EntryWriter, model: GalleryModel, history: [JournalRecord], checkpointBytes: Int64,
+    outline: CheckpointOutline
   ) throws {
     var layout = ArchiveLayout(
       model: model, entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
       history: History(history), checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
-    try finishRevision(writer, layout: &layout, index: true)
+    try finishRevision(writer, layout: &layout, index: outline, change: nil)
   }
 
   /// Whatever it was read as, a document is written in this version's format.
@@ -675,6 +798,21 @@ package enum DocumentArchive {
   package static func removeStaleTemporaries(for path: String) {
     FileSystem.removeStaleTemporaries(beside: FileSystem.resolvingLinks(path))
   }
+}
+
+/// The descriptor an `ItemSource` reads a checkpoint's items through: its own open file
+/// description, so that it neither moves another reader's offset nor holds the document's
+/// lock. @unchecked Sendable: only `pread` is called on it, which any thread may call.
+private final class CheckpointItemsFile: @unchecked Sendable {
+  private let file: FileHandleFD
+  private let dataStart: Int64
+
+  init(_ file: FileHandleFD, dataStart: Int64) {
+    self.file = file
+    self.dataStart = dataStart
+  }
+
+  func read(at offset: Int, count: Int) throws -> Data { try file.read(at: dataStart + Int64(offset), count: count) }
 }
 
 /// Writes entries at the file's offset, keeping where each lies and the live bytes (what a
@@ -708,10 +846,13 @@ package final class EntryWriter {
 
 /// One JSON encoding for the model everywhere (see ModelJSON.swift).
 public enum ModelCoding {
-  public static func encode(_ model: GalleryModel) -> Data {
+  public static func encode(_ model: GalleryModel) -> Data { encodeWithOutline(model).data }
+
+  /// The checkpoint and where its items lie in it, for the index.
+  package static func encodeWithOutline(_ model: GalleryModel) -> (data: Data, outline: CheckpointOutline) {
     var writer = JSONWriter(capacity: 512 + model.items.count * 400)
-    writer.model(model)
-    return Data(writer.bytes)
+    let outline = writer.model(model)
+    return (Data(writer.bytes), outline)
   }
 
   public static func decode(_ data: Data) throws -> GalleryModel {

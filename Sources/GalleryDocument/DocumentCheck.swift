@@ -102,14 +102,15 @@ extension DocumentCheck {
     let indexed: ArchiveLayout
     do {
       trailer = try DocumentArchive.trailer(of: document.file)
-      indexed = try DocumentArchive.openThroughIndex(document.file)
+      // As an edit opens it, so that the outline of the checkpoint is checked too.
+      indexed = try DocumentArchive.openThroughIndex(document.file, lazily: true)
     } catch {
       return
         "the index does not describe the file (\(error)): commands read it whole until `gallery check --fix` writes a new one"
     }
     var expected = DocumentSummary(document.layout)
     expected.liveBytes = trailer.summary.liveBytes  // kept save by save; `info` shows it
-    guard indexed.model == document.model, trailer.summary == expected else {
+    guard indexed.model == document.model, indexed.itemSource?.failure == nil, trailer.summary == expected else {
       return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"
     }
     return nil

@@ -103,7 +103,7 @@ extension GalleryDocument {
     _ path: String, _ body: (inout DocumentEdit) throws -> T
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
-    let layout = try LayoutCache.layout(of: lock.file)
+    let layout = try LayoutCache.layout(of: lock.file, lazily: true)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     var edit = DocumentEdit(model: layout.model, existingEntries: layout.entries, history: layout.history)
     let result = try body(&edit)
@@ -119,7 +119,7 @@ extension GalleryDocument {
   /// still the last one. Returns whether it did.
   package static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
     let lock = try DocumentLock(path: path)
-    let layout = try LayoutCache.layout(of: lock.file)
+    let layout = try LayoutCache.layout(of: lock.file, lazily: true)
     guard layout.model.revision == mark.revision, layout.revisionEnd == mark.end,
       layout.fileSize > mark.previousEnd
     else { return false }
@@ -175,8 +175,13 @@ extension GalleryDocument {
       layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
-    if checkpoint { entries.append((DocumentArchive.modelEntry, ModelCoding.encode(model))) }
-    let saved = try DocumentArchive.append(entries, model: model, record: record, to: lock.file, layout: layout)
+    // A new checkpoint reads every item that is still pending (in large pieces).
+    let written = checkpoint ? ModelCoding.encodeWithOutline(model) : nil
+    // An item this edit read that broke a rule: the document is damaged there, and nothing
+    // that read it may be saved.
+    if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
+    let saved = try DocumentArchive.append(
+      entries, checkpoint: written, model: model, record: record, to: lock.file, layout: layout)
     if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
       return nil
     }
@@ -194,10 +199,18 @@ extension GalleryDocument {
   /// handles), so a long journal on a large document would make opening slow.
   package static let journalRecordLimit = 2000
 
+  /// The thumbnails of the first ready items, as many as the cover has tiles. The loop
+  /// stops at the last one: a lazy filter's `prefix` would look on for one more, through
+  /// every item (each read, in an edit) when no other is ready.
   package static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
-    Array(
-      model.items.lazy.filter { $0.state == .ready }.compactMap(\.thumbnail).prefix(
-        CoverMaker.tilesAcross * CoverMaker.tilesAcross))
+    let tiles = CoverMaker.tilesAcross * CoverMaker.tilesAcross
+    var names: [String] = []
+    for item in model.items where item.state == .ready {
+      guard let thumbnail = item.thumbnail else { continue }
+      names.append(thumbnail)
+      if names.count == tiles { break }
+    }
+    return names
   }
 
   /// Rewrites the document with only its live entries and the history its settings keep

@@ -108,26 +108,42 @@ package final class IndexedEntries: Sendable {
     self.names = names
     self.ends = ends
     self.locations = locations
+    slots = try Self.slots(names: names, ends: ends)
+  }
+
+  /// The hash table of the names `names` and `ends` hold; throws on a name listed twice.
+  /// Also how an outline's 100,000 item ids are checked: as bytes, not as a Set of Strings,
+  /// which costs four times as much.
+  package static func slots(names: [UInt8], ends: [Int]) throws(DuplicateName) -> [Int32] {
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
     var slots = [Int32](repeating: 0, count: capacity)
     let duplicate: Int? = names.withUnsafeBytes { bytes in
-      for position in ends.indices {
-        let name = Self.name(at: position, ends: ends, in: bytes)
-        var slot = Self.hash(name) & (capacity - 1)
-        while slots[slot] != 0 {
-          if Self.name(at: Int(slots[slot]) - 1, ends: ends, in: bytes).elementsEqual(name) { return position }
-          slot = (slot + 1) & (capacity - 1)
+      ends.withUnsafeBufferPointer { ends in
+        slots.withUnsafeMutableBufferPointer { slots in
+          var start = 0
+          for position in ends.indices {
+            let name = UnsafeRawBufferPointer(rebasing: bytes[start..<ends[position]])
+            start = ends[position]
+            var slot = Self.hash(name) & (capacity - 1)
+            while slots[slot] != 0 {
+              let other = Int(slots[slot]) - 1
+              if Self.equal(UnsafeRawBufferPointer(rebasing: bytes[(other == 0 ? 0 : ends[other - 1])..<ends[other]]), name) {
+                return position
+              }
+              slot = (slot + 1) & (capacity - 1)
+            }
+            slots[slot] = Int32(position + 1)
+          }
+          return nil
         }
-        slots[slot] = Int32(position + 1)
       }
-      return nil
     }
     if let duplicate {
       throw DuplicateName(
         name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
     }
-    self.slots = slots
+    return slots
   }
 
   package struct DuplicateName: Error {
@@ -154,7 +170,7 @@ package final class IndexedEntries: Sendable {
       var slot = Self.hash(name) & (slots.count - 1)
       while slots[slot] != 0 {
         let position = Int(slots[slot]) - 1
-        if Self.name(at: position, ends: ends, in: bytes).elementsEqual(name) { return position }
+        if Self.equal(Self.name(at: position, ends: ends, in: bytes), name) { return position }
         slot = (slot + 1) & (slots.count - 1)
       }
       return nil
@@ -166,6 +182,13 @@ package final class IndexedEntries: Sendable {
     return names.withUnsafeBytes { bytes in
       ends.indices.filter { Self.name(at: $0, ends: ends, in: bytes).starts(with: prefix) }
     }
+  }
+
+  /// Byte for byte, without the generic sequence comparison (100,000 names a table).
+  private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    for index in 0..<a.count where a[index] != b[index] { return false }
+    return true
   }
 
   private static func name(at position: Int, ends: [Int], in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {

@@ -35,13 +35,17 @@ package enum LayoutCache {
   private static let entries = Mutex<[String: (stamp: Stamp, layout: ArchiveLayout)]>([:])
 
   /// The layout of `file` as it is now: from the cache when the file has not changed.
-  package static func layout(of file: FileHandleFD) throws(DocumentError) -> ArchiveLayout {
+  /// `lazily` (for an edit) accepts a model whose items are read when needed; otherwise
+  /// every item has been read and checked.
+  package static func layout(of file: FileHandleFD, lazily: Bool = false) throws(DocumentError) -> ArchiveLayout {
     let stamp: Stamp
     do { stamp = Stamp(try file.status()) } catch { throw .io(error) }
-    if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp {
+    if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp,
+      lazily || cached.layout.itemSource == nil
+    {
       return cached.layout
     }
-    let layout = try DocumentArchive.open(file)
+    let layout = try DocumentArchive.open(file, lazily: lazily)
     remember(layout, of: file)
     return layout
   }

@@ -40,8 +40,15 @@ public enum CoverMaker {
   /// The mosaic at another size, encoded as the suffix says (".png", ".jpg", ...): for
   /// file-manager thumbnailers, which ask for a size and want PNG.
   public static func mosaic(from thumbnails: [Data], tileSize: Int, suffix: String) throws -> Data {
-    try VipsRuntime.start()
     let count = tilesAcross * tilesAcross
+    if let quality = jpegQuality(suffix),
+      let mosaic = JPEGMosaic.make(
+        Array(thumbnails.prefix(count)), slots: count, across: tilesAcross, tileSize: tileSize, quality: quality,
+        maxSide: ModelValidation.Limits.thumbnailSize.upperBound)
+    {
+      return mosaic
+    }
+    try VipsRuntime.start()
     var tiles: [VipsImageHandle] = []
     for data in thumbnails.prefix(count) {
       // A thumbnail that is not one (a damaged or hostile document) gets a grey tile: it
@@ -65,5 +72,13 @@ public enum CoverMaker {
       tiles.append(try .greyTile(size: tileSize))
     }
     return try VipsImageHandle.grid(tiles, across: tilesAcross).encoded(as: suffix)
+  }
+
+  /// The quality of a plain JPEG suffix, `.jpg[Q=80,strip]`: the mosaics libjpeg can make
+  /// alone.
+  private static func jpegQuality(_ suffix: String) -> Int? {
+    guard suffix.hasPrefix(".jpg[Q="), suffix.hasSuffix(",strip]") else { return nil }
+    let quality = Int(suffix.dropFirst(7).dropLast(7))
+    return quality.flatMap { (1...100).contains($0) ? $0 : nil }
   }
 }

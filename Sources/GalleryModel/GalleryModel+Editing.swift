@@ -10,7 +10,7 @@ extension GalleryModel {
   /// Moves items so the first lands at 1-based `position` of the result, keeping their
   /// relative order as they stand in the gallery. Positions past the end mean the end.
   public mutating func move(_ ids: [String], to position: Int) {
-    let moving = Set(ids)
+    let moving = IDSet(ids)
     let moved = items.filter { moving.contains($0.id) }
     items.removeAll { moving.contains($0.id) }
     let index = min(max(position, 1), items.count + 1) - 1
@@ -21,7 +21,7 @@ extension GalleryModel {
   public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds) {
     // Positions are taken in the list as it is before any removal, so `restore` can put a
     // group back exactly as it was.
-    let wanted = Set(ids)
+    let wanted = IDSet(ids)
     let indices = items.indices.filter { wanted.contains(items[$0].id) }
     for index in indices {
       trash.append(TrashedItem(item: items[index], trashed: now, position: index + 1))
@@ -45,4 +45,25 @@ extension GalleryModel {
     defer { trash.removeAll() }
     return trash.count
   }
+}
+
+/// The ids an edit names, matched against every item of a list: a few are compared, not
+/// hashed (hashing 100,000 ids costs more than the rest of a move).
+struct IDSet {
+  private let few: [String]
+  private let many: Set<String>?
+
+  init(_ ids: [String]) {
+    if ids.count <= 8 {
+      few = ids
+      many = nil
+    } else {
+      few = []
+      many = Set(ids)
+    }
+  }
+
+  func contains(_ id: String) -> Bool { many?.contains(id) ?? few.contains(id) }
+
+  var isEmpty: Bool { few.isEmpty && (many?.isEmpty ?? true) }
 }

@@ -116,16 +116,16 @@ public struct Item: Codable, Sendable, Equatable {
     package var failure: String?
   }
 
-  /// Shared between copies until one of them changes. @unchecked Sendable: it is never
-  /// mutated while shared (`fields` copies it first), as an array's buffer.
-  private final class Storage: @unchecked Sendable {
-    var fields: Fields
-    init(_ fields: Fields) { self.fields = fields }
+  /// Shared between copies until one of them changes: `DecodedItem`, or `PendingItem` for
+  /// an item of a large document that an edit has not needed yet (see ItemSource.swift).
+  var storage: ItemStorage
+
+  package init(fields: Fields) { storage = DecodedItem(fields) }
+
+  /// An item still in the checkpoint `source` holds: its fields are read when first needed.
+  package init(pendingID id: String, at index: Int, in source: ItemSource) {
+    storage = PendingItem(id: id, index: index, source: source)
   }
-
-  private var storage: Storage
-
-  package init(fields: Fields) { storage = Storage(fields) }
 
   package init(
     id: String, source: String, page: String?, state: State, aspectRatio: Double, width: Int?, height: Int?,
@@ -139,89 +139,100 @@ public struct Item: Codable, Sendable, Equatable {
         added: added, placeholder: placeholder, failure: failure))
   }
 
+  /// The decoded storage: the item's own, or the one its pending storage read.
+  @inline(__always) private var decoded: DecodedItem {
+    storage.isPending
+      ? unsafeDowncast(storage, to: PendingItem.self).decoded() : unsafeDowncast(storage, to: DecodedItem.self)
+  }
+
   /// The fields, for a change that touches several (one copy, not one per field).
   package var fields: Fields {
-    get { storage.fields }
+    get { decoded.fields }
     _modify {
-      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-      yield &storage.fields
+      if storage.isPending || !isKnownUniquelyReferenced(&storage) { storage = DecodedItem(decoded.fields) }
+      let own = unsafeDowncast(storage, to: DecodedItem.self)
+      yield &own.fields
     }
   }
 
-  public init(from decoder: Decoder) throws { self.init(fields: try Fields(from: decoder)) }
-  public func encode(to encoder: Encoder) throws { try storage.fields.encode(to: encoder) }
+  /// Whether the item is still in its document, not read yet.
+  package var isPending: Bool { storage.isPending && !unsafeDowncast(storage, to: PendingItem.self).isDecoded }
 
-  public static func == (a: Item, b: Item) -> Bool { a.storage === b.storage || a.storage.fields == b.storage.fields }
+  public init(from decoder: Decoder) throws { self.init(fields: try Fields(from: decoder)) }
+  public func encode(to encoder: Encoder) throws { try fields.encode(to: encoder) }
+
+  public static func == (a: Item, b: Item) -> Bool { a.storage === b.storage || a.fields == b.fields }
 
   /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
+  /// A pending item knows it without being read.
   public var id: String {
-    get { storage.fields.id }
+    get { storage.isPending ? unsafeDowncast(storage, to: PendingItem.self).id : decoded.fields.id }
     set { fields.id = newValue }
   }
   public var source: String {
-    get { storage.fields.source }
+    get { decoded.fields.source }
     set { fields.source = newValue }
   }
   /// The web page the image came from, when known.
   public var page: String? {
-    get { storage.fields.page }
+    get { decoded.fields.page }
     set { fields.page = newValue }
   }
   public var state: State {
-    get { storage.fields.state }
+    get { decoded.fields.state }
     set { fields.state = newValue }
   }
   /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
   public var aspectRatio: Double {
-    get { storage.fields.aspectRatio }
+    get { decoded.fields.aspectRatio }
     set { fields.aspectRatio = newValue }
   }
   public var width: Int? {
-    get { storage.fields.width }
+    get { decoded.fields.width }
     set { fields.width = newValue }
   }
   public var height: Int? {
-    get { storage.fields.height }
+    get { decoded.fields.height }
     set { fields.height = newValue }
   }
   public var orientation: Int? {
-    get { storage.fields.orientation }
+    get { decoded.fields.orientation }
     set { fields.orientation = newValue }
   }
   public var format: String? {
-    get { storage.fields.format }
+    get { decoded.fields.format }
     set { fields.format = newValue }
   }
   public var bytes: Int? {
-    get { storage.fields.bytes }
+    get { decoded.fields.bytes }
     set { fields.bytes = newValue }
   }
   /// `sha256:<hex>` of the original bytes.
   public var hash: String? {
-    get { storage.fields.hash }
+    get { decoded.fields.hash }
     set { fields.hash = newValue }
   }
   /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
   public var thumbnail: String? {
-    get { storage.fields.thumbnail }
+    get { decoded.fields.thumbnail }
     set { fields.thumbnail = newValue }
   }
   /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
   /// (one entry per content, shared by items with the same image).
   public var original: String? {
-    get { storage.fields.original }
+    get { decoded.fields.original }
     set { fields.original = newValue }
   }
   public var added: Date {
-    get { storage.fields.added }
+    get { decoded.fields.added }
     set { fields.added = newValue }
   }
   public var placeholder: Placeholder? {
-    get { storage.fields.placeholder }
+    get { decoded.fields.placeholder }
     set { fields.placeholder = newValue }
   }
   public var failure: String? {
-    get { storage.fields.failure }
+    get { decoded.fields.failure }
     set { fields.failure = newValue }
   }
 

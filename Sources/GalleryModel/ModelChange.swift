@@ -87,8 +87,13 @@ public struct ModelChange: Sendable, Equatable {
     // is never in both at once.
     var (itemsLeft, itemsCarried) = items.takeOut(from: model.items, skipped: &skipped, list: "the gallery")
     var (trashLeft, trashCarried) = trash.takeOut(from: model.trash, skipped: &skipped, list: "the trash")
-    var taken = Set(itemsLeft.lazy.map(\.key))
-    taken.formUnion(trashLeft.lazy.map(\.key))
+    // Every id of the document, to refuse an insertion of one it holds: gathered only when
+    // something is inserted (an undo of a move among 100,000 items needs none).
+    var taken = Set<String>()
+    if !items.inserted.isEmpty || !trash.inserted.isEmpty {
+      taken = Set(itemsLeft.lazy.map(\.key))
+      taken.formUnion(trashLeft.lazy.map(\.key))
+    }
     items.putIn(into: &itemsLeft, carried: itemsCarried, taken: &taken, skipped: &skipped)
     trash.putIn(into: &trashLeft, carried: trashCarried, taken: &taken, skipped: &skipped)
     items.update(&itemsLeft, skipped: &skipped)
@@ -448,7 +453,7 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   ) -> (
     left: [Element], carried: [String: Element]
   ) {
-    let leaving = Set(removed.map(\.element.key)).union(moved.map(\.key))
+    let leaving = IDSet(removed.map(\.element.key) + moved.map(\.key))
     guard !leaving.isEmpty else { return (list, [:]) }
     var carried: [String: Element] = [:]
     let left = list.filter { element in
@@ -488,8 +493,9 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
 
   func update(_ list: inout [Element], skipped: inout [String]) {
     guard !updated.isEmpty else { return }
+    let wanted = IDSet(updated.map(\.after.key))
     var positions: [String: Int] = [:]
-    for (index, element) in list.enumerated() { positions[element.key] = index }
+    for (index, element) in list.enumerated() where wanted.contains(element.key) { positions[element.key] = index }
     for update in updated {
       guard let index = positions[update.after.key] else { continue }
       if list[index] == update.before {

@@ -239,11 +239,28 @@ extension TrashedItem: JSONWritable {
 }
 
 extension JSONWriter {
-  package mutating func model(_ model: GalleryModel) {
+  /// Writes the model; returns where its items lie, relative to the model's first byte.
+  @discardableResult
+  package mutating func model(_ model: GalleryModel) -> CheckpointOutline {
+    let base = bytes.count
+    var outline = CheckpointOutline(array: 0..<0)
+    outline.ids.reserveCapacity(model.items.count)
+    outline.starts.reserveCapacity(model.items.count)
+    outline.lengths.reserveCapacity(model.items.count)
     object { o in
       o.date("created", model.created)
       o.int("format", model.format)
-      o.value("items") { $0.array(model.items) { $0.item($1) } }
+      o.value("items") { w in
+        let arrayStart = w.bytes.count
+        w.array(model.items) { w, item in
+          let start = w.bytes.count
+          w.item(item)
+          outline.ids.append(item.id)
+          outline.starts.append(start)
+          outline.lengths.append(w.bytes.count - start)
+        }
+        outline.array = arrayStart..<w.bytes.count
+      }
       o.date("modified", model.modified)
       if let offers = model.moveOffers, !offers.isEmpty {
         o.value("moveOffers") { $0.moveOffers(offers) }
@@ -254,6 +271,10 @@ extension JSONWriter {
       o.string("title", model.title)
       o.value("trash") { $0.array(model.trash) { $1.write(into: &$0) } }
     }
+    // The object writer had the buffer meanwhile, so offsets count from the same start.
+    outline.array = (outline.array.lowerBound - base)..<(outline.array.upperBound - base)
+    for index in outline.starts.indices { outline.starts[index] -= base }
+    return outline
   }
 
   package mutating func moveOffers(_ offers: [MoveOffer]) {

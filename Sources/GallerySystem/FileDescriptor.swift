@@ -91,6 +91,36 @@ package final class FileHandleFD {
     return data.prefix(filled)
   }
 
+  /// Reads `count` bytes at `offset` (fewer at the end of the file) without moving the
+  /// offset, so that several readers may share the descriptor. The corresponding C function
+  /// is `pread`.
+  package func read(at offset: Int64, count: Int) throws(FileSystemError) -> Data {
+    var data = Data(count: count)
+    var filled = 0
+    while filled < count {
+      let n = data.withUnsafeMutableBytes { raw in
+        pread(rawValue, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw FileSystemError(errno: errno, operation: "pread", path: path)
+      }
+      if n == 0 { break }
+      filled += n
+    }
+    return filled == count ? data : data.prefix(filled)
+  }
+
+  /// The same file opened again for reading, as a new open file description: it shares
+  /// neither the offset nor the `flock` of this one, so holding it never holds a lock.
+  /// The corresponding C function is `open` (of `/proc/self/fd/N`).
+  package func reopenedForReading() throws(FileSystemError) -> FileHandleFD {
+    // The magic link opens the very inode this descriptor has, even if renamed since.
+    let fd = retryingEINTR { open("/proc/self/fd/\(rawValue)", O_RDONLY | O_CLOEXEC) }
+    guard fd >= 0 else { throw FileSystemError(errno: errno, operation: "open", path: path) }
+    return FileHandleFD(adopting: fd, path: path)
+  }
+
   /// Writes all of `data` at the current offset. The corresponding C function is `write`.
   package func writeAll(_ data: Data) throws(FileSystemError) {
     let result: Int32 = data.withUnsafeBytes { raw in

@@ -118,3 +118,59 @@ struct ImageTests {
     #expect(VipsRuntime.environmentForChildren(["PATH=/usr/bin", "VIPSHOME=/opt/vips"]) == nil)
   }
 }
+
+extension ImageTests {
+  /// The RGB pixel at (x, y) of an image, read from libvips' PPM encoding of it.
+  static func pixel(_ image: Data, x: Int, y: Int) throws -> [Int] {
+    let ppm = try image.withUnsafeBytes { raw in
+      try VipsImageHandle.thumbnail(of: raw, width: 256, height: 256).encoded(as: ".ppm")
+    }
+    // P6, width, height, maximum, then the pixels.
+    var fields: [Substring] = []
+    var start = ppm.startIndex
+    while fields.count < 4 {
+      let end = ppm[start...].firstIndex { $0 == 0x0A || $0 == 0x20 }!
+      fields.append(Substring(String(decoding: ppm[start..<end], as: UTF8.self)))
+      start = end + 1
+    }
+    let at = start + (y * 256 + x) * 3
+    return [Int(ppm[at]), Int(ppm[at + 1]), Int(ppm[at + 2])]
+  }
+
+  @Test(
+    "A cover of JPEG thumbnails is made by libjpeg alone, tile by tile as libvips lays it out; anything else is left to libvips"
+  )
+  func coverWithoutLibvips() throws {
+    try VipsRuntime.start()
+    let colours: [[Double]] = [[220, 30, 30], [30, 200, 40], [20, 40, 210]]
+    // Three plain tiles of other shapes (one smaller than a tile, one grey), and a photo.
+    let tiles = try [(300, 200), (60, 40), (2048, 1500)].enumerated().map { index, size in
+      try VipsImageHandle.tile(
+        width: size.0, height: size.1, red: colours[index][0], green: colours[index][1], blue: colours[index][2]
+      ).jpeg(quality: 90)
+    }
+    let cover = try #require(
+      JPEGMosaic.make(tiles, slots: 4, across: 2, tileSize: 128, quality: 80, maxSide: 2048), "libjpeg reads them")
+    let image = try ImageProcessor.process(cover, options: ImageOptions())
+    #expect(image.width == 256 && image.height == 256 && image.format == "jpeg")
+    for (index, colour) in colours.enumerated() {
+      let found = try Self.pixel(cover, x: 64 + (index % 2) * 128, y: 64 + (index / 2) * 128)
+      #expect(zip(found, colour).allSatisfy { abs(Double($0) - $1) <= 8 }, "tile \(index): \(found)")
+    }
+    #expect(try Self.pixel(cover, x: 192, y: 192).allSatisfy { abs($0 - 224) <= 4 }, "the empty slot is grey")
+    // `mosaic` takes that path for the cover's suffix, and gives the same bytes.
+    #expect(try CoverMaker.mosaic(from: tiles, tileSize: 128, suffix: ".jpg[Q=80,strip]") == cover)
+
+    // What libjpeg alone does not take: WebP, a truncated JPEG, one larger than a thumbnail
+    // may be. `mosaic` then makes the cover with libvips (a grey tile for the broken one).
+    let webp = try VipsImageHandle.tile(width: 64, height: 64, red: 10, green: 10, blue: 10).webp(quality: 80)
+    let truncated = tiles[0].prefix(tiles[0].count / 2)
+    let huge = try VipsImageHandle.tile(width: 2100, height: 16, red: 10, green: 10, blue: 10).jpeg(quality: 50)
+    for refused in [[webp], [tiles[0], Data(truncated)], [huge], [Data([0xFF, 0xD8, 0xFF, 0xE0])]] {
+      #expect(JPEGMosaic.make(refused, slots: 4, across: 2, tileSize: 128, quality: 80, maxSide: 2048) == nil)
+      let made = try ImageProcessor.process(
+        try CoverMaker.mosaic(from: refused, tileSize: 128, suffix: ".jpg[Q=80,strip]"), options: ImageOptions())
+      #expect(made.width == 256 && made.height == 256)
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+@testable import GallerySystem
+
+/// An edit of a large document reads only the items it needs, through the index's outline
+/// of the checkpoint. Pure tests of the outline and the item source first (no file), then
+/// real archives: the lazy reading agrees with a whole scan, and an item that breaks a rule
+/// stops exactly the edits that read it.
+@Suite("Format 2: edits read only the items they need")
+struct PendingItemTests {
+  /// A model of `count` items, encoded, with its outline.
+  static func encoded(count: Int) -> (model: GalleryModel, data: Data, outline: CheckpointOutline) {
+    var model = LargeModelTests.model(count: count)
+    model.trash = [TrashedItem(item: JournalTests.item("gone"), trashed: JournalTests.date, position: 3)]
+    let (data, outline) = ModelCoding.encodeWithOutline(model)
+    return (model, data, outline)
+  }
+
+  /// A source reading `data` as the checkpoint, counting the reads it makes.
+  static func source(_ data: Data, _ outline: CheckpointOutline, reads: Reads = Reads()) -> ItemSource {
+    ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
+      reads.count.withLock { $0 += 1 }
+      return data.subdata(in: offset..<min(data.count, offset + count))
+    }
+  }
+
+  final class Reads: Sendable {
+    let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+  }
+
+  @Test("The outline of an encoded model places every item, and its items read back as the model's")
+  func outlineRoundTrips() throws {
+    let (model, data, outline) = Self.encoded(count: 50)
+    #expect(outline.check(checkpointSize: data.count) == nil)
+    #expect(outline.ids == model.items.map(\.id))
+    #expect(data[outline.array.lowerBound] == UInt8(ascii: "[") && data[outline.array.upperBound - 1] == UInt8(ascii: "]"))
+    for index in [0, 17, 49] {
+      let slice = data.subdata(in: outline.starts[index]..<outline.starts[index] + outline.lengths[index])
+      let item = try slice.withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        return try reader.item()
+      }
+      #expect(item == model.items[index])
+    }
+    let empty = ModelCoding.encodeWithOutline(GalleryModel(title: "empty", now: JournalTests.date))
+    #expect(empty.outline.check(checkpointSize: empty.data.count) == nil && empty.outline.array.count == 2)
+  }
+
+  @Test(
+    "An outline that does not tile its items array is refused",
+    arguments: ["gap", "overlap", "short of the end", "past the end", "array out of range", "bad id", "lists differ"])
+  func outlineThatLies(lie: String) {
+    let (_, data, honest) = Self.encoded(count: 20)
+    var outline = honest
+    switch lie {
+    case "gap": outline.starts[5] += 1
+    case "overlap": outline.lengths[4] += 1
+    case "short of the end": outline.lengths[19] -= 1
+    case "past the end": outline.array = outline.array.lowerBound..<(data.count + 1)
+    case "array out of range": outline.array = 0..<outline.array.upperBound
+    case "bad id": outline.ids[3] = "12345"
+    default: outline.ids.removeLast()
+    }
+    #expect(outline.check(checkpointSize: data.count) != nil, "\(lie)")
+  }
+
+  @Test("Pending items read when needed, a chunk at a time; copies share what was read; ids need no read")
+  func pendingItemsReadOnDemand() throws {
+    let (model, data, outline) = Self.encoded(count: 3000)
+    let reads = Reads()
+    let source = Self.source(data, outline, reads: reads)
+    let items = source.items()
+    #expect(items.map(\.id) == model.items.map(\.id))
+    #expect(items.allSatisfy { $0.isPending } && reads.value == 0)
+    // One read brings the item and its neighbours up to a chunk, not the rest.
+    #expect(items[10] == model.items[10])
+    #expect(reads.value == 1)
+    #expect(!items[10].isPending && items[2999].isPending)
+    let copy = items[11]
+    #expect(copy.source == model.items[11].source && reads.value == 1)
+    #expect(!items[11].isPending)
+    // Changing a pending item reads it and changes only the copy.
+    var changed = items[2500]
+    changed.failure = "changed"
+    #expect(changed.failure == "changed" && items[2500].failure == model.items[2500].failure)
+    // Every item, read in chunks: far fewer reads than items.
+    #expect(items == model.items)
+    #expect(reads.value < 3000 / 50)
+    #expect(source.failure == nil)
+  }
+
+  @Test("An item that breaks a rule is recorded when it is read, not when a neighbour is")
+  func brokenItemRecordedWhenRead() throws {
+    let (model, data, outline) = Self.encoded(count: 100)
+    // Item 60's state made unknown, at the same length.
+    var broken = data
+    let item = outline.starts[60]..<outline.starts[60] + outline.lengths[60]
+    let state = try #require(broken[item].firstRange(of: Data("\"state\":\"ready\"".utf8)))
+    broken.replaceSubrange(state, with: Data("\"state\":\"reaDy\"".utf8))
+    let source = Self.source(broken, outline)
+    let items = source.items()
+    #expect(items[0] == model.items[0])  // its chunk holds item 60 too
+    #expect(source.failure == nil)
+    #expect(items[61] == model.items[61])
+    #expect(source.failure == nil)
+    #expect(items[60].state == Item.State.failed)
+    let failure = try #require(source.failure)
+    #expect(failure.contains("item 61") && failure.contains(model.items[60].id), "\(failure)")
+    // An item whose object holds another id than the outline's is refused too.
+    var renamed = outline
+    renamed.ids[7] = "other7"
+    let lying = ItemSource(ids: renamed.ids, starts: renamed.starts, lengths: renamed.lengths) { offset, count in
+      data.subdata(in: offset..<offset + count)
+    }
+    _ = lying.items()[7].source
+    #expect(lying.failure?.contains("not the one the index gives") == true)
+  }
+}
+
+extension PendingItemTests {
+  /// A document of 4 dropped images followed by `count` failed items, compacted, so that its
+  /// checkpoint holds them all and its index outlines them.
+  static func largeDocument(_ work: TestWorkspace, count: Int) throws -> String {
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(4, width: 60, height: 40)).status == 0)
+    try GalleryDocument.edit(document) { edit in
+      edit.model.items += (0..<count).map { JournalTests.item("f\($0)", $0 % 7).failed(because: "made by the test") }
+    }
+    try GalleryDocument.compact(document)
+    return document
+  }
+
+  @Test("Opened for an edit, a large document's items stay in the file until needed, and read as a whole scan reads them")
+  func lazyOpeningAgreesWithScan() throws {
+    let work = try TestWorkspace()
+    let document = try Self.largeDocument(work, count: 3000)
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let lazy = try DocumentArchive.openThroughIndex(file, lazily: true)
+    #expect(lazy.itemSource != nil && lazy.model.items.allSatisfy { $0.isPending })
+    let scanned = try DocumentArchive.scan(file)
+    #expect(lazy.model == scanned.model && lazy.itemSource?.failure == nil)
+    // Edits through the command line, each opening lazily; a whole scan agrees after each.
+    let ids = scanned.model.items.map(\.id)
+    for arguments in [
+      ["move", document, "2000", "--to", "1"], ["trash", document, ids[2500]], ["restore", document, ids[2500]],
+      ["move", document, ids[3], "--to", "end"], ["undo", document], ["trash", document, "3003"],
+    ] {
+      let run = try Run.gallery(arguments)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      let now = try FileHandleFD(path: document, flags: O_RDONLY)
+      let (indexed, whole) = (try DocumentArchive.openThroughIndex(now, lazily: true), try DocumentArchive.scan(now))
+      #expect(indexed.model == whole.model, "\(arguments)")
+      let trailer = try DocumentArchive.trailer(of: now)
+      #expect(trailer.summary == DocumentSummary(whole), "\(arguments): summary")
+    }
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
+  @Test("A damaged item stops the edits that read it (65, nothing saved), not those that do not; show and check find it")
+  func damagedItemStopsOnlyItsEdits() throws {
+    let work = try TestWorkspace()
+    let document = try Self.largeDocument(work, count: 3000)
+    let model = try GalleryDocument.open(document).model
+    let victim = model.items[2500]
+    var writer = JSONWriter()
+    writer.item(victim)
+    let text = try #require(String(bytes: writer.bytes, encoding: .utf8))
+    let damaged = text.replacingOccurrences(of: "\"state\":\"failed\"", with: "\"state\":\"faiLed\"")
+    try #require(damaged != text)
+    try IndexTests().patch(document, text, damaged)
+    // A move among the first items reads them and the cover's, not item 2501.
+    let move = try Run.gallery(["move", document, "3", "--to", "1"])
+    #expect(move.status == 0, "\(move.stderr)")
+    // Trashing the damaged item reads it: refused, and nothing is written.
+    let before = try Data(contentsOf: URL(fileURLWithPath: document))
+    let trash = try Run.gallery(["trash", document, victim.id])
+    #expect(trash.status == 65 && trash.stderr.contains("damaged") && trash.stderr.contains(victim.id), "\(trash.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+    // Reading every item finds it.
+    #expect(try Run.gallery(["show", "--json", document]).status == 65)
+    let check = try Run.gallery(["check", document])
+    #expect(check.status != 0 && (check.stdout + check.stderr).contains("faiLed"), "\(check.stdout)\(check.stderr)")
+  }
+}
