@@ -46,6 +46,10 @@ package struct ArchiveLayout: Sendable {
   /// Where the model's pending items are read from, when it was opened for an edit through
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
+  /// Whether the last index outlines its checkpoint's items: an edit of a document whose
+  /// index does not (written before outlines) writes a checkpoint, so that the next one
+  /// reads only the items it needs.
+  package var indexOutlinesCheckpoint = false
   /// The summary of this revision as its trailer gave it, so that the next save counts
   /// only what it changes (nil when the file was scanned).
   package var summary: DocumentSummary?

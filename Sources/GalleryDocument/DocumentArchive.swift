@@ -194,6 +194,7 @@ package enum DocumentArchive {
     let index: ArchiveIndex
     let checkpoint: GalleryModel
     var itemSource: ItemSource?
+    let hasOutline: Bool
     if lazily, let guess = ArchiveIndex.outlineGuess(in: indexData) {
       // For an edit: the index's 100,000 entries are read on one core while the outline,
       // where it most likely starts, and the checkpoint through it are read on the other.
@@ -215,6 +216,7 @@ package enum DocumentArchive {
         })
       let parsed: ArchiveIndex.Parsed
       (parsed, index) = try indexResult.get()
+      hasOutline = parsed.outlineRange != nil
       if let outlined, parsed.outlineRange == guess..<outlined.end, outlined.checkpoint == parsed.checkpoint {
         (checkpoint, itemSource) = outlined.opened
       } else if let outline = try parsed.readOutline(from: indexData) {
@@ -223,14 +225,12 @@ package enum DocumentArchive {
         checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
       }
     } else {
-      // The index's table of names is built on one core while the checkpoint is read and
-      // decoded on the other (only this one touches the file).
+      // Every item read, on both cores (see SplitItemReading.swift): after the index's
+      // table, not beside it, which would leave one core for the two halves.
       let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
-      let (indexResult, checkpointResult) = ForkJoin.both(
-        { Result { try parsed.index() } },
-        { Result { try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file)) } })
-      index = try indexResult.get()
-      checkpoint = try checkpointResult.get()
+      hasOutline = parsed.outlineRange != nil
+      index = try parsed.index()
+      checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
     }
     var history: [History.Entry] = []
     for (name, location) in index.entries.named(withPrefix: journalFolder) {
@@ -259,6 +259,7 @@ package enum DocumentArchive {
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
+    layout.indexOutlinesCheckpoint = hasOutline
     layout.itemSource = itemSource
     layout.summary = trailer.summary
     return layout
@@ -686,7 +687,10 @@ package enum DocumentArchive {
     result.history.append(record)
     result.revisions += 1
     try finishRevision(writer, layout: &result, index: checkpoint?.outline, change: record.change)
-    if checkpoint != nil { result.readThroughIndex = true }
+    if checkpoint != nil {
+      result.readThroughIndex = true
+      result.indexOutlinesCheckpoint = true
+    }
     try file.sync()
     result.fileSize = file.offset
     result.tornBytes = 0

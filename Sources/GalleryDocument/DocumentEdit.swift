@@ -136,7 +136,8 @@ extension GalleryDocument {
   /// Appends the edit as one revision: its new entries, its journal record, and a new
   /// checkpoint when the journal since the last one has grown past a fraction of it (or the
   /// document is still format 1, so that a format-1 reader refuses it instead of showing
-  /// the old state).
+  /// the old state; or its index does not outline its checkpoint, so that the next edit
+  /// reads only what it needs).
   private static func save(_ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock) throws -> SaveMark? {
     var model = edit.model
     model.format = GalleryModel.formatVersion
@@ -172,7 +173,7 @@ extension GalleryDocument {
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
     let journalBytes = layout.journalBytes + Int64(journal.count)
     let checkpoint =
-      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex
+      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexOutlinesCheckpoint
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
     // A new checkpoint reads every item that is still pending (in large pieces).

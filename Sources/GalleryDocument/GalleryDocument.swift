@@ -33,6 +33,14 @@ public final class GalleryDocument {
     return GalleryDocument(path: path, file: file, layout: layout)
   }
 
+  /// Opens the document as an edit does: its items are read when first needed (see
+  /// ItemSource.swift), so that a look at its first items costs what they cost. An item
+  /// that cannot be read stands in as a failed one: for guesses only, never for output.
+  package static func openLazily(_ path: String) throws(DocumentError) -> GalleryDocument {
+    let file = try openRegularFile(path, flags: O_RDONLY)
+    return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file, lazily: true))
+  }
+
   /// What `gallery info` and `gallery browse` show of a document: from the trailer at the end
   /// of the file when it ends with one (a few kilobytes read, however large the document),
   /// from the whole document otherwise. `statistics` go with it.

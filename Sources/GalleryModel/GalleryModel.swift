@@ -139,21 +139,23 @@ public struct Item: Codable, Sendable, Equatable {
         added: added, placeholder: placeholder, failure: failure))
   }
 
-  /// The decoded storage: the item's own, or the one its pending storage read.
-  @inline(__always) private var decoded: DecodedItem {
-    storage.isPending
-      ? unsafeDowncast(storage, to: PendingItem.self).decoded() : unsafeDowncast(storage, to: DecodedItem.self)
-  }
-
   /// The fields, for a change that touches several (one copy, not one per field).
   package var fields: Fields {
-    get { decoded.fields }
+    get {
+      if storage.isPending { return unsafeDowncast(storage, to: PendingItem.self).decoded().fields }
+      return unsafeDowncast(storage, to: DecodedItem.self).fields
+    }
     _modify {
-      if storage.isPending || !isKnownUniquelyReferenced(&storage) { storage = DecodedItem(decoded.fields) }
+      if storage.isPending || !isKnownUniquelyReferenced(&storage) { storage = DecodedItem(fields) }
       let own = unsafeDowncast(storage, to: DecodedItem.self)
       yield &own.fields
     }
   }
+
+  /// The fields of a pending item, read (the rare path of each getter below, which read a
+  /// decoded item's field in place: through a computed storage or `_read` they would retain
+  /// and release, or copy, at every field of every item a listing writes).
+  private var pendingFields: Fields { unsafeDowncast(storage, to: PendingItem.self).decoded().fields }
 
   /// Whether the item is still in its document, not read yet.
   package var isPending: Bool { storage.isPending && !unsafeDowncast(storage, to: PendingItem.self).isDecoded }
@@ -166,73 +168,76 @@ public struct Item: Codable, Sendable, Equatable {
   /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
   /// A pending item knows it without being read.
   public var id: String {
-    get { storage.isPending ? unsafeDowncast(storage, to: PendingItem.self).id : decoded.fields.id }
+    get {
+      storage.isPending
+        ? unsafeDowncast(storage, to: PendingItem.self).id : unsafeDowncast(storage, to: DecodedItem.self).fields.id
+    }
     set { fields.id = newValue }
   }
   public var source: String {
-    get { decoded.fields.source }
+    get { storage.isPending ? pendingFields.source : unsafeDowncast(storage, to: DecodedItem.self).fields.source }
     set { fields.source = newValue }
   }
   /// The web page the image came from, when known.
   public var page: String? {
-    get { decoded.fields.page }
+    get { storage.isPending ? pendingFields.page : unsafeDowncast(storage, to: DecodedItem.self).fields.page }
     set { fields.page = newValue }
   }
   public var state: State {
-    get { decoded.fields.state }
+    get { storage.isPending ? pendingFields.state : unsafeDowncast(storage, to: DecodedItem.self).fields.state }
     set { fields.state = newValue }
   }
   /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
   public var aspectRatio: Double {
-    get { decoded.fields.aspectRatio }
+    get { storage.isPending ? pendingFields.aspectRatio : unsafeDowncast(storage, to: DecodedItem.self).fields.aspectRatio }
     set { fields.aspectRatio = newValue }
   }
   public var width: Int? {
-    get { decoded.fields.width }
+    get { storage.isPending ? pendingFields.width : unsafeDowncast(storage, to: DecodedItem.self).fields.width }
     set { fields.width = newValue }
   }
   public var height: Int? {
-    get { decoded.fields.height }
+    get { storage.isPending ? pendingFields.height : unsafeDowncast(storage, to: DecodedItem.self).fields.height }
     set { fields.height = newValue }
   }
   public var orientation: Int? {
-    get { decoded.fields.orientation }
+    get { storage.isPending ? pendingFields.orientation : unsafeDowncast(storage, to: DecodedItem.self).fields.orientation }
     set { fields.orientation = newValue }
   }
   public var format: String? {
-    get { decoded.fields.format }
+    get { storage.isPending ? pendingFields.format : unsafeDowncast(storage, to: DecodedItem.self).fields.format }
     set { fields.format = newValue }
   }
   public var bytes: Int? {
-    get { decoded.fields.bytes }
+    get { storage.isPending ? pendingFields.bytes : unsafeDowncast(storage, to: DecodedItem.self).fields.bytes }
     set { fields.bytes = newValue }
   }
   /// `sha256:<hex>` of the original bytes.
   public var hash: String? {
-    get { decoded.fields.hash }
+    get { storage.isPending ? pendingFields.hash : unsafeDowncast(storage, to: DecodedItem.self).fields.hash }
     set { fields.hash = newValue }
   }
   /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
   public var thumbnail: String? {
-    get { decoded.fields.thumbnail }
+    get { storage.isPending ? pendingFields.thumbnail : unsafeDowncast(storage, to: DecodedItem.self).fields.thumbnail }
     set { fields.thumbnail = newValue }
   }
   /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
   /// (one entry per content, shared by items with the same image).
   public var original: String? {
-    get { decoded.fields.original }
+    get { storage.isPending ? pendingFields.original : unsafeDowncast(storage, to: DecodedItem.self).fields.original }
     set { fields.original = newValue }
   }
   public var added: Date {
-    get { decoded.fields.added }
+    get { storage.isPending ? pendingFields.added : unsafeDowncast(storage, to: DecodedItem.self).fields.added }
     set { fields.added = newValue }
   }
   public var placeholder: Placeholder? {
-    get { decoded.fields.placeholder }
+    get { storage.isPending ? pendingFields.placeholder : unsafeDowncast(storage, to: DecodedItem.self).fields.placeholder }
     set { fields.placeholder = newValue }
   }
   public var failure: String? {
-    get { decoded.fields.failure }
+    get { storage.isPending ? pendingFields.failure : unsafeDowncast(storage, to: DecodedItem.self).fields.failure }
     set { fields.failure = newValue }
   }
 

@@ -187,3 +187,24 @@ extension PendingItemTests {
     #expect(check.status != 0 && (check.stdout + check.stderr).contains("faiLed"), "\(check.stdout)\(check.stderr)")
   }
 }
+
+extension PendingItemTests {
+  @Test("A document whose index does not outline its checkpoint (an earlier version's) gets one from its next edit")
+  func indexWithoutOutlineGetsOne() throws {
+    let work = try TestWorkspace()
+    let document = try Self.largeDocument(work, count: 50)
+    // The member renamed: a reader skips what it does not know, as it would an older index.
+    try IndexTests().patch(document, "{\"checkpointOutline\":", "{\"checkpointOutlinX\":")
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let before = try DocumentArchive.openThroughIndex(file, lazily: true)
+    #expect(before.itemSource == nil && !before.indexOutlinesCheckpoint && before.readThroughIndex)
+    let indexes = try archiveNames(document).filter { $0 == ArchiveIndex.name }.count
+    #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
+    #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count == indexes + 1)
+    let after = try DocumentArchive.openThroughIndex(try FileHandleFD(path: document, flags: O_RDONLY), lazily: true)
+    #expect(after.itemSource != nil && after.indexOutlinesCheckpoint)
+    // And the one after it writes none.
+    #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
+    #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count == indexes + 1)
+  }
+}

@@ -129,8 +129,9 @@ struct DropCommand: AsyncParsableCommand {
       let listed = sources.map { $0 == "/dev/stdin" ? "-" : $0 }
       (parsed, refused) = DropSourceParser.parse(listed, recursive: recursive) { input }
     }
-    // Open first: a missing or damaged document is the error, not its sources.
-    _ = try GalleryDocument.open(document)
+    // Open first: a missing or damaged document is the error, not its sources. As an edit
+    // opens it (its items read when needed): the drop's saves will, too.
+    _ = try GalleryDocument.openLazily(document)
     RecentDocuments.note(document)
 
     let bar = ProgressBar(label: "dropping", total: parsed.count)
@@ -157,7 +158,8 @@ struct DropCommand: AsyncParsableCommand {
   private static func list(_ items: [Item], in document: String, json: Bool) throws {
     if json { return try JSONOutput.write(items) }
     guard !items.isEmpty else { return }
-    let model = try GalleryDocument.open(document).model
+    // The ids only: no item need be read.
+    let model = try GalleryDocument.openLazily(document).model
     let positions = Dictionary(uniqueKeysWithValues: model.items.enumerated().map { ($1.id, $0 + 1) })
     Terminal.out(items.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
   }

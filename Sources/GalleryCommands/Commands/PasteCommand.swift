@@ -42,7 +42,7 @@ struct PasteCommand: AsyncParsableCommand {
 
   func run() async throws {
     async let _ = ImageProcessor.startLibrary()
-    _ = try GalleryDocument.open(target.document)
+    _ = try GalleryDocument.openLazily(target.document)
     let clipboard = try Clipboard.current()
     let offered = try clipboard.types()
     let usable = Self.preferred.filter(offered.contains)

@@ -58,7 +58,7 @@ public enum ImageDrop {
     _ sources: [DropSource], into path: String, options: DropOptions = .init(),
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
   ) async throws -> DropReport {
-    let settings = try GalleryDocument.open(path).model.settings
+    let settings = try GalleryDocument.openLazily(path).model.settings
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
     let imageOptions = ImageOptions(
@@ -245,7 +245,8 @@ struct CoverPlan {
 
   /// Nil when the drop does not change the cover, or the document cannot be read.
   init?(document path: String, dropped ids: [String]) {
-    guard let document = try? GalleryDocument.open(path) else { return nil }
+    // Only the first items are looked at: read as an edit reads them, not all 100,000.
+    guard let document = try? GalleryDocument.openLazily(path) else { return nil }
     let dropped = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     func droppedIndex(_ item: Item) -> Int? { item.state == .placeholder ? dropped[item.id] : nil }
     var shown: [Item] = []

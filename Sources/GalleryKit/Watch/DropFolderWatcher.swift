@@ -31,7 +31,7 @@ public struct DropFolderWatcher: Service {
     self.options = options
     self.logger = logger
     self.onEvent = onEvent
-    let settings = try pairs.map { try GalleryDocument.open($0.document).model.settings }
+    let settings = try pairs.map { try GalleryDocument.openLazily($0.document).model.settings }
     if options.afterCommit == .delete, !settings.allSatisfy({ options.embed ?? $0.embedOriginals }) {
       throw WatchError.deleteNeedsEmbedding
     }
