@@ -232,6 +232,7 @@ package enum DocumentArchive {
       index = try parsed.index()
       checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
     }
+    guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
     for (name, location) in index.entries.named(withPrefix: journalFolder) {
       // Straight from where the index says: a record that is not there does not decode. Its

@@ -120,7 +120,10 @@ struct IndexTests {
 
   @Test(
     "A trailer or index that lies is not believed: the document opens by a whole scan, info shows the truth, check names it and --fix mends it",
-    arguments: ["trailer points elsewhere", "summary lies", "index overlaps", "index misplaces the checkpoint", "outline lies"])
+    arguments: [
+      "trailer points elsewhere", "summary lies", "index overlaps", "index misplaces the checkpoint", "outline lies",
+      "index names another revision",
+    ])
   func lyingIndex(lie: String) throws {
     let work = try TestWorkspace()
     let document = try work.document()
@@ -142,6 +145,11 @@ struct IndexTests {
       let bigger = String(cover.span + 1024)
       try #require(bigger.count == String(cover.span).count)
       try patch(document, "\"cover.jpg\",\(cover.offset),\(cover.span)", "\"cover.jpg\",\(cover.offset),\(bigger)")
+    case "index names another revision":
+      let revision = try GalleryDocument.open(document).model.revision
+      let other = String(revision + 1)
+      try #require(other.count == String(revision).count)
+      try patch(document, "\"revision\":\(revision),\"revisions\":", "\"revision\":\(other),\"revisions\":")
     case "outline lies":
       // The items array said to end a byte early: its items no longer tile it.
       let data = try Data(contentsOf: URL(fileURLWithPath: document))
