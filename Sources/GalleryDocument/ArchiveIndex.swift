@@ -119,6 +119,31 @@ package struct ArchiveIndex {
     return data.starts(with: marker) ? marker.count : nil
   }
 
+  /// Where the checkpoint most likely lies, read from the start of the index's outline
+  /// (its `checkpoint` member, written second) without reading its items: a guess that
+  /// `Parsed.checkpoint` confirms or not.
+  package static func checkpointGuess(in data: Data) -> EntryLocation? {
+    guard let start = outlineGuess(in: data) else { return nil }
+    return data.withUnsafeBytes { raw -> EntryLocation? in
+      var reader = JSONReader(raw)
+      reader.index = start
+      var found: EntryLocation?
+      // Stops at the first member after `checkpoint` (thrown out of the reading on purpose).
+      _ = try? reader.object { reader, key in
+        switch key {
+        case "checkpoint":
+          let numbers = try reader.integers(atMost: 3)
+          guard numbers.count == 3 else { throw IndexMismatch("not a location") }
+          found = EntryLocation(offset: Int64(numbers[0]), span: Int64(numbers[1]), size: Int64(numbers[2]))
+          throw IndexMismatch("found")
+        case "array": try reader.skipValue()
+        default: throw IndexMismatch("not where this version writes it")
+        }
+      }
+      return found
+    }
+  }
+
   /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
   /// describes, and where the value ends. Its items' starts follow from their lengths,
   /// since they tile the items array.

@@ -225,12 +225,26 @@ package enum DocumentArchive {
         checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
       }
     } else {
-      // Every item read, on both cores (see SplitItemReading.swift): after the index's
-      // table, not beside it, which would leave one core for the two halves.
-      let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
+      // Every item read. The checkpoint's bytes are read on one core while the index is
+      // read on the other, from where its outline says the checkpoint is (what was read
+      // counts only if the index, read in order, puts the checkpoint there); then decoded
+      // on both cores (see SplitItemReading.swift).
+      let guessed = ArchiveIndex.checkpointGuess(in: indexData)
+      let (indexResult, early) = ForkJoin.both(
+        {
+          Result { () throws -> (ArchiveIndex.Parsed, ArchiveIndex) in
+            let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
+            return (parsed, try parsed.index())
+          }
+        },
+        { guessed.flatMap { location in try? read(location, named: modelEntry, from: file) } })
+      let parsed: ArchiveIndex.Parsed
+      (parsed, index) = try indexResult.get()
       hasOutline = parsed.outlineRange != nil
-      index = try parsed.index()
-      checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
+      let data =
+        try early.flatMap { guessed == parsed.checkpoint ? $0 : nil }
+        ?? read(parsed.checkpoint, named: modelEntry, from: file)
+      checkpoint = try ModelCoding.decode(data)
     }
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
