@@ -160,14 +160,14 @@ static int encode(const unsigned char *canvas, int width, int height, int qualit
                   size_t *out_size) {
   struct jpeg_compress_struct info;
   struct failure failure;
-  unsigned char *volatile buffer = NULL;
   unsigned long size = 0;
   info.err = jpeg_std_error(&failure.manager);
   failure.manager.error_exit = fail_now;
   failure.manager.output_message = quiet;
   if (setjmp(failure.jump)) {
+    // Only running out of memory gets here, after which the partial output is not worth
+    // tracking.
     jpeg_destroy_compress(&info);
-    free(buffer);
     return -1;
   }
   jpeg_create_compress(&info);
@@ -185,9 +185,8 @@ static int encode(const unsigned char *canvas, int width, int height, int qualit
     jpeg_write_scanlines(&info, &row, 1);
   }
   jpeg_finish_compress(&info);
-  buffer = target;
   jpeg_destroy_compress(&info);
-  *out = buffer;
+  *out = target;
   *out_size = size;
   return 0;
 }

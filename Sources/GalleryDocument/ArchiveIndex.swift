@@ -101,12 +101,9 @@ package struct ArchiveIndex {
     package func readOutline(from data: Data) throws -> CheckpointOutline? {
       if let outline { return outline }
       guard let outlineRange else { return nil }
-      let found = try ArchiveIndex.outline(in: data, at: outlineRange.lowerBound)
+      let found = try ArchiveIndex.checkedOutline(in: data, at: outlineRange.lowerBound)
       guard found.end == outlineRange.upperBound, found.checkpoint == checkpoint else {
         throw IndexMismatch("its outline is not its checkpoint's")
-      }
-      if let problem = found.outline.check(checkpointSize: Int(checkpoint.size)) {
-        throw IndexMismatch("its outline: \(problem)")
       }
       return found.outline
     }
@@ -142,6 +139,19 @@ package struct ArchiveIndex {
       }
       return found
     }
+  }
+
+  /// `outline(in:at:)`, refused unless its items tile the array of the checkpoint it names.
+  package static func checkedOutline(
+    in data: Data, at start: Int
+  ) throws -> (
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+  ) {
+    let found = try outline(in: data, at: start)
+    if let problem = found.outline.check(checkpointSize: Int(found.checkpoint.size)) {
+      throw IndexMismatch("its outline: \(problem)")
+    }
+    return found
   }
 
   /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
@@ -274,10 +284,7 @@ package struct ArchiveIndex {
     }
     var parsed = Parsed(
       head: index, names: names, ends: ends, locations: locations, checkpoint: checkpoint, outlineRange: outlineRange)
-    if readingOutline {
-      parsed.head.outline = try parsed.readOutline(from: data)
-      parsed.outlineRange = nil
-    }
+    if readingOutline { parsed.head.outline = try parsed.readOutline(from: data) }
     return parsed
   }
 }

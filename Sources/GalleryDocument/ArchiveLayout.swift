@@ -11,6 +11,9 @@ package struct EntryLocation: Sendable, Equatable {
   package var span: Int64
   /// Size of the entry's data.
   package var size: Int64
+
+  /// Where the entry's data starts: its last blocks, after its header (and any pax header).
+  package var dataOffset: Int64 { offset + span - (size + 511) / 512 * 512 }
 }
 
 /// What a scan of a document found: the newest complete model and where every entry is.

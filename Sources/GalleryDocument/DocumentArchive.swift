@@ -208,8 +208,7 @@ package enum DocumentArchive {
           }
         },
         { () -> (checkpoint: EntryLocation, end: Int, opened: (GalleryModel, ItemSource))? in
-          guard let found = try? ArchiveIndex.outline(in: indexData, at: guess),
-            found.outline.check(checkpointSize: Int(found.checkpoint.size)) == nil,
+          guard let found = try? ArchiveIndex.checkedOutline(in: indexData, at: guess),
             let opened = try? outlinedCheckpoint(at: found.checkpoint, outline: found.outline, of: file)
           else { return nil }
           return (found.checkpoint, found.end, opened)
@@ -291,7 +290,7 @@ package enum DocumentArchive {
     guard let entry = try header.next(), entry.isRegularFile, entry.name == modelEntry, entry.size == location.size else {
       throw IndexMismatch("no checkpoint where the index says")
     }
-    let dataStart = location.offset + location.span - (location.size + 511) / 512 * 512
+    let dataStart = location.dataOffset
     let size = Int(location.size)
     // Up to the items array's `[`, and from its `]`: `"items":[` + `]...` reads as an empty array.
     let head = try file.read(at: dataStart, count: outline.array.lowerBound + 1)
@@ -307,10 +306,12 @@ package enum DocumentArchive {
     var ends: [Int] = []
     names.reserveCapacity(outline.ids.count * 8)
     ends.reserveCapacity(outline.ids.count + checkpoint.trash.count)
-    for id in outline.ids + checkpoint.trash.map(\.item.id) {
+    func add(_ id: String) {
       names.append(contentsOf: id.utf8)
       ends.append(names.count)
     }
+    outline.ids.forEach(add)
+    for entry in checkpoint.trash { add(entry.item.id) }
     do { _ = try IndexedEntries.slots(names: names, ends: ends) } catch {
       throw IndexMismatch("the outline names item \(error.name) twice")
     }
@@ -331,8 +332,7 @@ package enum DocumentArchive {
   /// The data of an entry, read without its header: for the many small records of the
   /// history, which the index located and which decode only if they are what it says.
   private static func dataOnly(_ location: EntryLocation, from file: FileHandleFD) throws -> Data {
-    try file.seek(to: location.offset + location.span - (location.size + 511) / 512 * 512)
-    let data = try file.read(upTo: Int(location.size))
+    let data = try file.read(at: location.dataOffset, count: Int(location.size))
     guard data.count == location.size else { throw IndexMismatch("an entry ends past the end of the file") }
     return data
   }
