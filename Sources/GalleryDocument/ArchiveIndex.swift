@@ -145,7 +145,7 @@ package struct ArchiveIndex {
   package static func checkedOutline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int, idBytes: IDBytes
   ) {
     let found = try outline(in: data, at: start)
     if let problem = found.outline.check(checkpointSize: Int(found.checkpoint.size)) {
@@ -154,17 +154,35 @@ package struct ArchiveIndex {
     return found
   }
 
+  /// The ids of an outline's items as bytes, one after another, and where each ends: how
+  /// they are checked to be distinct (`IndexedEntries.slots`).
+  package struct IDBytes {
+    package var bytes: [UInt8] = []
+    package var ends: [Int] = []
+
+    package init(_ ids: [String] = []) {
+      ends.reserveCapacity(ids.count)
+      for id in ids { append(id.utf8) }
+    }
+
+    package mutating func append(_ id: some Collection<UInt8>) {
+      bytes.append(contentsOf: id)
+      ends.append(bytes.count)
+    }
+  }
+
   /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
-  /// describes, and where the value ends. Its items' starts follow from their lengths,
-  /// since they tile the items array.
+  /// describes, where the value ends, and its ids as bytes. Its items' starts follow from
+  /// their lengths, since they tile the items array.
   package static func outline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int, idBytes: IDBytes
   ) {
     var array: Range<Int>?
     var checkpoint: EntryLocation?
     var ids: [String] = []
+    var idBytes = IDBytes()
     var lengths: [Int] = []
     let end: Int = try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
@@ -184,10 +202,21 @@ package struct ArchiveIndex {
         case "items":
           ids.reserveCapacity(raw.count / 16)
           lengths.reserveCapacity(raw.count / 16)
+          idBytes.bytes.reserveCapacity(raw.count / 2)
+          idBytes.ends.reserveCapacity(raw.count / 16)
           try reader.array { reader in
             // [id, length]
+            if let compact = compactOutlineItem(reader.bytes, at: &reader.index) {
+              let id = UnsafeRawBufferPointer(rebasing: reader.bytes[compact.id])
+              ids.append(String(decoding: id, as: UTF8.self))
+              idBytes.append(id)
+              lengths.append(compact.length)
+              return
+            }
             try reader.expect(UInt8(ascii: "["))
-            ids.append(try reader.string())
+            let id = try reader.string()
+            ids.append(id)
+            idBytes.append(id.utf8)
             try reader.expect(UInt8(ascii: ","))
             lengths.append(try reader.int())
             try reader.expect(UInt8(ascii: "]"))
@@ -207,7 +236,7 @@ package struct ArchiveIndex {
       guard !overflow, sum < Int.max else { throw IndexMismatch("an item of its outline is out of range") }
       next = sum + 1
     }
-    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end)
+    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end, idBytes)
   }
 
   /// Reads an index found at `offset` and checks that it can describe the file before it,
@@ -216,48 +245,13 @@ package struct ArchiveIndex {
   package static func parse(_ data: Data, at offset: Int64, readingOutline: Bool = false) throws -> Parsed {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
     var format = 0
-    var names: [UInt8] = []
-    var ends: [Int] = []
-    var locations: [EntryLocation] = []
-    names.reserveCapacity(data.count)
-    ends.reserveCapacity(data.count / 64)
-    locations.reserveCapacity(data.count / 64)
-    var end: Int64 = 0
+    var entries = EntryList(capacity: data.count)
     var outlineRange: Range<Int>?
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
       try reader.object { reader, key in
         switch key {
-        case "entries":
-          try reader.array { reader in
-            // [name, offset, span, size]
-            try reader.expect(UInt8(ascii: "["))
-            let start = names.count
-            switch try reader.key() {  // a string: its bytes themselves when it has no escapes
-            case .raw(let bytes): names.append(contentsOf: bytes)
-            case .decoded(let text): names.append(contentsOf: text.utf8)
-            }
-            func number(_ reader: inout JSONReader) throws -> Int64 {
-              try reader.expect(UInt8(ascii: ","))
-              return Int64(try reader.int())
-            }
-            let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
-            try reader.expect(UInt8(ascii: "]"))
-            let name = names[start...]
-            // Printable ASCII: all our names are, and bytes then compare as Strings do.
-            guard name.allSatisfy({ (0x20..<0x7F).contains($0) }),
-              let limit = name.withUnsafeBytes(DocumentArchive.sizeLimit(ofASCII:)), (0...limit).contains(location.size)
-            else { throw IndexMismatch("entry \(String(decoding: name, as: UTF8.self)) is not one a document holds") }
-            let blocks = (location.size + 511) / 512 * 512
-            // Written in file order; any other order is refused. Compared without sums that a
-            // hostile number could overflow.
-            guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
-              location.span <= offset - location.offset
-            else { throw IndexMismatch("entry \(String(decoding: name, as: UTF8.self)) does not fit where the index puts it") }
-            end = location.offset + location.span
-            ends.append(names.count)
-            locations.append(location)
-          }
+        case "entries": try entries.read(&reader, before: offset)
         case "format": format = try reader.int()
         case "checkpointOutline":
           reader.skipSpace()
@@ -276,6 +270,7 @@ package struct ArchiveIndex {
     else { throw IndexMismatch("its revision counts are out of range") }
     guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
     // Entries are in file order, and the checkpoint lies just before the index: the last one.
+    let (names, ends, locations) = (entries.names, entries.ends, entries.locations)
     let lastName = names[(ends.dropLast().last ?? 0)...]
     guard let checkpoint = locations.last, lastName.elementsEqual(DocumentArchive.modelEntry.utf8),
       checkpoint.offset + checkpoint.span == offset
@@ -287,6 +282,152 @@ package struct ArchiveIndex {
     if readingOutline { parsed.head.outline = try parsed.readOutline(from: data) }
     return parsed
   }
+}
+
+/// An index's entries, read into flat arrays (100,000 names make no String each) and
+/// checked as they come.
+private struct EntryList {
+  var names: [UInt8] = []
+  var ends: [Int] = []
+  var locations: [EntryLocation] = []
+  /// Where the last entry read ends: each must start at or after it.
+  private var end: Int64 = 0
+
+  init(capacity bytes: Int) {
+    names.reserveCapacity(bytes)
+    ends.reserveCapacity(bytes / 64)
+    locations.reserveCapacity(bytes / 64)
+  }
+
+  /// `[[name, offset, span, size], ...]`: entries in file order, all before `offset`.
+  mutating func read(_ reader: inout JSONReader, before offset: Int64) throws {
+    try reader.expect(UInt8(ascii: "["))
+    if try reader.peek() == UInt8(ascii: "]") {
+      reader.index += 1
+      return
+    }
+    while true {
+      try readEntry(&reader, before: offset)
+      switch try reader.peek() {
+      case UInt8(ascii: ","): reader.index += 1
+      case UInt8(ascii: "]"):
+        reader.index += 1
+        return
+      default: throw reader.fail("expected ',' or ']'")
+      }
+    }
+  }
+
+  private mutating func readEntry(_ reader: inout JSONReader, before offset: Int64) throws {
+    let start = names.count
+    let location: EntryLocation
+    if let compact = compactEntry(reader.bytes, at: &reader.index) {
+      names.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[compact.name]))
+      location = compact.location
+    } else {
+      try reader.expect(UInt8(ascii: "["))
+      switch try reader.key() {  // a string: its bytes themselves when it has no escapes
+      case .raw(let bytes): names.append(contentsOf: bytes)
+      case .decoded(let text): names.append(contentsOf: text.utf8)
+      }
+      func number(_ reader: inout JSONReader) throws -> Int64 {
+        try reader.expect(UInt8(ascii: ","))
+        return Int64(try reader.int())
+      }
+      location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
+      try reader.expect(UInt8(ascii: "]"))
+    }
+    let fits = names.withUnsafeBytes { all in
+      let name = UnsafeRawBufferPointer(rebasing: all[start...])
+      // Printable ASCII: all our names are, and bytes then compare as Strings do.
+      guard name.allSatisfy({ (0x20..<0x7F).contains($0) }), let limit = DocumentArchive.sizeLimit(ofASCII: name)
+      else { return false }
+      return (0...limit).contains(location.size)
+    }
+    func named() -> String { String(decoding: names[start...], as: UTF8.self) }
+    guard fits else { throw IndexMismatch("entry \(named()) is not one a document holds") }
+    let blocks = (location.size + 511) / 512 * 512
+    // Written in file order; any other order is refused. Compared without sums that a
+    // hostile number could overflow.
+    guard location.offset >= end, location.offset <= offset, location.span >= 512 + blocks,
+      location.span <= offset - location.offset
+    else { throw IndexMismatch("entry \(named()) does not fit where the index puts it") }
+    end = location.offset + location.span
+    ends.append(names.count)
+    locations.append(location)
+  }
+}
+
+/// One entry as this version writes it, `["name",offset,span,size]` without spaces, escapes
+/// or signs, read straight from its bytes (an index lists 100,000 entries, and the general
+/// reader costs twice as much). Nil, with nothing read, for anything else: the general
+/// reader then reads it, by the same rules.
+private func compactEntry(
+  _ bytes: UnsafeRawBufferPointer, at index: inout Int
+) -> (
+  name: Range<Int>, location: EntryLocation
+)? {
+  var scanner = CompactScanner(bytes: bytes, next: index)
+  guard scanner.take(UInt8(ascii: "[")), let name = scanner.string(), let offset = scanner.number(),
+    let span = scanner.number(), let size = scanner.number(), scanner.take(UInt8(ascii: "]"))
+  else { return nil }
+  index = scanner.next
+  return (name, EntryLocation(offset: offset, span: span, size: size))
+}
+
+/// Reads the compact JSON this version writes in its index: strings of printable ASCII
+/// without escapes, each number after a comma, whole and without a sign. Anything else
+/// makes it return nil, for the general reader.
+private struct CompactScanner {
+  let bytes: UnsafeRawBufferPointer
+  var next: Int
+
+  mutating func take(_ byte: UInt8) -> Bool {
+    guard next < bytes.count, bytes[next] == byte else { return false }
+    next += 1
+    return true
+  }
+
+  /// `"..."`: where its characters lie.
+  mutating func string() -> Range<Int>? {
+    guard take(UInt8(ascii: "\"")) else { return nil }
+    let start = next
+    while next < bytes.count, case let byte = bytes[next], byte != UInt8(ascii: "\"") {
+      guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+      next += 1
+    }
+    let range = start..<next
+    return take(UInt8(ascii: "\"")) ? range : nil
+  }
+
+  /// `,` and a number of at most 18 digits (no overflow): a longer one is not followed by
+  /// `,` or `]` here, and goes to the general reader.
+  mutating func number() -> Int64? {
+    guard take(UInt8(ascii: ",")) else { return nil }
+    let start = next
+    var value: Int64 = 0
+    while next < bytes.count, next - start < 18, case let byte = bytes[next], byte >= 0x30, byte <= 0x39 {
+      value = value * 10 + Int64(byte - 0x30)
+      next += 1
+    }
+    return next > start ? value : nil
+  }
+}
+
+/// One item of an outline as this version writes it, `["id",length]`, read straight from
+/// its bytes (an outline lists 100,000); nil, with nothing read, for anything else, which
+/// the general reader reads.
+private func compactOutlineItem(
+  _ bytes: UnsafeRawBufferPointer, at index: inout Int
+) -> (
+  id: Range<Int>, length: Int
+)? {
+  var scanner = CompactScanner(bytes: bytes, next: index)
+  guard scanner.take(UInt8(ascii: "[")), let id = scanner.string(), let length = scanner.number(),
+    scanner.take(UInt8(ascii: "]"))
+  else { return nil }
+  index = scanner.next
+  return (id, Int(length))
 }
 
 /// `gallery.end`, the last entry of every save: where the last index lies and what the

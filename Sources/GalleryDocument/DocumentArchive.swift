@@ -60,7 +60,7 @@ package enum DocumentArchive {
   }
 
   /// The bytes of the names `sizeLimit(ofASCII:)` knows.
-  private struct NameBytes {
+  private final class NameBytes: Sendable {
     static let shared = NameBytes()
     let thumbnails = Array(thumbnailFolder.utf8)
     let journal = Array(journalFolder.utf8)
@@ -209,7 +209,7 @@ package enum DocumentArchive {
         },
         { () -> (checkpoint: EntryLocation, end: Int, opened: (GalleryModel, ItemSource))? in
           guard let found = try? ArchiveIndex.checkedOutline(in: indexData, at: guess),
-            let opened = try? outlinedCheckpoint(at: found.checkpoint, outline: found.outline, of: file)
+            let opened = try? outlinedCheckpoint(at: found.checkpoint, outline: found.outline, idBytes: found.idBytes, of: file)
           else { return nil }
           return (found.checkpoint, found.end, opened)
         })
@@ -219,7 +219,8 @@ package enum DocumentArchive {
       if let outlined, parsed.outlineRange == guess..<outlined.end, outlined.checkpoint == parsed.checkpoint {
         (checkpoint, itemSource) = outlined.opened
       } else if let outline = try parsed.readOutline(from: indexData) {
-        (checkpoint, itemSource) = try outlinedCheckpoint(at: parsed.checkpoint, outline: outline, of: file)
+        (checkpoint, itemSource) = try outlinedCheckpoint(
+          at: parsed.checkpoint, outline: outline, idBytes: ArchiveIndex.IDBytes(outline.ids), of: file)
       } else {
         checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
       }
@@ -283,7 +284,7 @@ package enum DocumentArchive {
   /// and checked as usual (the items array read as empty), and the items become pending
   /// items of an `ItemSource` that reads them through a descriptor of its own.
   private static func outlinedCheckpoint(
-    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
+    at location: EntryLocation, outline: CheckpointOutline, idBytes: ArchiveIndex.IDBytes, of file: FileHandleFD
   ) throws -> (GalleryModel, ItemSource) {
     // The header must be the checkpoint's, of the size the index gives.
     let header = try reader(at: location.offset, of: file)
@@ -302,17 +303,9 @@ package enum DocumentArchive {
     guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
     // Each id once among the items and the trash (ids are printable ASCII: bytes compare
     // as the Strings do).
-    var names: [UInt8] = []
-    var ends: [Int] = []
-    names.reserveCapacity(outline.ids.count * 8)
-    ends.reserveCapacity(outline.ids.count + checkpoint.trash.count)
-    func add(_ id: String) {
-      names.append(contentsOf: id.utf8)
-      ends.append(names.count)
-    }
-    outline.ids.forEach(add)
-    for entry in checkpoint.trash { add(entry.item.id) }
-    do { _ = try IndexedEntries.slots(names: names, ends: ends) } catch {
+    var ids = idBytes
+    for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
+    do { _ = try IndexedEntries.slots(names: ids.bytes, ends: ids.ends) } catch {
       throw IndexMismatch("the outline names item \(error.name) twice")
     }
     let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)

@@ -56,6 +56,20 @@ package enum LayoutCache {
     entries.withLock { $0[file.path] = (Stamp(info), layout) }
   }
 
+  /// After this process renamed the document open as `file` from `path` to `target`: the
+  /// layout read under the old name is the file's under the new one, unless the file
+  /// changed meanwhile (a rename changes only its change time).
+  package static func renamed(_ path: String, to target: String, file: FileHandleFD) {
+    guard let info = try? file.status() else { return forget(path) }
+    let now = Stamp(info)
+    entries.withLock { entries in
+      guard let cached = entries.removeValue(forKey: path) else { return }
+      var renamed = cached.stamp
+      renamed.changed = now.changed
+      if renamed == now { entries[target] = (now, cached.layout) }
+    }
+  }
+
   package static func forget(_ path: String) {
     _ = entries.withLock { $0.removeValue(forKey: path) }
   }

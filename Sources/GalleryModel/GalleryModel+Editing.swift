@@ -11,10 +11,11 @@ extension GalleryModel {
   /// relative order as they stand in the gallery. Positions past the end mean the end.
   public mutating func move(_ ids: [String], to position: Int) {
     let moving = IDSet(ids)
-    let moved = items.filter { moving.contains($0.id) }
-    items.removeAll { moving.contains($0.id) }
-    let index = min(max(position, 1), items.count + 1) - 1
-    items.insert(contentsOf: moved, at: index)
+    let indices = items.indices.filter { moving.contains(items[$0].id) }
+    guard !indices.isEmpty else { return }
+    var staying = items.removing(sortedIndices: indices)
+    staying.insert(contentsOf: indices.map { items[$0] }, at: min(max(position, 1), staying.count + 1) - 1)
+    items = staying
   }
 
   /// Moves items to the trash; they keep their data until the trash is emptied.
@@ -23,10 +24,11 @@ extension GalleryModel {
     // group back exactly as it was.
     let wanted = IDSet(ids)
     let indices = items.indices.filter { wanted.contains(items[$0].id) }
+    guard !indices.isEmpty else { return }
     for index in indices {
       trash.append(TrashedItem(item: items[index], trashed: now, position: index + 1))
     }
-    items.removeAll { wanted.contains($0.id) }
+    items = items.removing(sortedIndices: indices)
   }
 
   /// Puts trashed items back where they were (clamped to the current length), in the order
@@ -44,6 +46,22 @@ extension GalleryModel {
   public mutating func emptyTrash() -> Int {
     defer { trash.removeAll() }
     return trash.count
+  }
+}
+
+extension Array {
+  /// The array without the elements at `indices` (ascending): one pass over the ids found
+  /// them, and the elements in between are copied in runs, not tested one by one again.
+  func removing(sortedIndices indices: [Int]) -> [Element] {
+    var kept: [Element] = []
+    kept.reserveCapacity(count - indices.count)
+    var start = 0
+    for index in indices {
+      kept.append(contentsOf: self[start..<index])
+      start = index + 1
+    }
+    kept.append(contentsOf: self[start...])
+    return kept
   }
 }
 

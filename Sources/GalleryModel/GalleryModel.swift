@@ -123,8 +123,8 @@ public struct Item: Codable, Sendable, Equatable {
   package init(fields: Fields) { storage = DecodedItem(fields) }
 
   /// An item still in the checkpoint `source` holds: its fields are read when first needed.
-  package init(pendingID id: String, at index: Int, in source: ItemSource) {
-    storage = PendingItem(id: id, index: index, source: source)
+  package init(pendingAt index: Int, in source: ItemSource) {
+    storage = PendingItem(index: index, source: source)
   }
 
   package init(

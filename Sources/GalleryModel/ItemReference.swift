@@ -18,17 +18,18 @@ public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
 extension GalleryModel {
   /// Resolves references to item ids, in the order given, each once.
   public func resolve(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    try Self.resolve(references, among: items.map(\.id), place: "")
+    try Self.resolve(references, among: items.lazy.map(\.id), place: "")
   }
 
   /// Resolves references to trashed items: ids, or 1-based positions in the trash list.
   public func resolveTrashed(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    try Self.resolve(references, among: trash.map(\.item.id), place: " in the trash")
+    try Self.resolve(references, among: trash.lazy.map(\.item.id), place: " in the trash")
   }
 
-  private static func resolve(
-    _ references: [ItemReference], among ids: [String], place: String
-  ) throws(DocumentError) -> [String] {
+  /// `ids` is lazy: a move of one item among 100,000 reads one id, not a copy of all.
+  private static func resolve<IDs: RandomAccessCollection<String>>(
+    _ references: [ItemReference], among ids: IDs, place: String
+  ) throws(DocumentError) -> [String] where IDs.Index == Int {
     var resolved: [String] = []
     for reference in references {
       let id: String

@@ -27,118 +27,158 @@ final class DecodedItem: ItemStorage, @unchecked Sendable {
   }
 }
 
-/// An item of a checkpoint that has not been read yet: its id (from the outline) and its
-/// place in the source. @unchecked Sendable: its one change, the fields read, is made under
-/// the source's lock and published by the release store of `isRead`.
+/// An item of a checkpoint that has not been read yet: its place in the source (its id is
+/// the source's). 40 bytes, the smallest allocation that holds them: an edit makes 100,000.
+/// @unchecked Sendable: its one change, the fields read, is published once by `read`.
 final class PendingItem: ItemStorage, @unchecked Sendable {
-  let id: String
-  let index: Int
+  let index: Int32
   let source: ItemSource
-  /// Set once, under the source's lock, before `isRead` turns true; read only after it has.
-  private var read: DecodedItem?
-  private let isRead = Atomic<Bool>(false)
+  private let read = AtomicLazyReference<DecodedItem>()
 
-  init(id: String, index: Int, source: ItemSource) {
-    self.id = id
-    self.index = index
+  init(index: Int, source: ItemSource) {
+    self.index = Int32(index)
     self.source = source
     super.init(isPending: true)
   }
 
-  var isDecoded: Bool { isRead.load(ordering: .acquiring) }
+  var id: String { source.id(at: Int(index)) }
+
+  var isDecoded: Bool { read.load() != nil }
 
   func decoded() -> DecodedItem {
-    if isRead.load(ordering: .acquiring) { return read.unsafelyUnwrapped }
-    let fields = source.fields(of: self)
-    return source.lock.withLock { _ in
-      if isRead.load(ordering: .acquiring) { return read.unsafelyUnwrapped }
-      let decoded = DecodedItem(fields)
-      read = decoded
-      isRead.store(true, ordering: .releasing)
-      return decoded
-    }
+    if let decoded = read.load() { return decoded }
+    // Two readers may read the same item at once; the first to store it wins.
+    return read.storeIfNil(DecodedItem(source.fields(of: self)))
   }
 }
 
 /// The items of one checkpoint as its outline places them, read from the file on demand.
 ///
-/// An item is read with its neighbours, a chunk of about `chunkBytes` at a time, so that an
-/// edit that comes to need every item (a new checkpoint) reads the file in large pieces,
-/// not item by item.
+/// An item is read with its neighbours, a chunk at a time. The first chunk is small (an edit
+/// needs a few items, mostly the first ones), and each read doubles the next up to
+/// `chunkBytes`, so that an edit that comes to need every item (a new checkpoint) reads the
+/// file in large pieces, not item by item.
 package final class ItemSource: Sendable {
   /// Reads `count` bytes at `offset` of the checkpoint's data.
   package typealias Reader = @Sendable (_ offset: Int, _ count: Int) throws -> Data
 
   package static let chunkBytes = 256 * 1024
+  package static let firstChunkBytes = 16 * 1024
 
   private let reader: Reader
   /// Where each item's JSON object lies in the checkpoint's data, in item order.
   private let starts: [Int]
   private let lengths: [Int]
   private let ids: [String]
-  fileprivate let lock = Mutex<Void>(())
   private let state = Mutex<State>(State())
 
   private struct State {
     /// Fields read with a neighbour and not yet taken.
     var ahead: [Int: Item.Fields] = [:]
+    /// Items whose fields a read has produced (taken or ahead): a later read does not
+    /// cover them again.
+    var read: [UInt64] = []
+    /// How many bytes the next read may cover.
+    var chunkBytes = ItemSource.firstChunkBytes
     /// The first item that could not be read, and why.
     var failure: String?
+
+    func wasRead(_ index: Int) -> Bool { read[index >> 6] & (1 << UInt64(index & 63)) != 0 }
+    mutating func markRead(_ index: Int) { read[index >> 6] |= 1 << UInt64(index & 63) }
+
+    /// The size of this read, doubling the next one's.
+    mutating func nextChunk() -> Int {
+      defer { chunkBytes = min(chunkBytes * 2, ItemSource.chunkBytes) }
+      return chunkBytes
+    }
   }
 
   /// `starts`, `lengths` and `ids` come from an outline already checked to tile the
   /// checkpoint's items array (see `CheckpointOutline.check`).
   package init(ids: [String], starts: [Int], lengths: [Int], reader: @escaping Reader) {
-    precondition(ids.count == starts.count && starts.count == lengths.count)
+    precondition(ids.count == starts.count && starts.count == lengths.count && ids.count < Int32.max)
     self.ids = ids
     self.starts = starts
     self.lengths = lengths
     self.reader = reader
+    state.withLock { $0.read = [UInt64](repeating: 0, count: (ids.count + 63) / 64) }
   }
 
   /// The items, all pending.
   package func items() -> [Item] {
     var items: [Item] = []
     items.reserveCapacity(ids.count)
-    for index in ids.indices { items.append(Item(pendingID: ids[index], at: index, in: self)) }
+    for index in ids.indices { items.append(Item(pendingAt: index, in: self)) }
     return items
   }
+
+  func id(at index: Int) -> String { ids[index] }
 
   /// Why an item could not be read, if one could not: the edit that read it must not save.
   package var failure: String? { state.withLock { $0.failure } }
 
-  /// The fields of `item`: read with the next ones up to a chunk, unless an earlier read
+  /// The fields of `item`: read with its neighbours (those not read yet, on both sides: an
+  /// edit's replay may walk the items backwards) up to a chunk, unless an earlier read
   /// brought them. An item that does not read or breaks a rule is recorded as the failure
   /// and stands in as a failed item of the same id.
   fileprivate func fields(of item: PendingItem) -> Item.Fields {
-    if let fields = state.withLock({ $0.ahead.removeValue(forKey: item.index) }) { return fields }
-    var end = item.index + 1
-    var bytes = lengths[item.index]
-    while end < starts.count, bytes + lengths[end] + 1 <= Self.chunkBytes {
-      bytes += lengths[end] + 1
-      end += 1
+    let first = Int(item.index)
+    enum Plan {
+      case ready(Item.Fields)
+      case read(Range<Int>, bytes: Int)
+    }
+    let plan = state.withLock { state -> Plan in
+      if let fields = state.ahead.removeValue(forKey: first) { return .ready(fields) }
+      let budget = state.nextChunk()
+      var range = first..<first + 1
+      var bytes = lengths[first]
+      func fits(_ index: Int) -> Bool { !state.wasRead(index) && bytes + lengths[index] + 1 <= budget }
+      // Backwards up to half the chunk, forwards with the rest, backwards with what is left.
+      while range.lowerBound > 0, bytes * 2 <= budget, fits(range.lowerBound - 1) {
+        range = range.lowerBound - 1..<range.upperBound
+        bytes += lengths[range.lowerBound] + 1
+      }
+      while range.upperBound < starts.count, fits(range.upperBound) {
+        bytes += lengths[range.upperBound] + 1
+        range = range.lowerBound..<range.upperBound + 1
+      }
+      while range.lowerBound > 0, fits(range.lowerBound - 1) {
+        range = range.lowerBound - 1..<range.upperBound
+        bytes += lengths[range.lowerBound] + 1
+      }
+      return .read(range, bytes: bytes)
+    }
+    let range: Range<Int>
+    let bytes: Int
+    switch plan {
+    case .ready(let fields): return fields
+    case .read(let planned, let plannedBytes): (range, bytes) = (planned, plannedBytes)
     }
     let decoded: [Result<Item.Fields, ItemReadError>]
     do {
-      let data = try reader(starts[item.index], bytes)
+      let data = try reader(starts[range.lowerBound], bytes)
       guard data.count == bytes else { throw ItemReadError(description: "the file ends inside its items") }
       decoded = data.withUnsafeBytes { raw in
-        (item.index..<end).map { index in
-          let offset = starts[index] - starts[item.index]
+        range.map { index in
+          let offset = starts[index] - starts[range.lowerBound]
           return Self.decode(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]]), id: ids[index])
         }
       }
     } catch {
-      decoded = [.failure(ItemReadError(description: "\(error)"))]
+      decoded = range.map { _ in .failure(ItemReadError(description: "\(error)")) }
     }
     return state.withLock { state in
-      for (offset, result) in decoded.enumerated().dropFirst() {
-        if case .success(let fields) = result { state.ahead[item.index + offset] = fields }
+      // A neighbour that failed is recorded only if it is needed itself (read again then).
+      for (index, result) in zip(range, decoded) where index != first && !state.wasRead(index) {
+        guard case .success(let fields) = result else { continue }
+        state.ahead[index] = fields
+        state.markRead(index)
       }
-      switch decoded[0] {
+      state.markRead(first)
+      switch decoded[first - range.lowerBound] {
       case .success(let fields): return fields
       case .failure(let error):
-        if state.failure == nil { state.failure = "item \(item.index + 1) (\(item.id)) of gallery.json: \(error)" }
+        if state.failure == nil { state.failure = "item \(first + 1) (\(item.id)) of gallery.json: \(error)" }
         return Item.Fields.unreadable(id: item.id)
       }
     }

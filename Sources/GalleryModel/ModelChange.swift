@@ -167,29 +167,34 @@ public struct HeadChange: Sendable, Equatable {
 /// handles (`Int32` indices into them), so that a record that moves one item among 100,000
 /// moves 400 KB of handles, not 30 MB of items; an element put in or changed is appended.
 public struct HandleList<Element: KeyedElement>: Sendable {
-  var storage: [Element]
+  /// The list it started from, shared (never copied: 100,000 items would be retained one
+  /// by one), and the elements stored since.
+  private let base: [Element]
+  private var added: [Element] = []
   var order: [Int32]
 
   init(_ list: [Element]) {
-    storage = list
+    base = list
     order = Array(0..<Int32(list.count))
   }
 
   var count: Int { order.count }
-  subscript(index: Int) -> Element { storage[Int(order[index])] }
+  subscript(index: Int) -> Element { element(Int(order[index])) }
+
+  private func element(_ handle: Int) -> Element { handle < base.count ? base[handle] : added[handle - base.count] }
 
   mutating func store(_ element: Element) -> Int32 {
-    storage.append(element)
-    return Int32(storage.count - 1)
+    added.append(element)
+    return Int32(base.count + added.count - 1)
   }
 
   /// The list in order: the stored elements themselves (shared, not copied) when nothing
   /// was replayed on them, as after opening at a checkpoint.
   var elements: [Element] {
-    if storage.count == order.count, order.elementsEqual(0..<Int32(order.count)) { return storage }
-    return order.map { storage[Int($0)] }
+    if added.isEmpty, base.count == order.count, order.elementsEqual(0..<Int32(order.count)) { return base }
+    return order.map { element(Int($0)) }
   }
-  var keys: Set<String> { Set(order.lazy.map { storage[Int($0)].key }) }
+  var keys: Set<String> { Set(order.lazy.map { element(Int($0)).key }) }
 }
 
 /// A model rebuilt from a checkpoint by replaying journal records one after another: its
@@ -405,41 +410,45 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     return low
   }
 
-  /// Performs a change that `check` accepted. Only handles move: a few in place, many merged
-  /// into a new order in one pass.
+  /// Performs a change that `check` accepted. Only handles move. The order is rewritten in
+  /// one pass from the first place the change touches to the last: a replay of a move among
+  /// the first of 100,000 items rewrites a few handles, not the whole order twice.
   func perform(on list: inout HandleList<Element>) {
     if isEmpty { return }
     var carried: [String: Int32] = [:]
-    let movedFrom = Set(moved.map(\.from))
+    for move in moved { carried[move.key] = list.order[move.from] }
     let leaving = (removed.map(\.index) + moved.map(\.from)).sorted()
     var arriving: [(index: Int, element: Element?, key: String)] =
       inserted.map { ($0.index, $0.element, $0.element.key) } + moved.map { ($0.to, nil, $0.key) }
     arriving.sort { $0.index < $1.index }
-    if leaving.count + arriving.count <= 64 {
-      for index in leaving.reversed() {
-        let handle = list.order.remove(at: index)
-        if movedFrom.contains(index) { carried[list.storage[Int(handle)].key] = handle }
+    let first = min(leaving.first ?? .max, arriving.first?.index ?? .max)
+    if first < .max {
+      // The span before: from `first` to past the last element leaving, and far enough that
+      // the span after (shorter by `shrink`) reaches past the last arrival. Outside it, both
+      // orders hold the same handles.
+      let shrink = leaving.count - arriving.count
+      let end = max((leaving.last ?? -1) + 1, (arriving.last?.index ?? -1) + 1 + shrink)
+      var span: [Int32] = []
+      span.reserveCapacity(end - shrink - first)
+      var nextLeaving = 0
+      var nextArrival = 0
+      func takeArrivals() {
+        while nextArrival < arriving.count, arriving[nextArrival].index == first + span.count {
+          let coming = arriving[nextArrival]
+          span.append(coming.element.map { list.store($0) } ?? carried[coming.key]!)
+          nextArrival += 1
+        }
       }
-      for arrival in arriving {
-        list.order.insert(arrival.element.map { list.store($0) } ?? carried[arrival.key]!, at: arrival.index)
+      for index in first..<end {
+        if nextLeaving < leaving.count, leaving[nextLeaving] == index {
+          nextLeaving += 1
+          continue
+        }
+        takeArrivals()
+        span.append(list.order[index])
       }
-    } else {
-      let out = Set(leaving)
-      for index in movedFrom { carried[list[index].key] = list.order[index] }
-      var order: [Int32] = []
-      order.reserveCapacity(list.count - leaving.count + arriving.count)
-      var next = arriving.makeIterator()
-      var arrival = next.next()
-      func take(_ coming: (index: Int, element: Element?, key: String)) {
-        order.append(coming.element.map { list.store($0) } ?? carried[coming.key]!)
-        arrival = next.next()
-      }
-      for index in 0..<list.count where !out.contains(index) {
-        while let coming = arrival, coming.index == order.count { take(coming) }
-        order.append(list.order[index])
-      }
-      while let coming = arrival { take(coming) }
-      list.order = order
+      takeArrivals()
+      list.order.replaceSubrange(first..<end, with: span)
     }
     for update in updated { list.order[update.to] = list.store(update.after) }
   }

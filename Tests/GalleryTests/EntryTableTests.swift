@@ -85,5 +85,40 @@ struct EntryTableTests {
     #expect(refused([#"["thumbnails/a\r.jpg",@,1024,10]"#]))
     #expect(refused([#"["README",@,1024,10]"#]))
     #expect(refused([#"["thumbnails/a.jpg",@,1024,600]"#]))
+
+    // What the compact reader does not read goes to the general one, which reads it as JSON
+    // or refuses it, never halfway.
+    #expect(try read(text([#"["thumbnails/a.jpg",@,1024,10.0]"#]))["thumbnails/a.jpg"] == at(0))
+    #expect(try read(text([#"["thumbnails/a.jpg",@,1024,0000000000000000000010]"#]))["thumbnails/a.jpg"] == at(0))
+    #expect(try read(text([#"["thumbnails/a\".jpg",@,1024,10]"#]))["thumbnails/a\".jpg"] == at(0))
+    #expect(try read(text([#"[ "thumbnails/a.jpg",@,1024,10 ]"#]))["thumbnails/a.jpg"] == at(0))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,-10]"#]))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,99999999999999999999]"#]))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024]"#]))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,10,5]"#]))
+    #expect(refused([#"["thumbnails/a.jpg",@,1024,10"#]))
+  }
+
+  @Test("A table whose fast hash probes too long is built again with Hasher; either finds every name and refuses one twice")
+  func hashFallback() throws {
+    let names = (0..<2000).map { "thumbnails/\($0).jpg" } + [DocumentArchive.modelEntry]
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+    for name in names {
+      bytes += name.utf8
+      ends.append(bytes.count)
+    }
+    let locations = names.indices.map { at(Int64($0) * 1024) }
+    #expect(try IndexedEntries.slots(names: bytes, ends: ends).hash == .fast)
+    #expect(try IndexedEntries.slots(names: bytes, ends: ends, fastProbeLimit: 0).hash == .strong)
+    for limit in [nil, 0] {
+      let table = EntryTable(indexed: try IndexedEntries(names: bytes, ends: ends, locations: locations, fastProbeLimit: limit))
+      #expect(names.indices.allSatisfy { table[names[$0]] == locations[$0] })
+      #expect(table["thumbnails/2000.jpg"] == nil && table["thumbnails/1.jp"] == nil)
+      let twice = bytes + Array("thumbnails/7.jpg".utf8)
+      #expect(throws: IndexedEntries.DuplicateName.self) {
+        try IndexedEntries.slots(names: twice, ends: ends + [twice.count], fastProbeLimit: limit)
+      }
+    }
   }
 }

@@ -24,12 +24,14 @@ struct PendingItemTests {
   static func source(_ data: Data, _ outline: CheckpointOutline, reads: Reads = Reads()) -> ItemSource {
     ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
       reads.count.withLock { $0 += 1 }
+      reads.bytes.withLock { $0 += count }
       return data.subdata(in: offset..<min(data.count, offset + count))
     }
   }
 
   final class Reads: Sendable {
     let count = Mutex(0)
+    let bytes = Mutex(0)
     var value: Int { count.withLock { $0 } }
   }
 
@@ -92,6 +94,20 @@ struct PendingItemTests {
     #expect(items == model.items)
     #expect(reads.value < 3000 / 50)
     #expect(source.failure == nil)
+  }
+
+  @Test("Items needed backwards (as a replay may) come in chunks too, and no byte is read twice")
+  func pendingItemsReadBackwards() throws {
+    let (model, data, outline) = Self.encoded(count: 3000)
+    let reads = Reads()
+    let items = Self.source(data, outline, reads: reads).items()
+    #expect(items[1500] == model.items[1500])
+    #expect(items[1499] == model.items[1499] && items[1501] == model.items[1501] && reads.value == 1)
+    #expect(items.indices.reversed().allSatisfy { items[$0] == model.items[$0] })
+    #expect(reads.value < 3000 / 50)
+    // Each read covers items not read before, with the comma between two.
+    let itemBytes = outline.lengths.reduce(0, +)
+    #expect(reads.bytes.withLock { $0 } == itemBytes + 3000 - reads.value)
   }
 
   @Test("An item that breaks a rule is recorded when it is read, not when a neighbour is")

@@ -22,7 +22,7 @@ struct DeleteCommand: ParsableCommand {
 
   func run() throws {
     if permanently {
-      _ = try GalleryDocument.open(target.document)
+      _ = try GalleryDocument.openLazily(target.document)  // a document, not any file
       try FileManager.default.removeItem(atPath: target.document)
       Terminal.message("deleted \(target.document)")
     } else {
