@@ -46,15 +46,22 @@ package struct ArchiveIndex {
         }
       }
       o.value("entries") { w in
-        w.array(entries.inFileOrder()) { w, entry in
+        w.bytes.append(UInt8(ascii: "["))
+        var first = true
+        entries.forEachInFileOrder { name, location in
+          if !first { w.bytes.append(UInt8(ascii: ",")) }
+          first = false
           w.bytes.append(UInt8(ascii: "["))
-          w.string(entry.name)
-          for number in [entry.location.offset, entry.location.span, entry.location.size] {
-            w.bytes.append(UInt8(ascii: ","))
-            w.int(Int(number))
-          }
+          w.string(utf8: name)
+          w.bytes.append(UInt8(ascii: ","))
+          w.int(Int(location.offset))
+          w.bytes.append(UInt8(ascii: ","))
+          w.int(Int(location.span))
+          w.bytes.append(UInt8(ascii: ","))
+          w.int(Int(location.size))
           w.bytes.append(UInt8(ascii: "]"))
         }
+        w.bytes.append(UInt8(ascii: "]"))
       }
       o.int("format", GalleryModel.formatVersion)
       o.int64("liveBytes", liveBytes)

@@ -666,15 +666,31 @@ package enum DocumentArchive {
   /// Appends a revision: new entries first, then its journal record, which the caller puts
   /// last; a new checkpoint after it when one is given, with an index that outlines it; the
   /// trailer; the end-of-archive marker; fsyncs before returning. The caller holds the
-  /// document lock.
+  /// document lock. A save that fails midway (a full disk, an item to copy that turns out
+  /// damaged) is cut off again, and the file ends as it did, with its end marker.
   package static func append(
-    _ entries: [(name: String, data: Data)], checkpoint: (data: Data, outline: CheckpointOutline)? = nil,
+    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan? = nil,
     model: GalleryModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
     // follows what we write.
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
+    do {
+      return try appendAtEnd(entries, checkpoint: checkpoint, model: model, record: record, to: file, layout: layout)
+    } catch {
+      try? file.truncate(to: layout.revisionEnd)
+      try? file.seek(to: layout.revisionEnd)
+      try? file.writeAll(Data(count: Int(endOfArchiveMarkerSize)))
+      try? file.sync()
+      throw error
+    }
+  }
+
+  private static func appendAtEnd(
+    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?,
+    model: GalleryModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
+  ) throws -> ArchiveLayout {
     var result = layout
     let writer = try EntryWriter(file: file, entries: layout.entries, liveBytes: layout.liveBytes)
     for (name, data) in entries {
@@ -685,8 +701,8 @@ package enum DocumentArchive {
       }
     }
     if let checkpoint {
-      try writer.write(name: modelEntry, data: checkpoint.data, modified: model.modified)
-      result.checkpointBytes = Int64(checkpoint.data.count)
+      try writer.write(name: modelEntry, size: checkpoint.size, modified: model.modified, produce: checkpoint.write)
+      result.checkpointBytes = Int64(checkpoint.size)
       result.checkpointRevision = model.revision
       result.journalBytes = 0
       result.journalRecords = 0
@@ -845,9 +861,16 @@ package final class EntryWriter {
   package var offset: Int64 { file.offset }
 
   package func write(name: String, data: Data, modified: Date) throws {
+    try write(name: name, size: data.count, modified: modified) { write in try data.withUnsafeBytes(write) }
+  }
+
+  /// Writes an entry of `size` bytes that `produce` hands over a piece at a time.
+  package func write(
+    name: String, size: Int, modified: Date, produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  ) throws {
     let start = file.offset
-    try writer.write(name: name, data: data, modified: modified)
-    let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(data.count))
+    try writer.write(name: name, size: size, modified: modified, produce: produce)
+    let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(size))
     liveBytes += location.span - (entries[name]?.span ?? 0)
     entries.update(location, for: name)
   }

@@ -176,13 +176,22 @@ extension GalleryDocument {
       layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexOutlinesCheckpoint
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
-    // A new checkpoint reads every item that is still pending (in large pieces).
-    let written = checkpoint ? ModelCoding.encodeWithOutline(model) : nil
-    // An item this edit read that broke a rule: the document is damaged there, and nothing
-    // that read it may be saved.
+    // A new checkpoint copies the items still as the last one holds them, each checked first
+    // (on both cores, in large pieces), and encodes the others.
+    let plan = checkpoint ? CheckpointPlan(model, source: layout.itemSource) : nil
+    if let plan, let source = layout.itemSource { source.check(plan.copied) }
+    // An item this edit read (or is to copy) that broke a rule: the document is damaged
+    // there, and nothing that read it may be saved.
     if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
-    let saved = try DocumentArchive.append(
-      entries, checkpoint: written, model: model, record: record, to: lock.file, layout: layout)
+    let saved: ArchiveLayout
+    do {
+      saved = try DocumentArchive.append(
+        entries, checkpoint: plan, model: model, record: record, to: lock.file, layout: layout)
+    } catch {
+      // What a checkpoint copied turned out damaged (see `ItemSource.copy`).
+      if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
+      throw error
+    }
     if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
       return nil
     }

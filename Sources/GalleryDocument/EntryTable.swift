@@ -61,9 +61,24 @@ package struct EntryTable: Sendable, Sequence {
     return found
   }
 
-  /// Every entry, in the order they lie in the file.
-  package func inFileOrder() -> [(name: String, location: EntryLocation)] {
-    Array(self).sorted { $0.location.offset < $1.location.offset }
+  /// Every entry in the order they lie in the file, each name as its UTF-8 bytes: an index
+  /// of 100,000 entries is written without a String for each.
+  package func forEachInFileOrder(_ body: (UnsafeRawBufferPointer, EntryLocation) -> Void) {
+    let later = newer.sorted { $0.value.offset < $1.value.offset }
+    var next = later.startIndex
+    func emitLater(before offset: Int64) {
+      while next < later.endIndex, later[next].value.offset < offset {
+        var name = later[next].key
+        name.withUTF8 { body(UnsafeRawBufferPointer($0), later[next].value) }
+        next += 1
+      }
+    }
+    indexed.forEachEntry { position, name, location in
+      guard replaced.isEmpty || !replaced.contains(position) else { return }
+      emitLater(before: location.offset)
+      body(name, location)
+    }
+    emitLater(before: .max)
   }
 
   package func makeIterator() -> IndexingIterator<[(name: String, location: EntryLocation)]> {
@@ -180,6 +195,14 @@ package final class IndexedEntries: Sendable {
 
   package struct DuplicateName: Error {
     package var name: String
+  }
+
+  /// Each name's position, bytes and location, in the order the index listed them (file
+  /// order: an index listing them otherwise is refused).
+  func forEachEntry(_ body: (Int, UnsafeRawBufferPointer, EntryLocation) -> Void) {
+    names.withUnsafeBytes { bytes in
+      for position in locations.indices { body(position, Self.name(at: position, ends: ends, in: bytes), locations[position]) }
+    }
   }
 
   package func name(at position: Int) -> String {

@@ -33,6 +33,13 @@ package struct JSONWriter {
     bytes.append(UInt8(ascii: "\""))
   }
 
+  /// A string given as its UTF-8 bytes.
+  package mutating func string(utf8: UnsafeRawBufferPointer) {
+    bytes.append(UInt8(ascii: "\""))
+    appendEscaped(utf8.assumingMemoryBound(to: UInt8.self))
+    bytes.append(UInt8(ascii: "\""))
+  }
+
   private mutating func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
     var start = 0
     for (index, byte) in buffer.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {

@@ -12,6 +12,19 @@ package struct ArchiveError: Error, CustomStringConvertible {
 
   package var description: String { "\(operation): \(message)" }
 
+  package init(status: Int32, message: String, operation: String, writing: Bool) {
+    self.status = status
+    self.message = message
+    self.operation = operation
+    self.writing = writing
+  }
+
+  /// An entry written with other than the size its header gave.
+  static func sizeMismatch(_ name: String, size: Int, given: Int) -> ArchiveError {
+    ArchiveError(
+      status: ARCHIVE_FATAL, message: "\(given) bytes for an entry of \(size)", operation: "writing \(name)", writing: true)
+  }
+
   package init(_ handle: OpaquePointer, status: Int32, operation: String, writing: Bool = false) {
     self.status = status
     self.operation = operation
@@ -191,22 +204,35 @@ package final class ArchiveWriter {
   /// Writes one regular file entry. The corresponding C functions are
   /// `archive_write_header` and `archive_write_data`.
   package func write(name: String, data: Data, modified: Date) throws {
+    try write(name: name, size: data.count, modified: modified) { write in try data.withUnsafeBytes(write) }
+  }
+
+  /// Writes one regular file entry of `size` bytes, which `produce` hands to the function it
+  /// is given a piece at a time. Throws, the entry unfinished, when they are not `size`
+  /// bytes (libarchive would pad a short entry with zeros).
+  package func write(
+    name: String, size: Int, modified: Date, produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  ) throws {
     guard let entry = archive_entry_new() else { throw POSIXError(.ENOMEM) }
     defer { archive_entry_free(entry) }
     archive_entry_set_pathname_utf8(entry, name)
     archive_entry_set_filetype(entry, CArchive_AE_IFREG)
     archive_entry_set_perm(entry, 0o644)
-    archive_entry_set_size(entry, la_int64_t(data.count))
+    archive_entry_set_size(entry, la_int64_t(size))
     archive_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970), 0)
     try check(archive_write_header(handle, entry), "writing the header of \(name)")
-    try data.withUnsafeBytes { raw in
+    var written = 0
+    try produce { raw in
+      guard raw.count <= size - written else { throw ArchiveError.sizeMismatch(name, size: size, given: written + raw.count) }
       var offset = 0
       while offset < raw.count {
         let n = archive_write_data(handle, raw.baseAddress! + offset, raw.count - offset)
         guard n > 0 else { throw ArchiveError(handle, status: Int32(n), operation: "writing \(name)", writing: true) }
         offset += n
       }
+      written += raw.count
     }
+    guard written == size else { throw ArchiveError.sizeMismatch(name, size: size, given: written) }
     try check(archive_write_finish_entry(handle), "finishing \(name)")
   }
 

@@ -43,7 +43,10 @@ struct EntryTableTests {
     let journal = table.named(withPrefix: DocumentArchive.journalFolder).sorted { $0.name < $1.name }
     #expect(journal.map(\.name) == ["journal/0000000001.json", "journal/0000000002.json", "journal/0000000003.json"])
     #expect(journal.map(\.location) == [at(500 * 1024), at(902_000), at(901_000)])
-    #expect(table.inFileOrder().map(\.location.offset) == table.map(\.location.offset).sorted())
+    var inFileOrder: [(name: String, location: EntryLocation)] = []
+    table.forEachInFileOrder { inFileOrder.append((String(decoding: $0, as: UTF8.self), $1)) }
+    #expect(inFileOrder.map(\.location.offset) == table.map(\.location.offset).sorted())
+    #expect(Set(inFileOrder.map(\.name)) == Set(table.names) && inFileOrder.count == table.count)
     // A copy is a value: the table it came from still says what the index said.
     #expect(original["thumbnails/item7.jpg"] == at(7 * 1024) && original.count == 503)
     #expect(original != table)

@@ -110,6 +110,66 @@ struct PendingItemTests {
     #expect(reads.bytes.withLock { $0 } == itemBytes + 3000 - reads.value)
   }
 
+  @Test("A checkpoint written in pieces (runs copied, changed items encoded) is the one a whole encoding writes")
+  func checkpointPlanWritesWhatEncodingWrites() throws {
+    let (model, data, outline) = Self.encoded(count: 3000)
+    let reads = Reads()
+    let source = Self.source(data, outline, reads: reads)
+    var edited = model
+    edited.items = source.items()
+    let ids = model.items.map(\.id)
+    edited.move([ids[10], ids[2000]], to: 1)
+    edited.trash([ids[500], ids[2999]], now: JournalTests.date)
+    edited.items[700].failure = "changed by the test"
+    edited.insert([JournalTests.item("new1", 1), JournalTests.item("new2", 2)], at: 1500)
+    edited.items.removeFirst()
+    _ = edited.items[42].source  // read, unchanged: still copied
+    let plan = CheckpointPlan(edited, source: source)
+    source.check(plan.copied)
+    #expect(source.failure == nil)
+    #expect(plan.pieces.count < 40, "runs, not items")
+    var written: [UInt8] = []
+    try plan.write { written += $0 }
+    let whole = ModelCoding.encodeWithOutline(edited)
+    #expect(written.count == plan.size)
+    #expect(Data(written) == whole.data)
+    #expect(plan.outline == whole.outline)
+    // Without a source, every item is encoded.
+    var unsourced: [UInt8] = []
+    try CheckpointPlan(edited, source: nil).write { unsourced += $0 }
+    #expect(Data(unsourced) == whole.data)
+  }
+
+  @Test(
+    "What a checkpoint copies is checked first: a broken item stops it, a removed one does not; so does a non-comma between two"
+  )
+  func checkpointPlanChecksWhatItCopies() throws {
+    let (model, data, outline) = Self.encoded(count: 300)
+    var broken = data
+    let item = outline.starts[200]..<outline.starts[200] + outline.lengths[200]
+    let state = try #require(broken[item].firstRange(of: Data("\"state\":\"ready\"".utf8)))
+    broken.replaceSubrange(state, with: Data("\"state\":\"reaDy\"".utf8))
+    let source = Self.source(broken, outline)
+    var edited = model
+    edited.items = source.items()
+    var without = edited
+    without.items.remove(at: 200)
+    source.check(CheckpointPlan(without, source: source).copied)
+    #expect(source.failure == nil)
+    source.check(CheckpointPlan(edited, source: source).copied)
+    #expect(source.failure?.contains("item 201") == true, "\(source.failure ?? "")")
+
+    var commaless = data
+    commaless[outline.starts[100] - 1] = UInt8(ascii: " ")
+    let other = Self.source(commaless, outline)
+    var spaced = model
+    spaced.items = other.items()
+    let plan = CheckpointPlan(spaced, source: other)
+    other.check(plan.copied)
+    #expect(other.failure == nil)  // every item reads
+    #expect(throws: (any Error).self) { try plan.write { _ in } }
+  }
+
   @Test("An item that breaks a rule is recorded when it is read, not when a neighbour is")
   func brokenItemRecordedWhenRead() throws {
     let (model, data, outline) = Self.encoded(count: 100)
@@ -141,8 +201,8 @@ struct PendingItemTests {
 extension PendingItemTests {
   /// A document of 4 dropped images followed by `count` failed items, compacted, so that its
   /// checkpoint holds them all and its index outlines them.
-  static func largeDocument(_ work: TestWorkspace, count: Int) throws -> String {
-    let document = try work.document()
+  static func largeDocument(_ work: TestWorkspace, count: Int, name: String = "test.gallery") throws -> String {
+    let document = try work.document(name)
     #expect(try Run.gallery(["drop", document] + work.images(4, width: 60, height: 40)).status == 0)
     try GalleryDocument.edit(document) { edit in
       edit.model.items += (0..<count).map { JournalTests.item("f\($0)", $0 % 7).failed(because: "made by the test") }
@@ -205,6 +265,71 @@ extension PendingItemTests {
 }
 
 extension PendingItemTests {
+  /// Edits `document` in this process (moves among its first items) until one writes a
+  /// checkpoint, or one throws; returns how many were saved and what was thrown.
+  static func editUntilCheckpoint(_ document: String) throws -> (saved: Int, thrown: (any Error)?) {
+    let checkpoints = try archiveNames(document).filter { $0 == DocumentArchive.modelEntry }.count
+    for count in 0..<400 {
+      do {
+        try GalleryDocument.edit(document) { edit in edit.model.move([edit.model.items[count % 40 + 1].id], to: 1) }
+      } catch {
+        return (count, error)
+      }
+      if try archiveNames(document).filter({ $0 == DocumentArchive.modelEntry }).count > checkpoints {
+        return (count + 1, nil)
+      }
+    }
+    Issue.record("no checkpoint after 400 edits")
+    return (400, nil)
+  }
+
+  @Test("An edit that writes a checkpoint copies the items it did not read, checked; one broken stops it (65, nothing saved)")
+  func checkpointCopiesCheckedItems() throws {
+    let work = try TestWorkspace()
+    let document = try Self.largeDocument(work, count: 300)
+    let (saved, thrown) = try Self.editUntilCheckpoint(document)
+    #expect(thrown == nil && saved > 1)
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let (indexed, whole) = (try DocumentArchive.openThroughIndex(file, lazily: true), try DocumentArchive.scan(file))
+    #expect(indexed.model == whole.model && indexed.itemSource != nil && indexed.indexOutlinesCheckpoint)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // The same, with an item deep in the checkpoint broken: the edits before the checkpoint
+    // do not read it and save; the one that would copy it refuses and writes nothing.
+    let other = try Self.largeDocument(work, count: 300, name: "other.gallery")
+    let victim = try GalleryDocument.open(other).model.items[250]
+    var writer = JSONWriter()
+    writer.item(victim)
+    let text = try #require(String(bytes: writer.bytes, encoding: .utf8))
+    try IndexTests().patch(other, text, text.replacingOccurrences(of: "\"state\":\"failed\"", with: "\"state\":\"faiLed\""))
+    let revision = try DocumentArchive.openThroughIndex(FileHandleFD(path: other, flags: O_RDONLY), lazily: true).model.revision
+    let (savedBefore, refusal) = try Self.editUntilCheckpoint(other)
+    let error = try #require(refusal as? DocumentError)
+    #expect(error.exitStatus == .dataError && "\(error)".contains(victim.id), "\(error)")
+    #expect(savedBefore > 1)
+    // The refused save is cut off again: the file ends with the last saved revision, its
+    // trailer and its end marker, as tar tools and the index read it.
+    let now = try FileHandleFD(path: other, flags: O_RDONLY)
+    let reopened = try DocumentArchive.openThroughIndex(now, lazily: true)
+    #expect(reopened.model.revision == revision + savedBefore && reopened.tornBytes == 0)
+    #expect(try archiveNames(other).filter { $0 == DocumentArchive.modelEntry }.count == 1)
+
+    // A space instead of the comma between two items: every item reads, but the copy finds
+    // it while writing, and the save already under way is cut off.
+    let third = try Self.largeDocument(work, count: 300, name: "third.gallery")
+    let neighbour = try GalleryDocument.open(third).model.items[101]
+    var encoded = JSONWriter()
+    encoded.item(neighbour)
+    let object = try #require(String(bytes: encoded.bytes, encoding: .utf8))
+    try IndexTests().patch(third, "," + object, " " + object)
+    let (savedFirst, stopped) = try Self.editUntilCheckpoint(third)
+    let copyError = try #require(stopped as? DocumentError)
+    #expect("\(copyError)".contains("comma"), "\(copyError)")
+    let cut = try DocumentArchive.openThroughIndex(FileHandleFD(path: third, flags: O_RDONLY), lazily: true)
+    #expect(cut.tornBytes == 0 && savedFirst > 1)
+    #expect(try archiveNames(third).filter { $0 == DocumentArchive.modelEntry }.count == 1)
+  }
+
   @Test("A document whose index does not outline its checkpoint (an earlier version's) gets one from its next edit")
   func indexWithoutOutlineGetsOne() throws {
     let work = try TestWorkspace()
