@@ -255,7 +255,6 @@ package final class IndexedEntries: Sendable {
   private static func name(at position: Int, ends: [Int], in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(rebasing: bytes[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
   }
-
 }
 
 /// How a table of names hashes them. Both are seeded per process: names come from a file

@@ -12,7 +12,7 @@ package struct ArchiveError: Error, CustomStringConvertible {
 
   package var description: String { "\(operation): \(message)" }
 
-  package init(status: Int32, message: String, operation: String, writing: Bool) {
+  private init(status: Int32, message: String, operation: String, writing: Bool) {
     self.status = status
     self.message = message
     self.operation = operation

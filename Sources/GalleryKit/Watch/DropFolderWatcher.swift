@@ -285,14 +285,19 @@ public struct DropFolderWatcher: Service {
         : ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
           .filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
       let memory = memories[pair]
-      let known = knownSources(pair: pair)
-      return paths.compactMap { path in
+      let candidates = paths.compactMap { path -> (path: String, stamp: FileStamp)? in
         guard !DropFolder.isTemporaryName((path as NSString).lastPathComponent),
           let stamp = FileSystem.stamp(of: path),
-          !memory.contains(path: path, size: stamp.size, modified: stamp.modified),
-          !known.contains(DropSource.fileURL(path))
+          !memory.contains(path: path, size: stamp.size, modified: stamp.modified)
         else { return nil }
-        return .found(path: path, pair: pair, stamp: stamp)
+        return (path, stamp)
+      }
+      // The document is read (every item's source) only when there is something to compare:
+      // a watcher started on an empty folder beside 100,000 items does not wait for it.
+      guard !candidates.isEmpty else { return [] }
+      let known = knownSources(pair: pair)
+      return candidates.filter { !known.contains(DropSource.fileURL($0.path)) }.map {
+        .found(path: $0.path, pair: pair, stamp: $0.stamp)
       }
     }
 
