@@ -82,6 +82,7 @@ fuzz-smoke: setup
 
 bench: setup-bench setup-browser
 	bench/run
+	bench/web
 	bench/watch
 	bench/view
 	bench/format

@@ -1,27 +1,9 @@
 #include "CJPEG.h"
 
-#include <setjmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jpeglib.h>
-
-// libjpeg reports errors by calling error_exit, which must not return: jump back out. Its
-// warnings (a corrupt or truncated body it would paper over) count as failures too, and
-// nothing is printed.
-struct failure {
-  struct jpeg_error_mgr manager;
-  jmp_buf jump;
-};
-
-static void fail_now(j_common_ptr info) { longjmp(((struct failure *)info->err)->jump, 1); }
-
-static void on_message(j_common_ptr info, int level) {
-  if (level < 0) longjmp(((struct failure *)info->err)->jump, 1);
-}
-
-static void quiet(j_common_ptr info) { (void)info; }
+#include "shared.h"
 
 // Weights of a separable resampling from `from` source samples to `to` output samples: each
 // output sample averages the source interval it covers (area averaging) when shrinking, and
@@ -71,15 +53,12 @@ static int make_taps(int from, int to, struct taps *taps) {
 static int draw_tile(const unsigned char *input, size_t size, int tile, int max_side, unsigned char *canvas,
                      size_t stride) {
   struct jpeg_decompress_struct info;
-  struct failure failure;
+  struct cjpeg_failure failure;
   // volatile: changed after setjmp and needed after a jump back.
   unsigned char *volatile pixels = NULL;
   float *volatile rows = NULL;
   struct taps *volatile across = NULL, *volatile down = NULL;
-  info.err = jpeg_std_error(&failure.manager);
-  failure.manager.error_exit = fail_now;
-  failure.manager.emit_message = on_message;
-  failure.manager.output_message = quiet;
+  info.err = cjpeg_strict_errors(&failure);
   if (setjmp(failure.jump)) {
     jpeg_destroy_decompress(&info);
     free(pixels);
@@ -156,41 +135,6 @@ static int draw_tile(const unsigned char *input, size_t size, int tile, int max_
   return 0;
 }
 
-static int encode(const unsigned char *canvas, int width, int height, int quality, unsigned char **out,
-                  size_t *out_size) {
-  struct jpeg_compress_struct info;
-  struct failure failure;
-  unsigned long size = 0;
-  info.err = jpeg_std_error(&failure.manager);
-  failure.manager.error_exit = fail_now;
-  failure.manager.output_message = quiet;
-  if (setjmp(failure.jump)) {
-    // Only running out of memory gets here, after which the partial output is not worth
-    // tracking.
-    jpeg_destroy_compress(&info);
-    return -1;
-  }
-  jpeg_create_compress(&info);
-  unsigned char *target = NULL;
-  jpeg_mem_dest(&info, &target, &size);
-  info.image_width = width;
-  info.image_height = height;
-  info.input_components = 3;
-  info.in_color_space = JCS_RGB;
-  jpeg_set_defaults(&info);
-  jpeg_set_quality(&info, quality, TRUE);
-  jpeg_start_compress(&info, TRUE);
-  while (info.next_scanline < info.image_height) {
-    JSAMPROW row = (JSAMPROW)(canvas + (size_t)info.next_scanline * width * 3);
-    jpeg_write_scanlines(&info, &row, 1);
-  }
-  jpeg_finish_compress(&info);
-  jpeg_destroy_compress(&info);
-  *out = target;
-  *out_size = size;
-  return 0;
-}
-
 int CJPEG_mosaic(const unsigned char *const *inputs, const size_t *sizes, int count, int slots, int across, int tile,
                  int quality, int max_side, unsigned char **out, size_t *out_size) {
   if (across < 1 || slots < 1 || tile < 1 || tile > 4096 || count > slots) return -1;
@@ -208,7 +152,7 @@ int CJPEG_mosaic(const unsigned char *const *inputs, const size_t *sizes, int co
       return -1;
     }
   }
-  int result = encode(canvas, width, height, quality, out, out_size);
+  int result = cjpeg_encode(canvas, width, height, 3, quality, out, out_size);
   free(canvas);
   return result;
 }

@@ -14,6 +14,7 @@
   X(vips_block_untrusted_set) X(vips_concurrency_set) X(vips_image_get_width) \
   X(vips_image_get_height) X(vips_image_get_bands) X(vips_image_get_format) X(vips_image_hasalpha) X(vips_image_get_typeof) X(vips_image_get_int) \
   X(vips_foreign_find_load_buffer) X(vips_image_new_from_buffer) X(vips_thumbnail_buffer) \
+  X(vips_jpegload_buffer) X(vips_thumbnail_image) \
   X(vips_flatten) X(vips_array_double_new) X(vips_area_unref) X(vips_jpegsave_buffer) \
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_bandjoin) \
@@ -159,6 +160,29 @@ VipsImage *CVips_header_from_buffer(const void *data, size_t length) {
 }
 
 int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {
+  // A JPEG is decoded at the smallest DCT scale that still has `size` pixels on its longer
+  // side. libvips' thumbnail leaves a factor of two for its resize (1/8 only from a shrink of
+  // 16): a 3872-pixel photo thumbnailed to 256 would be decoded at 1/4, 13% more decoding
+  // and a resize from 968 pixels instead of 484. The thumbnail is then made as before
+  // (EXIF orientation, colour), from the decoded image.
+  const char *loader = vips.vips_foreign_find_load_buffer(data, length);
+  if (loader && strcmp(loader, "VipsForeignLoadJpegBuffer") == 0) {
+    VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
+    if (!header) return -1;
+    int longest = MAX(vips.vips_image_get_width(header), vips.vips_image_get_height(header));
+    g_object_unref(header);
+    int shrink = 8;
+    while (shrink > 1 && longest / shrink < size) shrink /= 2;
+    if (shrink > 1) {
+      VipsImage *shrunk = NULL;
+      if (vips.vips_jpegload_buffer((void *)data, length, &shrunk, "shrink", shrink, "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                    NULL))
+        return -1;
+      int result = vips.vips_thumbnail_image(shrunk, out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL);
+      g_object_unref(shrunk);
+      return result;
+    }
+  }
   return vips.vips_thumbnail_buffer((void *)data, length, out, size,
                                     "height", size,
                                     "size", VIPS_SIZE_DOWN,

@@ -32,3 +32,11 @@ int CVipsFixture_with_orientation(void *image, int orientation, void **result_ou
   vips_image_set_int_(*out, VIPS_META_ORIENTATION, orientation);
   return 0;
 }
+
+int CVipsFixture_grey(void *image, void **result_out) {
+  VipsImage *in = image, **out = (VipsImage **)result_out;
+  FIND(vips_extract_band);
+  if (!vips_extract_band_ || vips_extract_band_(in, out, 0, NULL)) return -1;
+  (*out)->Type = VIPS_INTERPRETATION_B_W;
+  return 0;
+}

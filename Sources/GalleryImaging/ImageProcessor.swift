@@ -66,9 +66,54 @@ public enum ImageProcessor {
     _ = try? VipsRuntime.start()
   }
 
+  /// Whether the bytes (a prefix is enough) are an image Gallery reads, by content: a JPEG's
+  /// first bytes (which need no libvips), or a format libvips recognises.
+  public static func recognises(_ prefix: Data) -> Bool {
+    PlainJPEG.isJPEG(prefix) || VipsBuffer.loaderName(for: prefix) != nil
+  }
+
   /// Probes the header (no full decode), refuses what is not an image or too large, then makes
-  /// the thumbnail with shrink-on-load.
+  /// the thumbnail with shrink-on-load: a plain JPEG with libjpeg alone, anything else (or a
+  /// JPEG libjpeg stumbles on) with libvips.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
+    guard !data.isEmpty else { throw .empty }
+    if let image = try plainJPEG(data, options: options) { return image }
+    return try processWithLibvips(data, options: options)
+  }
+
+  /// A plain JPEG, or nil to leave the image to libvips. Refuses as libvips would: too many
+  /// pixels, or too much memory for a progressive decode.
+  static func plainJPEG(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage? {
+    guard let header = PlainJPEG.header(of: data), header.plain else { return nil }
+    let pixels = header.width.multipliedReportingOverflow(by: header.height)
+    guard !pixels.overflow, pixels.partialValue <= options.maxPixels else {
+      throw .tooManyPixels(width: header.width, height: header.height, limit: options.maxPixels)
+    }
+    let made: PlainJPEG.Thumbnail?
+    do {
+      made = try DecodeMemory.reserving(header.fullDecodeBytes) {
+        PlainJPEG.thumbnail(of: data, box: options.thumbnailSize, quality: options.quality)
+      }
+    } catch let refusal as ImageRefusal {
+      throw refusal
+    } catch {
+      throw .undecodable("\(error)")
+    }
+    guard let made else { return nil }
+    let rotated = header.orientation >= 5
+    return ProcessedImage(
+      width: rotated ? header.height : header.width,
+      height: rotated ? header.width : header.height,
+      orientation: header.orientation,
+      format: "jpeg",
+      hash: contentHash(of: data),
+      byteCount: data.count,
+      thumbnail: Thumbnail(data: made.data, fileExtension: "jpg"),
+      original: options.keepOriginal ? data : nil)
+  }
+
+  /// Any image libvips reads, JPEGs included.
+  static func processWithLibvips(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
     do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
     guard !data.isEmpty else { throw .empty }
     guard let loader = VipsBuffer.loaderName(for: data) else { throw .notAnImage }

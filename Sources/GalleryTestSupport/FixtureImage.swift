@@ -18,10 +18,11 @@ public enum FixtureImage {
     case avif = ".avif"
   }
 
-  /// A w x h image (as stored, before any orientation) of smooth noise.
+  /// A w x h image (as stored, before any orientation) of smooth noise, in colour or grey,
+  /// encoded as `format` or as libvips' `suffix` says (".jpg[interlace]").
   public static func make(
     width: Int, height: Int, format: Format = .jpeg, alpha: Bool = false, orientation: Int? = nil,
-    seed: Int = 1
+    seed: Int = 1, grey: Bool = false, suffix: String? = nil
   ) throws -> Data {
     try VipsRuntime.start()
     var image = try VipsImageHandle.make("vips_perlin") { out in
@@ -37,6 +38,12 @@ public enum FixtureImage {
         }
       }
     }
-    return try image.encoded(as: format.rawValue)
+    if grey {
+      let source = image
+      image = try VipsImageHandle.make("vips_extract_band") { out in
+        out.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { CVipsFixture_grey(source.pointer, $0) }
+      }
+    }
+    return try image.encoded(as: suffix ?? format.rawValue)
   }
 }

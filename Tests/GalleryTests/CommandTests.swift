@@ -95,6 +95,25 @@ struct DropCommandTests {
     #expect(items.first?.format == "heif" && items.first?.width == 320 && items.first?.height == 240)
   }
 
+  @Test("A drop of plain JPEGs never loads libvips; a PNG among them does")
+  func photosWithoutLibvips() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let photos = try work.images(3) + [try work.image("turned.jpg", orientation: 6, seed: 9)]
+    // The dynamic loader names every library it opens.
+    let result = try Run.gallery(["drop", document] + photos, environment: ["LD_DEBUG": "files"])
+    #expect(result.status == 0)
+    #expect(result.stderr.contains("libjpeg.so"), "the loader's trace is there")
+    #expect(!result.stderr.contains("libvips.so"))
+    let items = try Listing.of(document).items
+    #expect(items.count == 4 && items.allSatisfy { $0.state == "ready" && $0.format == "jpeg" })
+    #expect(items.last?.width == 200 && items.last?.height == 300)
+
+    let png = try work.image("drawing.png", format: .png, seed: 10)
+    let mixed = try Run.gallery(["drop", document, png], environment: ["LD_DEBUG": "files"])
+    #expect(mixed.status == 0 && mixed.stderr.contains("libvips.so"))
+  }
+
   @Test("Drops land at --at in the order given; past the end means the end")
   func positions() throws {
     let work = try TestWorkspace()

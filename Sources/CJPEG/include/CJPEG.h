@@ -12,6 +12,28 @@
 int CJPEG_mosaic(const unsigned char *const *inputs, const size_t *sizes, int count, int slots, int across, int tile,
                  int quality, int max_side, unsigned char **out, size_t *out_size);
 
+/// What a JPEG's header says, read by libjpeg alone.
+typedef struct {
+  int width, height;  // as stored
+  int orientation;    // EXIF orientation, 1 to 8 (1 when there is none)
+  int components;     // colour components
+  int progressive;    // decoded whole: width x height x components x 2 bytes of coefficients
+  int plain;          // 8-bit grey, YCbCr or RGB with no ICC profile: what CJPEG_thumbnail makes
+} CJPEG_header;
+
+/// Reads the header (through the markers, up to the image data). Returns 0, or -1 when
+/// libjpeg does not read it cleanly.
+int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header);
+
+/// A thumbnail of a plain JPEG (see CJPEG_header) that fits `box` x `box`, never enlarged:
+/// decoded at the smallest DCT scale that keeps its pixels, reduced with a Lanczos-3 kernel
+/// (as libvips' thumbnail does), turned upright by its EXIF orientation, and encoded as a
+/// baseline JPEG of `quality` with no metadata. Returns 0 with a buffer to release with
+/// `CJPEG_free` and the thumbnail's size, or -1 when the image is not plain or libjpeg does
+/// not read it cleanly (a warning counts): the caller then makes it another way.
+int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality, unsigned char **out,
+                    size_t *out_size, int *out_width, int *out_height);
+
 void CJPEG_free(void *buffer);
 
 #endif

@@ -9,5 +9,7 @@
 int CVipsFixture_make(int width, int height, int seed, int alpha, void **out);
 /// A copy of the image that carries an EXIF orientation tag.
 int CVipsFixture_with_orientation(void *in, int orientation, void **out);
+/// The image's first band alone, as grey.
+int CVipsFixture_grey(void *in, void **out);
 
 #endif

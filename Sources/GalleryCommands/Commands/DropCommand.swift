@@ -77,9 +77,8 @@ struct DropCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    // libvips starts while the inputs and the document are read (a scope's child task is
-    // awaited when the scope ends, however it ends).
-    async let _ = ImageProcessor.startLibrary()
+    // libvips is loaded by the first image that needs it: plain JPEGs do not (a drop of
+    // photos never loads it), and loading it ahead would take a core from the first decodes.
     let readsInput = sources.contains("-") || sources.contains("/dev/stdin")
     let input = readsInput ? try StandardInput.read(limit: DragPayload.sizeLimit) : Data()
     var options = DropOptions()

@@ -21,7 +21,7 @@ public struct DropSource: Sendable, Equatable {
 
   /// Whether bytes are an image that a drop can take as data (by content, as always).
   public static func isImageData(_ data: Data) -> Bool {
-    VipsBuffer.loaderName(for: data.prefix(LocalImageLoader.precheckPrefix)) != nil
+    ImageProcessor.recognises(data.prefix(LocalImageLoader.precheckPrefix))
   }
 
   /// What the user typed or the uri-list said, for messages.

@@ -34,9 +34,9 @@ public final class ImageLoader: Sendable {
     downloads = max(1, options.downloads)
     decoding = NIOThreadPool(numberOfThreads: parallelism)
     decoding.start()
+    // libvips is not started here: plain JPEGs do without it, and the first image that
+    // needs it starts it.
     fetcher = needsWeb ? WebImageFetcher(limits: options.web, cache: options.cache) : nil
-    // libvips starts (dlopen, init) while the caller saves its placeholders.
-    decoding.submit { _ in _ = try? VipsRuntime.start() }
   }
 
   public func shutdown() async {

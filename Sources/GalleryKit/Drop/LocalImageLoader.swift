@@ -31,6 +31,14 @@ public enum LocalImageLoader {
     } catch {
       return error.description
     }
+    // A JPEG's header is read by libjpeg alone: libvips is not loaded for a drop of photos.
+    if let header = PlainJPEG.header(of: prefix) {
+      let pixels = header.width.multipliedReportingOverflow(by: header.height)
+      if pixels.overflow || pixels.partialValue > maxPixels {
+        return ImageRefusal.tooManyPixels(width: header.width, height: header.height, limit: maxPixels).description
+      }
+      return nil
+    }
     guard VipsBuffer.loaderName(for: prefix) != nil else { return ImageRefusal.notAnImage.description }
     // A header past the prefix is checked by the full load instead, before any decoding.
     if let header = try? VipsBuffer.header(of: prefix) {

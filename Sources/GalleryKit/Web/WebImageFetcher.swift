@@ -176,7 +176,7 @@ public final class WebImageFetcher: Sendable {
       if let cached, head.status.code == 304 { return cachedDownload(cached) }
       switch head.status.code {
       case 200..<300:
-        guard VipsBuffer.loaderName(for: body.prefix(LocalImageLoader.precheckPrefix)) != nil else {
+        guard ImageProcessor.recognises(body.prefix(LocalImageLoader.precheckPrefix)) else {
           return .failure(.notAnImage(contentType: head.headers.first(name: "Content-Type")))
         }
         cache?.store(

@@ -1,0 +1,306 @@
+#include "CJPEG.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared.h"
+
+// --- The header --------------------------------------------------------------------------
+
+static unsigned read16(const unsigned char *p, int little) { return little ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
+
+static unsigned long read32(const unsigned char *p, int little) {
+  return little ? (unsigned long)p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24
+                : (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 | p[3];
+}
+
+// The orientation tag (0x0112) of an APP1 "Exif" block's first directory, or 0 when there
+// is none. Every offset is checked against the block: it comes from the file.
+static int exif_orientation(const unsigned char *block, size_t size) {
+  if (size < 6 + 8 || memcmp(block, "Exif\0\0", 6) != 0) return 0;
+  const unsigned char *tiff = block + 6;
+  size_t length = size - 6;
+  int little;
+  if (tiff[0] == 'I' && tiff[1] == 'I')
+    little = 1;
+  else if (tiff[0] == 'M' && tiff[1] == 'M')
+    little = 0;
+  else
+    return 0;
+  if (read16(tiff + 2, little) != 42) return 0;
+  unsigned long directory = read32(tiff + 4, little);
+  if (directory > length - 2) return 0;
+  unsigned count = read16(tiff + directory, little);
+  for (unsigned i = 0; i < count; i++) {
+    unsigned long entry = directory + 2 + 12ul * i;
+    if (entry + 12 > length) return 0;
+    if (read16(tiff + entry, little) != 0x0112) continue;
+    // SHORT, one value, stored in the first two bytes of the value field.
+    if (read16(tiff + entry + 2, little) != 3 || read32(tiff + entry + 4, little) < 1) return 0;
+    unsigned value = read16(tiff + entry + 8, little);
+    return value >= 1 && value <= 8 ? (int)value : 0;
+  }
+  return 0;
+}
+
+// Reads the header of `data` into `info` (created by the caller, errors set up) and fills
+// `header`. The APP1 and APP2 markers are kept for the orientation and the ICC profile.
+static void read_header(struct jpeg_decompress_struct *info, const unsigned char *data, size_t size,
+                        CJPEG_header *header) {
+  jpeg_mem_src(info, data, (unsigned long)size);
+  jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
+  jpeg_save_markers(info, JPEG_APP0 + 2, 0xFFFF);
+  jpeg_read_header(info, TRUE);
+  memset(header, 0, sizeof *header);
+  header->width = (int)info->image_width;
+  header->height = (int)info->image_height;
+  header->components = info->num_components;
+  header->progressive = info->progressive_mode ? 1 : 0;
+  header->orientation = 1;
+  int has_profile = 0, found_orientation = 0;
+  for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
+    if (marker->marker == JPEG_APP0 + 1 && !found_orientation) {
+      int orientation = exif_orientation(marker->data, marker->data_length);
+      if (orientation) {
+        header->orientation = orientation;
+        found_orientation = 1;
+      }
+    } else if (marker->marker == JPEG_APP0 + 2 && marker->data_length >= 12 &&
+               memcmp(marker->data, "ICC_PROFILE", 12) == 0) {
+      has_profile = 1;
+    }
+  }
+  int grey = info->jpeg_color_space == JCS_GRAYSCALE && info->num_components == 1;
+  int colour = (info->jpeg_color_space == JCS_YCbCr || info->jpeg_color_space == JCS_RGB) && info->num_components == 3;
+  header->plain = info->data_precision == 8 && (grey || colour) && !has_profile && header->width > 0 && header->height > 0;
+}
+
+int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header) {
+  struct jpeg_decompress_struct info;
+  struct cjpeg_failure failure;
+  info.err = cjpeg_strict_errors(&failure);
+  if (setjmp(failure.jump)) {
+    jpeg_destroy_decompress(&info);
+    return -1;
+  }
+  jpeg_create_decompress(&info);
+  read_header(&info, data, size, header);
+  jpeg_destroy_decompress(&info);
+  return 0;
+}
+
+// --- Resampling --------------------------------------------------------------------------
+
+// A separable Lanczos-3 reduction from `from` samples to `to` (to <= from), as libvips'
+// reduce: each output sample weighs the source samples within three of its own widths of
+// its centre; the weight of a sample past an edge goes to the edge sample.
+struct kernel {
+  int span;       // the most weights an output sample has
+  int *first;     // to entries: the first source sample weighed
+  int *count;     // to entries: how many are
+  float *weights; // to x span
+};
+
+static double lanczos3(double x) {
+  if (x < 0) x = -x;
+  if (x < 1e-9) return 1;
+  if (x >= 3) return 0;
+  double px = M_PI * x;
+  return 3 * sin(px) * sin(px / 3) / (px * px);
+}
+
+static int make_kernel(int from, int to, struct kernel *kernel) {
+  double scale = (double)from / to;
+  double radius = 3 * scale;
+  int span = (int)ceil(2 * radius) + 1;
+  if (span > from) span = from;
+  kernel->span = span;
+  kernel->first = malloc(sizeof(int) * (size_t)to);
+  kernel->count = malloc(sizeof(int) * (size_t)to);
+  kernel->weights = calloc((size_t)to * span, sizeof(float));
+  if (!kernel->first || !kernel->count || !kernel->weights) return -1;
+  for (int o = 0; o < to; o++) {
+    double centre = (o + 0.5) * scale - 0.5;
+    int low = (int)floor(centre - radius) + 1, high = (int)ceil(centre + radius) - 1;
+    int first = low < 0 ? 0 : low, last = high > from - 1 ? from - 1 : high;
+    if (last < first) last = first;
+    if (last - first + 1 > span) last = first + span - 1;
+    float *weights = kernel->weights + (size_t)o * span;
+    double sum = 0;
+    for (int i = low; i <= high; i++) {
+      double weight = lanczos3((i - centre) / scale);
+      int at = i < first ? first : i > last ? last : i;
+      weights[at - first] += (float)weight;
+      sum += weight;
+    }
+    for (int i = 0; i <= last - first; i++) weights[i] = (float)(weights[i] / sum);
+    kernel->first[o] = first;
+    kernel->count[o] = last - first + 1;
+  }
+  return 0;
+}
+
+static void free_kernel(struct kernel *kernel) {
+  free(kernel->first);
+  free(kernel->count);
+  free(kernel->weights);
+}
+
+static unsigned char to_byte(float value) {
+  int rounded = (int)lrintf(value);
+  return (unsigned char)(rounded < 0 ? 0 : rounded > 255 ? 255 : rounded);
+}
+
+// `source` (width x height x channels, 1 or 3) reduced to `to_width` x `to_height` in
+// `target`: across every row first, then down.
+static int resample(const unsigned char *source, int width, int height, int channels, unsigned char *target,
+                    int to_width, int to_height) {
+  struct kernel across = {0}, down = {0};
+  size_t row_length = (size_t)to_width * channels;
+  float *rows = malloc(sizeof(float) * (size_t)height * row_length);
+  float *sum_row = malloc(sizeof(float) * row_length);
+  int status = -1;
+  if (!rows || !sum_row || make_kernel(width, to_width, &across) || make_kernel(height, to_height, &down)) goto done;
+  for (int y = 0; y < height; y++) {
+    const unsigned char *line = source + (size_t)y * width * channels;
+    float *out = rows + (size_t)y * row_length;
+    for (int x = 0; x < to_width; x++) {
+      const float *weights = across.weights + (size_t)x * across.span;
+      const unsigned char *p = line + (size_t)across.first[x] * channels;
+      int count = across.count[x];
+      if (channels == 3) {
+        float r = 0, g = 0, b = 0;
+        for (int i = 0; i < count; i++, p += 3) {
+          r += weights[i] * p[0];
+          g += weights[i] * p[1];
+          b += weights[i] * p[2];
+        }
+        out[3 * x] = r, out[3 * x + 1] = g, out[3 * x + 2] = b;
+      } else {
+        float sum = 0;
+        for (int i = 0; i < count; i++) sum += weights[i] * p[i];
+        out[x] = sum;
+      }
+    }
+  }
+  for (int y = 0; y < to_height; y++) {
+    const float *weights = down.weights + (size_t)y * down.span;
+    const float *in = rows + (size_t)down.first[y] * row_length;
+    // One source row at a time, into the row of sums (which the loop over it vectorises).
+    float *sums = sum_row;
+    memset(sums, 0, sizeof(float) * row_length);
+    for (int i = 0; i < down.count[y]; i++, in += row_length) {
+      float weight = weights[i];
+      for (size_t x = 0; x < row_length; x++) sums[x] += weight * in[x];
+    }
+    unsigned char *out = target + (size_t)y * row_length;
+    for (size_t x = 0; x < row_length; x++) out[x] = to_byte(sums[x]);
+  }
+  status = 0;
+done:
+  free(rows);
+  free(sum_row);
+  free_kernel(&across);
+  free_kernel(&down);
+  return status;
+}
+
+// --- Orientation ---------------------------------------------------------------------------
+
+// `source` (width x height) as displayed under EXIF `orientation`, into `target` (height x
+// width for 5 to 8).
+static void orient(const unsigned char *source, int width, int height, int channels, int orientation,
+                   unsigned char *target) {
+  int out_width = orientation >= 5 ? height : width;
+  for (int y = 0; y < height; y++) {
+    for (int x = 0; x < width; x++) {
+      int tx, ty;
+      switch (orientation) {
+      case 2: tx = width - 1 - x, ty = y; break;
+      case 3: tx = width - 1 - x, ty = height - 1 - y; break;
+      case 4: tx = x, ty = height - 1 - y; break;
+      case 5: tx = y, ty = x; break;
+      case 6: tx = height - 1 - y, ty = x; break;
+      case 7: tx = height - 1 - y, ty = width - 1 - x; break;
+      case 8: tx = y, ty = width - 1 - x; break;
+      default: tx = x, ty = y; break;
+      }
+      memcpy(target + ((size_t)ty * out_width + tx) * channels, source + ((size_t)y * width + x) * channels,
+             (size_t)channels);
+    }
+  }
+}
+
+// --- The thumbnail -------------------------------------------------------------------------
+
+int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality, unsigned char **out,
+                    size_t *out_size, int *out_width, int *out_height) {
+  if (box < 1) return -1;
+  struct jpeg_decompress_struct info;
+  struct cjpeg_failure failure;
+  // volatile: set after setjmp and needed after a jump back.
+  unsigned char *volatile decoded = NULL;
+  info.err = cjpeg_strict_errors(&failure);
+  if (setjmp(failure.jump)) {
+    jpeg_destroy_decompress(&info);
+    free(decoded);
+    return -1;
+  }
+  jpeg_create_decompress(&info);
+  CJPEG_header header;
+  read_header(&info, data, size, &header);
+  if (!header.plain) longjmp(failure.jump, 1);
+  // The size that fits the box, never larger than the image (libvips' thumbnail with
+  // VIPS_SIZE_DOWN).
+  int width = header.width, height = header.height;
+  double shrink = fmax((double)width / box, (double)height / box);
+  int to_width = width, to_height = height;
+  if (shrink > 1) {
+    to_width = (int)fmax(1, round(width / shrink));
+    to_height = (int)fmax(1, round(height / shrink));
+  }
+  // The smallest DCT scale that still has the thumbnail's pixels.
+  info.scale_num = 1;
+  info.scale_denom = 1;
+  for (int denom = 8; denom > 1; denom /= 2) {
+    if ((width + denom - 1) / denom >= to_width && (height + denom - 1) / denom >= to_height) {
+      info.scale_denom = denom;
+      break;
+    }
+  }
+  info.out_color_space = header.components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  info.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&info);
+  int decoded_width = (int)info.output_width, decoded_height = (int)info.output_height;
+  int channels = info.output_components;
+  if (decoded_width < to_width || decoded_height < to_height || (channels != 1 && channels != 3))
+    longjmp(failure.jump, 1);
+  decoded = malloc((size_t)decoded_width * decoded_height * channels);
+  if (!decoded) longjmp(failure.jump, 1);
+  while (info.output_scanline < info.output_height) {
+    JSAMPROW row = decoded + (size_t)info.output_scanline * decoded_width * channels;
+    jpeg_read_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_decompress(&info);
+  jpeg_destroy_decompress(&info);
+
+  size_t thumbnail_bytes = (size_t)to_width * to_height * channels;
+  unsigned char *reduced = malloc(thumbnail_bytes), *oriented = malloc(thumbnail_bytes);
+  int status = -1;
+  if (!reduced || !oriented) goto done;
+  if (decoded_width == to_width && decoded_height == to_height)
+    memcpy(reduced, decoded, thumbnail_bytes);
+  else if (resample(decoded, decoded_width, decoded_height, channels, reduced, to_width, to_height))
+    goto done;
+  orient(reduced, to_width, to_height, channels, header.orientation, oriented);
+  int swapped = header.orientation >= 5;
+  *out_width = swapped ? to_height : to_width;
+  *out_height = swapped ? to_width : to_height;
+  status = cjpeg_encode(oriented, *out_width, *out_height, channels, quality, out, out_size);
+done:
+  free(decoded);
+  free(reduced);
+  free(oriented);
+  return status;
+}
