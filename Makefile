@@ -13,7 +13,7 @@ DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
 	tumbler dbus
-BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk
+BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).
 BROWSER_PACKAGES = chromium fonts-dejavu-core python3-venv

@@ -68,6 +68,8 @@ static int draw_tile(const unsigned char *input, size_t size, int tile, int max_
     return -1;
   }
   jpeg_create_decompress(&info);
+  struct jpeg_progress_mgr progress;
+  cjpeg_limit_scans(&info, &progress);
   jpeg_mem_src(&info, input, (unsigned long)size);
   jpeg_read_header(&info, TRUE);
   if ((int)info.image_width > max_side || (int)info.image_height > max_side) longjmp(failure.jump, 1);

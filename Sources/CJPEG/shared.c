@@ -11,11 +11,26 @@ static void on_message(j_common_ptr info, int level) {
 static void quiet(j_common_ptr info) { (void)info; }
 
 struct jpeg_error_mgr *cjpeg_strict_errors(struct cjpeg_failure *failure) {
+  failure->too_many_scans = 0;
   struct jpeg_error_mgr *manager = jpeg_std_error(&failure->manager);
   manager->error_exit = fail_now;
   manager->emit_message = on_message;
   manager->output_message = quiet;
   return manager;
+}
+
+static void count_scans(j_common_ptr info) {
+  struct jpeg_decompress_struct *decompress = (struct jpeg_decompress_struct *)info;
+  if (decompress->is_decompressor && decompress->input_scan_number > CJPEG_MAX_SCANS) {
+    struct cjpeg_failure *failure = (struct cjpeg_failure *)info->err;
+    failure->too_many_scans = 1;
+    longjmp(failure->jump, 1);
+  }
+}
+
+void cjpeg_limit_scans(struct jpeg_decompress_struct *info, struct jpeg_progress_mgr *progress) {
+  progress->progress_monitor = count_scans;
+  info->progress = progress;
 }
 
 int cjpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,

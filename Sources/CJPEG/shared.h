@@ -13,10 +13,22 @@
 struct cjpeg_failure {
   struct jpeg_error_mgr manager;
   jmp_buf jump;
+  // Set between setjmp and the jump back, read after it.
+  volatile int too_many_scans;
 };
 
 // Installs the handlers above on `failure` and returns its manager, for `info.err`.
 struct jpeg_error_mgr *cjpeg_strict_errors(struct cjpeg_failure *failure);
+
+// A progressive JPEG is decoded scan by scan, each scan a pass over the whole image: a file
+// of thousands of tiny scans takes minutes to decode. More than this many is refused (the
+// limit TurboJPEG applies with TJFLAG_LIMITSCANS).
+#define CJPEG_MAX_SCANS 500
+
+// Installs on `info` a progress monitor that fails the decode (through its error manager,
+// with `failure->too_many_scans` set) past CJPEG_MAX_SCANS scans. `progress` must live as
+// long as `info`.
+void cjpeg_limit_scans(struct jpeg_decompress_struct *info, struct jpeg_progress_mgr *progress);
 
 // Encodes `components` (1: grey, 3: RGB) bytes a pixel as a baseline JPEG of `quality` with
 // no metadata, into a buffer to release with free. Returns 0, or -1.

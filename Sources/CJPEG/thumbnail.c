@@ -239,15 +239,17 @@ int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality
   if (box < 1) return -1;
   struct jpeg_decompress_struct info;
   struct cjpeg_failure failure;
+  struct jpeg_progress_mgr progress;
   // volatile: set after setjmp and needed after a jump back.
   unsigned char *volatile decoded = NULL;
   info.err = cjpeg_strict_errors(&failure);
   if (setjmp(failure.jump)) {
     jpeg_destroy_decompress(&info);
     free(decoded);
-    return -1;
+    return failure.too_many_scans ? -2 : -1;
   }
   jpeg_create_decompress(&info);
+  cjpeg_limit_scans(&info, &progress);
   CJPEG_header header;
   read_header(&info, data, size, &header);
   if (!header.plain) longjmp(failure.jump, 1);
@@ -303,4 +305,41 @@ done:
   free(reduced);
   free(oriented);
   return status;
+}
+
+// --- Scans -------------------------------------------------------------------------------
+
+int CJPEG_count_scans(const unsigned char *data, size_t size, int limit) {
+  if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return 0;
+  size_t at = 2;
+  int scans = 0;
+  while (at + 4 <= size && scans <= limit) {
+    if (data[at] != 0xFF) return scans;
+    unsigned char marker = data[at + 1];
+    if (marker == 0xFF) {  // fill byte
+      at++;
+      continue;
+    }
+    if (marker == 0xD9) return scans;  // end of image
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // no length
+      at += 2;
+      continue;
+    }
+    size_t length = (size_t)data[at + 2] << 8 | data[at + 3];
+    if (length < 2) return scans;
+    at += 2 + length;
+    if (marker != 0xDA) continue;
+    // Entropy-coded data runs to the next marker: 0xFF followed by neither a stuffed zero
+    // nor a restart marker.
+    scans++;
+    while (at + 1 < size) {
+      const unsigned char *found = memchr(data + at, 0xFF, size - at - 1);
+      if (!found) return scans;
+      at = (size_t)(found - data);
+      unsigned char next = data[at + 1];
+      if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7) && next != 0xFF) break;
+      at += next == 0xFF ? 1 : 2;
+    }
+  }
+  return scans;
 }

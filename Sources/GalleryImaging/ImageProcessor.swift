@@ -77,6 +77,7 @@ public enum ImageProcessor {
   /// JPEG libjpeg stumbles on) with libvips.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
     guard !data.isEmpty else { throw .empty }
+    do { try PlainJPEG.checkScans(data) } catch { throw .undecodable(error.description) }
     if let image = try plainJPEG(data, options: options) { return image }
     return try processWithLibvips(data, options: options)
   }
@@ -92,7 +93,7 @@ public enum ImageProcessor {
     let made: PlainJPEG.Thumbnail?
     do {
       made = try DecodeMemory.reserving(header.fullDecodeBytes) {
-        PlainJPEG.thumbnail(of: data, box: options.thumbnailSize, quality: options.quality)
+        try PlainJPEG.thumbnail(of: data, box: options.thumbnailSize, quality: options.quality)
       }
     } catch let refusal as ImageRefusal {
       throw refusal

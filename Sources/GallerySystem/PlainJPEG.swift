@@ -29,6 +29,16 @@ package enum PlainJPEG {
     package var height: Int
   }
 
+  /// The most scans a JPEG may have (see `checkScans`).
+  package static let maxScans = 500
+
+  /// A JPEG with more than `maxScans` scans: refused before any decoder sees it.
+  package struct TooManyScans: Error, CustomStringConvertible {
+    package var description: String {
+      "it has more than \(PlainJPEG.maxScans) scans (a progressive JPEG made to take minutes to decode)"
+    }
+  }
+
   /// Whether the bytes start as a JPEG does: libvips' own test for its JPEG loader.
   package static func isJPEG(_ data: Data) -> Bool { data.starts(with: [0xFF, 0xD8, 0xFF]) }
 
@@ -46,9 +56,20 @@ package enum PlainJPEG {
       components: Int(header.components), progressive: header.progressive != 0, plain: header.plain != 0)
   }
 
+  /// Refuses a JPEG whose markers announce more than `maxScans` scans, counted without
+  /// decoding (a millisecond for a 5 MB photo). Decoders pass over the whole image once per
+  /// scan, libvips' as well as ours.
+  package static func checkScans(_ data: Data) throws(TooManyScans) {
+    guard isJPEG(data) else { return }
+    let scans = data.withUnsafeBytes { raw in
+      CJPEG_count_scans(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, CInt(maxScans))
+    }
+    if scans > maxScans { throw TooManyScans() }
+  }
+
   /// The thumbnail of a plain JPEG that fits `box` x `box`, upright; nil when the image is
   /// not plain or libjpeg warns about it.
-  package static func thumbnail(of data: Data, box: Int, quality: Int) -> Thumbnail? {
+  package static func thumbnail(of data: Data, box: Int, quality: Int) throws(TooManyScans) -> Thumbnail? {
     guard isJPEG(data) else { return nil }
     var out: UnsafeMutablePointer<UInt8>?
     var size = 0
@@ -59,6 +80,7 @@ package enum PlainJPEG {
         raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, CInt(box), CInt(quality), &out, &size, &width,
         &height)
     }
+    if status == -2 { throw TooManyScans() }
     guard status == 0, let out else { return nil }
     defer { CJPEG_free(out) }
     return Thumbnail(data: Data(bytes: out, count: size), width: Int(width), height: Int(height))

@@ -208,6 +208,7 @@ package enum StoredImage {
       return "\(header.width)x\(header.height) is larger than a thumbnail may be"
     }
     guard header.fullDecodeBytes <= VipsRuntime.decodeMemoryLimit else { return "it would take too much memory to decode" }
+    do { try PlainJPEG.checkScans(data) } catch { return error.description }
     return nil
   }
 

@@ -5,7 +5,7 @@ import GalleryViewRules
 // The fuzz targets of the readers of untrusted input. Built two ways:
 // - by `make fuzz` with `-sanitize=fuzzer -parse-as-library -DFUZZING`: libFuzzer's main
 //   calls `LLVMFuzzerTestOneInput`; GALLERY_FUZZ_TARGET names the target (document, model,
-//   drop-input, view-request);
+//   drop-input, jpeg, view-request);
 // - by a plain `swift build`: a replayer, `gallery-fuzz TARGET FILE...`, that runs each
 //   file through the same target (the tests replay the committed corpus and crashes so).
 
@@ -15,6 +15,7 @@ func runTarget(_ name: String, _ data: Data) -> Bool {
   case "document": FuzzEntryPoints.document(data, scratch: scratchFile)
   case "model": FuzzEntryPoints.model(data)
   case "drop-input": FuzzEntryPoints.dropInput(data)
+  case "jpeg": FuzzEntryPoints.jpeg(data)
   case "view-request": ViewFuzzEntryPoints.request(data)
   default: return false
   }
@@ -59,7 +60,7 @@ let scratchFile: String = {
     static func main() {
       let arguments = CommandLine.arguments.dropFirst()
       guard let name = arguments.first, arguments.count >= 2 else {
-        FileHandle.standardError.write(Data("usage: gallery-fuzz document|model|drop-input|view-request FILE...\n".utf8))
+        FileHandle.standardError.write(Data("usage: gallery-fuzz document|model|drop-input|jpeg|view-request FILE...\n".utf8))
         exit(64)
       }
       for path in arguments.dropFirst() {

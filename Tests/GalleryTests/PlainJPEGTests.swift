@@ -1,3 +1,4 @@
+import CJPEG
 import Foundation
 import GalleryTestSupport
 import Testing
@@ -72,7 +73,7 @@ struct PlainJPEGTests {
     let profiled = Self.inserting(segment: 0xE2, Data("ICC_PROFILE\0".utf8) + Data([1, 1]) + Data(count: 128), into: photo)
     #expect(PlainJPEG.header(of: profiled)?.plain == false)
     #expect(try ImageProcessor.plainJPEG(profiled, options: ImageOptions()) == nil)
-    #expect(PlainJPEG.thumbnail(of: profiled, box: 256, quality: 80) == nil)
+    #expect(try PlainJPEG.thumbnail(of: profiled, box: 256, quality: 80) == nil)
     // A truncated body makes libjpeg warn: libvips decides, and refuses it.
     let truncated = Data(photo.prefix(photo.count / 2))
     #expect(PlainJPEG.header(of: truncated)?.plain == true)
@@ -130,12 +131,45 @@ struct PlainJPEGTests {
       #expect(header.orientation == expected, "case \(index)")
       // Where the block is well formed, libvips (libexif) reads the same.
       if index < 3 { #expect(try VipsBuffer.header(of: image).orientation == expected, "case \(index)") }
-      let thumbnail = try #require(PlainJPEG.thumbnail(of: image, box: 64, quality: 80), "case \(index)")
+      let thumbnail = try #require(try PlainJPEG.thumbnail(of: image, box: 64, quality: 80), "case \(index)")
       #expect(expected >= 5 ? thumbnail.width < thumbnail.height : thumbnail.width > thumbnail.height, "case \(index)")
     }
     // An entry cut short by the end of the block is not read.
     let cut = Self.inserting(segment: 0xE1, exif(littleEndian: true).dropLast(2), into: photo)
     #expect(PlainJPEG.header(of: cut)?.orientation == 1)
+  }
+
+  @Test("A JPEG of more than 500 scans is refused before any decoder sees it; a real progressive one passes")
+  func tooManyScans() throws {
+    // Scans as the markers announce them: a header, then entropy-coded bytes holding a
+    // stuffed 0xFF and a restart marker, which do not end a scan.
+    func scans(_ count: Int) -> Data {
+      var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46]
+      for _ in 0..<count {
+        bytes += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00]
+        bytes += [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56, 0xFF, 0xFF]
+      }
+      return Data(bytes + [0xFF, 0xD9])
+    }
+    #expect(throws: Never.self) { try PlainJPEG.checkScans(scans(500)) }
+    #expect(throws: PlainJPEG.TooManyScans.self) { try PlainJPEG.checkScans(scans(501)) }
+    #expect {
+      try ImageProcessor.process(scans(2000), options: ImageOptions())
+    } throws: { error in
+      guard case .undecodable(let reason) = error as? ImageRefusal else { return false }
+      return reason.contains("more than 500 scans")
+    }
+    let progressive = try FixtureImage.make(width: 600, height: 400, seed: 11, suffix: ".jpg[interlace]")
+    let count = progressive.withUnsafeBytes { raw in
+      CJPEG_count_scans(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 500)
+    }
+    #expect(count > 1 && count < 20, "libjpeg's progression has about ten scans: \(count)")
+    #expect(try ImageProcessor.process(progressive, options: ImageOptions()).width == 600)
+    #expect(StoredImage.problem(progressive) == nil)
+    // A real header followed by 600 scans: a thumbnail in a document from elsewhere is
+    // refused before libvips or libjpeg decodes it.
+    let many = progressive.dropLast(2) + scans(600).dropFirst(8)
+    #expect(StoredImage.problem(Data(many))?.contains("more than 500 scans") == true)
   }
 
   /// `data` with a marker segment inserted after its start-of-image marker.

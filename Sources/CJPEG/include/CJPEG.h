@@ -29,10 +29,18 @@ int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *head
 /// decoded at the smallest DCT scale that keeps its pixels, reduced with a Lanczos-3 kernel
 /// (as libvips' thumbnail does), turned upright by its EXIF orientation, and encoded as a
 /// baseline JPEG of `quality` with no metadata. Returns 0 with a buffer to release with
-/// `CJPEG_free` and the thumbnail's size, or -1 when the image is not plain or libjpeg does
-/// not read it cleanly (a warning counts): the caller then makes it another way.
+/// `CJPEG_free` and the thumbnail's size; -2 when the image has more than 500 scans (a
+/// progressive JPEG made to take minutes to decode, which nothing should decode); or -1
+/// when the image is not plain or libjpeg does not read it cleanly (a warning counts): the
+/// caller then makes it another way.
 int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality, unsigned char **out,
                     size_t *out_size, int *out_width, int *out_height);
+
+/// The scans (start-of-scan markers) of a JPEG, counted by walking its markers without
+/// decoding; counting stops past `limit`. A progressive JPEG is decoded scan by scan, each a
+/// pass over the whole image: thousands of tiny scans make a file that takes minutes to
+/// decode, in libjpeg and libvips alike.
+int CJPEG_count_scans(const unsigned char *data, size_t size, int limit);
 
 void CJPEG_free(void *buffer);
 

@@ -114,6 +114,21 @@ package enum FuzzEntryPoints {
     }
   }
 
+  /// A dropped JPEG through libjpeg alone: its header, its scans counted, its thumbnail. A
+  /// thumbnail made is one libjpeg reads back, of the size said and within the box.
+  package static func jpeg(_ data: Data) {
+    guard let header = PlainJPEG.header(of: data) else { return }
+    precondition((1...8).contains(header.orientation), "an EXIF orientation out of range")
+    // Large images decode slowly even when their data is missing: bounded as --max-pixels
+    // would bound them, smaller for the fuzzer's sake.
+    guard header.plain, header.width * header.height <= 1 << 22, (try? PlainJPEG.checkScans(data)) != nil,
+      let thumbnail = try? PlainJPEG.thumbnail(of: data, box: 32, quality: 50)
+    else { return }
+    let back = PlainJPEG.header(of: thumbnail.data)
+    precondition(back?.width == thumbnail.width && back?.height == thumbnail.height, "a thumbnail's size is not the one said")
+    precondition((1...32).contains(thumbnail.width) && (1...32).contains(thumbnail.height), "a thumbnail outside its box")
+  }
+
   private static func checkRoundTrip(_ model: GalleryModel) {
     precondition(ModelValidation.problems(of: model).isEmpty, "an opened model breaks a rule")
     let bytes = ModelCoding.encode(model)
