@@ -35,4 +35,10 @@ void cjpeg_limit_scans(struct jpeg_decompress_struct *info, struct jpeg_progress
 int cjpeg_encode(const unsigned char *pixels, int width, int height, int components, int quality,
                  unsigned char **out, size_t *out_size);
 
+// Resamples `source` (width x height, `channels` 1 or 3 bytes a pixel, `source_stride` bytes
+// a row) to `to_width` x `to_height` in `target` (`target_stride` bytes a row) with a
+// separable Lanczos-3 kernel, as libvips' reduce does. Returns 0, or -1 out of memory.
+int cjpeg_resample(const unsigned char *source, size_t source_stride, int width, int height, int channels,
+                   unsigned char *target, size_t target_stride, int to_width, int to_height);
+
 #endif

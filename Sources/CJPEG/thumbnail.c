@@ -90,122 +90,6 @@ int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *head
   return 0;
 }
 
-// --- Resampling --------------------------------------------------------------------------
-
-// A separable Lanczos-3 reduction from `from` samples to `to` (to <= from), as libvips'
-// reduce: each output sample weighs the source samples within three of its own widths of
-// its centre; the weight of a sample past an edge goes to the edge sample.
-struct kernel {
-  int span;       // the most weights an output sample has
-  int *first;     // to entries: the first source sample weighed
-  int *count;     // to entries: how many are
-  float *weights; // to x span
-};
-
-static double lanczos3(double x) {
-  if (x < 0) x = -x;
-  if (x < 1e-9) return 1;
-  if (x >= 3) return 0;
-  double px = M_PI * x;
-  return 3 * sin(px) * sin(px / 3) / (px * px);
-}
-
-static int make_kernel(int from, int to, struct kernel *kernel) {
-  double scale = (double)from / to;
-  double radius = 3 * scale;
-  int span = (int)ceil(2 * radius) + 1;
-  if (span > from) span = from;
-  kernel->span = span;
-  kernel->first = malloc(sizeof(int) * (size_t)to);
-  kernel->count = malloc(sizeof(int) * (size_t)to);
-  kernel->weights = calloc((size_t)to * span, sizeof(float));
-  if (!kernel->first || !kernel->count || !kernel->weights) return -1;
-  for (int o = 0; o < to; o++) {
-    double centre = (o + 0.5) * scale - 0.5;
-    int low = (int)floor(centre - radius) + 1, high = (int)ceil(centre + radius) - 1;
-    int first = low < 0 ? 0 : low, last = high > from - 1 ? from - 1 : high;
-    if (last < first) last = first;
-    if (last - first + 1 > span) last = first + span - 1;
-    float *weights = kernel->weights + (size_t)o * span;
-    double sum = 0;
-    for (int i = low; i <= high; i++) {
-      double weight = lanczos3((i - centre) / scale);
-      int at = i < first ? first : i > last ? last : i;
-      weights[at - first] += (float)weight;
-      sum += weight;
-    }
-    for (int i = 0; i <= last - first; i++) weights[i] = (float)(weights[i] / sum);
-    kernel->first[o] = first;
-    kernel->count[o] = last - first + 1;
-  }
-  return 0;
-}
-
-static void free_kernel(struct kernel *kernel) {
-  free(kernel->first);
-  free(kernel->count);
-  free(kernel->weights);
-}
-
-static unsigned char to_byte(float value) {
-  int rounded = (int)lrintf(value);
-  return (unsigned char)(rounded < 0 ? 0 : rounded > 255 ? 255 : rounded);
-}
-
-// `source` (width x height x channels, 1 or 3) reduced to `to_width` x `to_height` in
-// `target`: across every row first, then down.
-static int resample(const unsigned char *source, int width, int height, int channels, unsigned char *target,
-                    int to_width, int to_height) {
-  struct kernel across = {0}, down = {0};
-  size_t row_length = (size_t)to_width * channels;
-  float *rows = malloc(sizeof(float) * (size_t)height * row_length);
-  float *sum_row = malloc(sizeof(float) * row_length);
-  int status = -1;
-  if (!rows || !sum_row || make_kernel(width, to_width, &across) || make_kernel(height, to_height, &down)) goto done;
-  for (int y = 0; y < height; y++) {
-    const unsigned char *line = source + (size_t)y * width * channels;
-    float *out = rows + (size_t)y * row_length;
-    for (int x = 0; x < to_width; x++) {
-      const float *weights = across.weights + (size_t)x * across.span;
-      const unsigned char *p = line + (size_t)across.first[x] * channels;
-      int count = across.count[x];
-      if (channels == 3) {
-        float r = 0, g = 0, b = 0;
-        for (int i = 0; i < count; i++, p += 3) {
-          r += weights[i] * p[0];
-          g += weights[i] * p[1];
-          b += weights[i] * p[2];
-        }
-        out[3 * x] = r, out[3 * x + 1] = g, out[3 * x + 2] = b;
-      } else {
-        float sum = 0;
-        for (int i = 0; i < count; i++) sum += weights[i] * p[i];
-        out[x] = sum;
-      }
-    }
-  }
-  for (int y = 0; y < to_height; y++) {
-    const float *weights = down.weights + (size_t)y * down.span;
-    const float *in = rows + (size_t)down.first[y] * row_length;
-    // One source row at a time, into the row of sums (which the loop over it vectorises).
-    float *sums = sum_row;
-    memset(sums, 0, sizeof(float) * row_length);
-    for (int i = 0; i < down.count[y]; i++, in += row_length) {
-      float weight = weights[i];
-      for (size_t x = 0; x < row_length; x++) sums[x] += weight * in[x];
-    }
-    unsigned char *out = target + (size_t)y * row_length;
-    for (size_t x = 0; x < row_length; x++) out[x] = to_byte(sums[x]);
-  }
-  status = 0;
-done:
-  free(rows);
-  free(sum_row);
-  free_kernel(&across);
-  free_kernel(&down);
-  return status;
-}
-
 // --- Orientation ---------------------------------------------------------------------------
 
 // `source` (width x height) as displayed under EXIF `orientation`, into `target` (height x
@@ -293,7 +177,8 @@ int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality
   if (!reduced || !oriented) goto done;
   if (decoded_width == to_width && decoded_height == to_height)
     memcpy(reduced, decoded, thumbnail_bytes);
-  else if (resample(decoded, decoded_width, decoded_height, channels, reduced, to_width, to_height))
+  else if (cjpeg_resample(decoded, (size_t)decoded_width * channels, decoded_width, decoded_height, channels, reduced,
+                          (size_t)to_width * channels, to_width, to_height))
     goto done;
   orient(reduced, to_width, to_height, channels, header.orientation, oriented);
   int swapped = header.orientation >= 5;

@@ -86,10 +86,7 @@ public enum ImageProcessor {
   /// pixels, or too much memory for a progressive decode.
   static func plainJPEG(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage? {
     guard let header = PlainJPEG.header(of: data), header.plain else { return nil }
-    let pixels = header.width.multipliedReportingOverflow(by: header.height)
-    guard !pixels.overflow, pixels.partialValue <= options.maxPixels else {
-      throw .tooManyPixels(width: header.width, height: header.height, limit: options.maxPixels)
-    }
+    try ImageRefusal.checkPixels(width: header.width, height: header.height, limit: options.maxPixels)
     let made: PlainJPEG.Thumbnail?
     do {
       made = try DecodeMemory.reserving(header.fullDecodeBytes) {
@@ -126,10 +123,7 @@ public enum ImageProcessor {
         do { header = try VipsBuffer.header(of: data) } catch { throw ImageRefusal.undecodable("\(error)") }
         let stored = (width: header.width, height: header.height)
         guard stored.width > 0, stored.height > 0 else { throw ImageRefusal.undecodable("zero-sized image") }
-        let pixels = stored.width.multipliedReportingOverflow(by: stored.height)
-        guard !pixels.overflow, pixels.partialValue <= options.maxPixels else {
-          throw ImageRefusal.tooManyPixels(width: stored.width, height: stored.height, limit: options.maxPixels)
-        }
+        try ImageRefusal.checkPixels(width: stored.width, height: stored.height, limit: options.maxPixels)
         let orientation = header.orientation
         let rotated = orientation >= 5
         let thumbnail: Thumbnail
@@ -204,6 +198,15 @@ public enum ImageRefusal: Error, Sendable, Equatable, CustomStringConvertible {
   case tooManyPixels(width: Int, height: Int, limit: Int)
   case tooMuchMemory(bytes: Int, limit: Int)
   case undecodable(String)
+
+  /// Refuses `width` x `height` over `limit` pixels (a decompression bomb), as the header
+  /// says it, before anything is decoded.
+  package static func checkPixels(width: Int, height: Int, limit: Int) throws(ImageRefusal) {
+    let pixels = width.multipliedReportingOverflow(by: height)
+    guard !pixels.overflow, pixels.partialValue <= limit else {
+      throw .tooManyPixels(width: width, height: height, limit: limit)
+    }
+  }
 
   public var description: String {
     switch self {

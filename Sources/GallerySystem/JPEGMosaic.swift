@@ -13,7 +13,7 @@ package enum JPEGMosaic {
     _ tiles: [Data], slots: Int, across: Int, tileSize: Int, quality: Int, maxSide: Int
   ) -> Data? {
     guard tiles.count <= slots,
-      tiles.allSatisfy({ $0.count >= 3 && $0.starts(with: [0xFF, 0xD8, 0xFF]) })
+      tiles.allSatisfy(PlainJPEG.isJPEG)
     else { return nil }
     // Pointers valid for the call: the tiles are kept alive, contiguous, by `buffers`.
     let buffers = tiles.map { [UInt8]($0) }

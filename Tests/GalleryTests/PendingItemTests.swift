@@ -29,6 +29,15 @@ struct PendingItemTests {
     }
   }
 
+  /// `data` with item `index`'s state made unknown ("reaDy"), at the same length.
+  static func withUnknownState(item index: Int, in data: Data, _ outline: CheckpointOutline) throws -> Data {
+    var broken = data
+    let item = outline.starts[index]..<outline.starts[index] + outline.lengths[index]
+    let state = try #require(broken[item].firstRange(of: Data("\"state\":\"ready\"".utf8)))
+    broken.replaceSubrange(state, with: Data("\"state\":\"reaDy\"".utf8))
+    return broken
+  }
+
   final class Reads: Sendable {
     let count = Mutex(0)
     let bytes = Mutex(0)
@@ -145,11 +154,7 @@ struct PendingItemTests {
   )
   func checkpointPlanChecksWhatItCopies() throws {
     let (model, data, outline) = Self.encoded(count: 300)
-    var broken = data
-    let item = outline.starts[200]..<outline.starts[200] + outline.lengths[200]
-    let state = try #require(broken[item].firstRange(of: Data("\"state\":\"ready\"".utf8)))
-    broken.replaceSubrange(state, with: Data("\"state\":\"reaDy\"".utf8))
-    let source = Self.source(broken, outline)
+    let source = Self.source(try Self.withUnknownState(item: 200, in: data, outline), outline)
     var edited = model
     edited.items = source.items()
     var without = edited
@@ -173,12 +178,7 @@ struct PendingItemTests {
   @Test("An item that breaks a rule is recorded when it is read, not when a neighbour is")
   func brokenItemRecordedWhenRead() throws {
     let (model, data, outline) = Self.encoded(count: 100)
-    // Item 60's state made unknown, at the same length.
-    var broken = data
-    let item = outline.starts[60]..<outline.starts[60] + outline.lengths[60]
-    let state = try #require(broken[item].firstRange(of: Data("\"state\":\"ready\"".utf8)))
-    broken.replaceSubrange(state, with: Data("\"state\":\"reaDy\"".utf8))
-    let source = Self.source(broken, outline)
+    let source = Self.source(try Self.withUnknownState(item: 60, in: data, outline), outline)
     let items = source.items()
     #expect(items[0] == model.items[0])  // its chunk holds item 60 too
     #expect(source.failure == nil)

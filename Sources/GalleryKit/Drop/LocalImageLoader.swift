@@ -31,23 +31,25 @@ public enum LocalImageLoader {
     } catch {
       return error.description
     }
-    // A JPEG's header is read by libjpeg alone: libvips is not loaded for a drop of photos.
+    // The size as the header says it. A JPEG's is read by libjpeg alone: libvips is not
+    // loaded for a drop of photos. A header past the prefix is checked by the full load
+    // instead, before any decoding.
+    let size: (width: Int, height: Int)?
     if let header = PlainJPEG.header(of: prefix) {
-      let pixels = header.width.multipliedReportingOverflow(by: header.height)
-      if pixels.overflow || pixels.partialValue > maxPixels {
-        return ImageRefusal.tooManyPixels(width: header.width, height: header.height, limit: maxPixels).description
-      }
-      return nil
-    }
-    guard VipsBuffer.loaderName(for: prefix) != nil else { return ImageRefusal.notAnImage.description }
-    // A header past the prefix is checked by the full load instead, before any decoding.
-    if let header = try? VipsBuffer.header(of: prefix) {
-      let pixels = header.width.multipliedReportingOverflow(by: header.height)
-      if pixels.overflow || pixels.partialValue > maxPixels {
-        return ImageRefusal.tooManyPixels(width: header.width, height: header.height, limit: maxPixels).description
-      }
+      size = (header.width, header.height)
     } else {
-      _ = VipsError.take("header")
+      guard VipsBuffer.loaderName(for: prefix) != nil else { return ImageRefusal.notAnImage.description }
+      if let header = try? VipsBuffer.header(of: prefix) {
+        size = (header.width, header.height)
+      } else {
+        _ = VipsError.take("header")
+        size = nil
+      }
+    }
+    if let size {
+      do { try ImageRefusal.checkPixels(width: size.width, height: size.height, limit: maxPixels) } catch {
+        return error.description
+      }
     }
     return nil
   }
