@@ -60,7 +60,7 @@ test: setup lint
 	$(SWIFT) build
 	$(SWIFT) build --product generate-manual
 	$(MAKE) install-binary
-	stdbuf -oL -eL $(SWIFT) test
+	SWIFT=$(SWIFT) scripts/run-swift-tests
 	$(MAKE) browser-test
 	$(MAKE) fuzz-smoke
 

@@ -115,7 +115,18 @@ struct DesktopIntegrationTests {
     let record = try String(contentsOfFile: runtime + "/gallery/view.json", encoding: .utf8)
     let pid = record.split(separator: ",").first { $0.contains("\"pid\"") }?.split(separator: ":").last.map(String.init)
     #expect(pid != nil, "\(record)")
-    if let pid { _ = try Run.program("kill", [pid]) }
+    // Waited for: a server still writing its state would keep the workspace from going.
+    if let pid = pid.flatMap({ pid_t($0.trimmingCharacters(in: .whitespaces)) }) {
+      kill(pid, SIGTERM)
+      let end = Date() + 10
+      // Gone, or a zombie that nobody reaped yet.
+      func running() -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !stat.contains(") Z ")
+      }
+      while Date() < end && running() { usleep(20_000) }
+      #expect(!running(), "the view server \(pid) did not stop")
+    }
   }
 
   @Test("The watch unit: hardened as systemd-analyze asks, no restart loop on a usage error, found in ~/.local/bin")
