@@ -209,6 +209,60 @@ struct ByteReaderTests {
     }
   }
 
+  @Test("Skipping by structure agrees with a full read on generated values, and refuses every cut of them")
+  func skipStructureGenerated() throws {
+    var random = SplitMix(state: 41)
+    // Escaped quotes and backslash runs land at every offset of the eight-byte steps.
+    let pieces = [
+      "\"", "\\", "\\\\", "]", "}", "{", "[", ",", ":", "a", "abcdefgh", String(repeating: "x", count: 13), "é", "\u{1}", "日本",
+    ]
+    func string() -> String {
+      let raw = (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+      var escaped = "\""
+      for scalar in raw.unicodeScalars {
+        switch scalar {
+        case "\"": escaped += "\\\""
+        case "\\": escaped += "\\\\"
+        case _ where scalar.value < 0x20:
+          let hex = String(scalar.value, radix: 16)
+          escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: escaped.unicodeScalars.append(scalar)
+        }
+      }
+      return escaped + "\""
+    }
+    func value(_ depth: Int) -> String {
+      switch Int.random(in: 0..<(depth > 3 ? 3 : 5), using: &random) {
+      case 0: return string()
+      case 1: return ["1", "-2.5e3", "true", "null"].randomElement(using: &random)!
+      case 2: return "\"\\u005c\\\\\""
+      case 3: return "[" + (0..<Int.random(in: 0...4, using: &random)).map { _ in value(depth + 1) }.joined(separator: ",") + "]"
+      default:
+        return "{"
+          + (0..<Int.random(in: 0...4, using: &random)).map { _ in string() + ":" + value(depth + 1) }.joined(separator: ",")
+          + "}"
+      }
+    }
+    for _ in 0..<400 {
+      let whole = "[" + value(0) + "," + value(0) + "]"
+      let bytes = Data((whole + #","rest":1"#).utf8)
+      try bytes.withUnsafeBytes { raw in
+        var quick = JSONReader(raw)
+        try quick.skipStructure()
+        var strict = JSONReader(raw)
+        try strict.skipValue()
+        #expect(quick.index == strict.index, "\(whole)")
+      }
+      let accepted = (1..<whole.utf8.count).filter { cut in
+        Data(whole.utf8.prefix(cut)).withUnsafeBytes { raw in
+          var reader = JSONReader(raw)
+          return (try? reader.skipStructure()) != nil
+        }
+      }
+      #expect(accepted.isEmpty, "\(whole) cut at \(accepted)")
+    }
+  }
+
   @Test("A record's place is read without its change, and refused as the whole record would be when it lacks one")
   func recordPlace() throws {
     let record =
