@@ -95,7 +95,7 @@ struct DropCommandTests {
     #expect(items.first?.format == "heif" && items.first?.width == 320 && items.first?.height == 240)
   }
 
-  @Test("A drop of plain JPEGs never loads libvips; a PNG among them does")
+  @Test("A drop of plain JPEGs never loads libvips, nor does a watcher; a PNG among them does")
   func photosWithoutLibvips() throws {
     let work = try TestWorkspace()
     let document = try work.document()
@@ -112,6 +112,22 @@ struct DropCommandTests {
     let png = try work.image("drawing.png", format: .png, seed: 10)
     let mixed = try Run.gallery(["drop", document, png], environment: ["LD_DEBUG": "files"])
     #expect(mixed.status == 0 && mixed.stderr.contains("libvips.so"))
+
+    // A drop folder's watcher alike: libvips is loaded by the first image that needs it.
+    let folder = work.path("inbox")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for photo in photos {
+      try FileManager.default.copyItem(atPath: photo, toPath: folder + "/" + (photo as NSString).lastPathComponent)
+    }
+    let watched = try work.document("watched.gallery")
+    let watch = try Run.gallery(["watch", "--once", folder, "--into", watched], environment: ["LD_DEBUG": "files"])
+    #expect(watch.status == 0 && watch.stderr.contains("libjpeg.so"))
+    #expect(!watch.stderr.contains("libvips.so"))
+    #expect(try Listing.of(watched).items.count == 4)
+    try FileManager.default.copyItem(atPath: png, toPath: folder + "/drawing.png")
+    let again = try Run.gallery(["watch", "--once", folder, "--into", watched], environment: ["LD_DEBUG": "files"])
+    #expect(again.status == 0 && again.stderr.contains("libvips.so"))
+    #expect(try Listing.of(watched).items.count == 5)
   }
 
   @Test("Drops land at --at in the order given; past the end means the end")
