@@ -263,6 +263,56 @@ struct ByteReaderTests {
     }
   }
 
+  @Test("Strings are escaped as a byte-by-byte writer escapes them, wherever the escapes fall, and read back whole")
+  func escapedStrings() throws {
+    func reference(_ bytes: [UInt8]) -> [UInt8] {
+      var out: [UInt8] = [UInt8(ascii: "\"")]
+      for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+        case 0x0A: out += Array("\\n".utf8)
+        case 0x0D: out += Array("\\r".utf8)
+        case 0x09: out += Array("\\t".utf8)
+        case 0..<0x20: out += Array("\\u00".utf8) + Array(String(format: "%02x", byte).utf8)
+        default: out.append(byte)
+        }
+      }
+      return out + [UInt8(ascii: "\"")]
+    }
+    var random = SplitMix(state: 77)
+    // Escapes at every offset of the eight-byte steps, and bytes either side of the limits.
+    let pool: [UInt8] =
+      [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA0, 0xC3, 0xFF]
+      + Array("abcdefgh".utf8)
+    for length in 0..<40 {
+      for _ in 0..<50 {
+        let bytes = (0..<length).map { _ in pool.randomElement(using: &random)! }
+        var writer = JSONWriter()
+        bytes.withUnsafeBytes { writer.string(utf8: $0) }
+        #expect(writer.bytes == reference(bytes), "\(bytes)")
+      }
+    }
+    // Text with every control character among words and other scripts reads back the same.
+    for _ in 0..<300 {
+      let scalars = (0..<Int.random(in: 0...30, using: &random)).map { _ -> Unicode.Scalar in
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: Unicode.Scalar(UInt8.random(in: 0..<0x20, using: &random))
+        case 1: ["\"", "\\", "/", "é", "日", "🖼"].randomElement(using: &random)!.unicodeScalars.first!
+        default: Unicode.Scalar(UInt8.random(in: 0x20..<0x7F, using: &random))
+        }
+      }
+      var text = ""
+      text.unicodeScalars.append(contentsOf: scalars)
+      var writer = JSONWriter()
+      writer.string(text)
+      let read = try writer.bytes.withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        return try reader.string()
+      }
+      #expect(read == text)
+    }
+  }
+
   @Test("A record's place is read without its change, and refused as the whole record would be when it lacks one")
   func recordPlace() throws {
     let record =
