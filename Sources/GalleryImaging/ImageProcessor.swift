@@ -76,7 +76,6 @@ public enum ImageProcessor {
   /// the thumbnail with shrink-on-load: a plain JPEG with libjpeg alone, anything else (or a
   /// JPEG libjpeg stumbles on) with libvips.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
-    guard !data.isEmpty else { throw .empty }
     do { try PlainJPEG.checkScans(data) } catch { throw .undecodable(error.description) }
     if let image = try plainJPEG(data, options: options) { return image }
     return try processWithLibvips(data, options: options)
@@ -112,8 +111,9 @@ public enum ImageProcessor {
 
   /// Any image libvips reads, JPEGs included.
   static func processWithLibvips(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
-    do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
+    // Before libvips is loaded: an empty file needs no decoder to be refused.
     guard !data.isEmpty else { throw .empty }
+    do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
     guard let loader = VipsBuffer.loaderName(for: data) else { throw .notAnImage }
     let format = formatName(loader: loader)
     do {
