@@ -22,6 +22,8 @@ int CGallerySystem_rename_noreplace(const char *from, const char *to) {
 
 int CGallerySystem_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
+const int CGallerySystem_O_PATH = O_PATH;
+
 int CGallerySystem_clear_nonblock(int fd) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0) return -1;

@@ -37,20 +37,36 @@ package enum LayoutCache {
   /// The layout of `file` as it is now: from the cache when the file has not changed.
   /// `lazily` (for an edit) accepts a model whose items are read when needed; otherwise
   /// every item has been read and checked.
-  package static func layout(of file: FileHandleFD, lazily: Bool = false) throws(DocumentError) -> ArchiveLayout {
-    let stamp: Stamp
-    do { stamp = Stamp(try file.status()) } catch { throw .io(error) }
-    if let cached = entries.withLock({ $0[file.path] }), cached.stamp == stamp,
+  ///
+  /// A layout is kept under the stamp the file had *before* it was read, and only when the
+  /// file had the same stamp after: a read that raced another process's save may hold
+  /// either revision, and keeping it under the later stamp would let the next edit append
+  /// after the old revision's end, cutting off the save it did not see.
+  package static func layout(
+    of file: FileHandleFD, lazily: Bool = false,
+    reading read: (FileHandleFD, Bool) throws(DocumentError) -> ArchiveLayout = DocumentArchive.open
+  ) throws(DocumentError) -> ArchiveLayout {
+    let before = try stamp(of: file)
+    if let cached = entries.withLock({ $0[file.path] }), cached.stamp == before,
       lazily || cached.layout.itemSource == nil
     {
       return cached.layout
     }
-    let layout = try DocumentArchive.open(file, lazily: lazily)
-    remember(layout, of: file)
+    let layout = try read(file, lazily)
+    if try stamp(of: file) == before {
+      entries.withLock { $0[file.path] = (before, layout) }
+    } else {
+      forget(file.path)
+    }
     return layout
   }
 
-  /// Records the layout just written to `file`.
+  private static func stamp(of file: FileHandleFD) throws(DocumentError) -> Stamp {
+    do { return Stamp(try file.status()) } catch { throw .io(error) }
+  }
+
+  /// Records the layout just written to `file` by this process, which holds the document's
+  /// lock (no other process can have written since).
   package static func remember(_ layout: ArchiveLayout, of file: FileHandleFD) {
     guard let info = try? file.status() else { return forget(file.path) }
     entries.withLock { $0[file.path] = (Stamp(info), layout) }

@@ -17,6 +17,15 @@ package final class FileHandleFD {
     self.path = path
   }
 
+  /// Opens again the file `name` refers to (an `O_PATH` descriptor), keeping its path for
+  /// messages. The corresponding C function is `open` of `/proc/self/fd/N`.
+  package init(reopening name: FileHandleFD, flags: Int32) throws(FileSystemError) {
+    let fd = retryingEINTR { open("/proc/self/fd/\(name.rawValue)", flags | O_CLOEXEC) }
+    guard fd >= 0 else { throw FileSystemError(errno: errno, operation: "open", path: name.path) }
+    rawValue = fd
+    path = name.path
+  }
+
   /// Takes ownership of a descriptor opened elsewhere (a pipe's end).
   package init(adopting descriptor: Int32, path: String) {
     rawValue = descriptor

@@ -33,8 +33,24 @@ package enum FileSystem {
   package static func openWithoutBlocking(
     _ path: String, flags: Int32
   ) throws(FileSystemError) -> (file: FileHandleFD, type: mode_t) {
-    let file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK)
-    return (file, try file.status().st_mode & S_IFMT)
+    do {
+      let file = try FileHandleFD(path: path, flags: flags | O_NONBLOCK)
+      return (file, try file.status().st_mode & S_IFMT)
+    } catch  where error.errno == EWOULDBLOCK {
+      return try openBreakingLease(path, flags: flags)
+    }
+  }
+
+  /// A regular file under another process's lease refuses a non-blocking open for writing.
+  /// The same inode is opened again, blocking, through a descriptor that only names it: the
+  /// kernel breaks the lease, and what is opened is surely the regular file refused.
+  private static func openBreakingLease(
+    _ path: String, flags: Int32
+  ) throws(FileSystemError) -> (file: FileHandleFD, type: mode_t) {
+    let name = try FileHandleFD(path: path, flags: CGallerySystem_O_PATH | (flags & O_NOFOLLOW))
+    let type = try name.status().st_mode & S_IFMT
+    guard type == S_IFREG else { return (name, type) }
+    return (try FileHandleFD(reopening: name, flags: flags & ~O_NOFOLLOW), type)
   }
 
   /// Opens a file for reading, refusing anything but a regular file.
@@ -194,12 +210,15 @@ package enum FileSystem {
   }
 
   /// Size and modification time of a regular file, not following a link; nil for anything
-  /// else (a link, a FIFO, a device, a folder) and for what is not there.
-  package static func stamp(of path: String) -> FileStamp? {
+  /// else (a link, a FIFO, a device, a folder) and for what is not there. `askingWriters`
+  /// also tells whether another process has it open for writing (a drop folder's files).
+  /// Documents are never asked: that takes a lease, and a writer that opens the file while
+  /// the lease is held is refused (`EWOULDBLOCK`).
+  package static func stamp(of path: String, askingWriters: Bool = false) -> FileStamp? {
     guard let info = linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return FileStamp(
       size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-      openForWriting: isOpenForWriting(path))
+      openForWriting: askingWriters ? isOpenForWriting(path) : nil)
   }
 
   /// Whether some process holds the regular file at `path` open for writing; nil when that

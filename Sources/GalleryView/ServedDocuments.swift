@@ -157,8 +157,13 @@ package final class ServedDocuments: Sendable {
     let stamp = FileSystem.stamp(of: path)
     if let stamp, let cached = open.withLock({ $0[path] }), cached.stamp == stamp { return cached }
     let document = try GalleryDocument.open(path)
-    // The stamp read before opening: a save in between makes the next call open it again.
     let opened = OpenDocument(stamp: stamp ?? FileStamp(size: -1, modified: 0), document: document)
+    // Kept only when the file did not change while it was read: what a read that raced a
+    // save holds is not known to be the file's state under either stamp.
+    guard let stamp, FileSystem.stamp(of: path) == stamp else {
+      open.withLock { _ = $0.removeValue(forKey: path) }
+      return opened
+    }
     open.withLock { documents in
       if documents.count > 64 { documents.removeAll() }
       documents[path] = opened

@@ -66,6 +66,54 @@ struct ConcurrencyAndCrashTests {
     #expect(try Run.gallery(["check", document]).status == 0)
   }
 
+  @Test("A read that races another process's save is not kept: the next edit sees that save")
+  func readRacingASaveIsNotCached() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(3, width: 200, height: 100)
+    #expect(try Run.gallery(["drop", document] + images).status == 0)
+    LayoutCache.forget(document)
+    // A reader (as the view server's) reads the file while another process saves: the
+    // save lands between the read and anything done after it.
+    let reader = try GalleryDocument.openRegularFile(document, flags: O_RDONLY)
+    let read = try LayoutCache.layout(of: reader) { file, lazily throws(DocumentError) in
+      let layout = try DocumentArchive.open(file, lazily: lazily)
+      #expect((try? Run.gallery(["move", document, "1", "--to", "end"]))?.status == 0)
+      return layout
+    }
+    #expect(read.model.revision == 2)
+    // This process's next edit must append after the other process's save, not cut it off.
+    try GalleryDocument.edit(document) { $0.model.move([$0.model.items[0].id], to: 3) }
+    let history = try GalleryDocument.open(document, scanningWhole: true).layout.history.records()
+    #expect(history.map(\.revision) == [1, 2, 3, 4])
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
+  @Test("An edit opens a document another program holds a lease on (the view server's peek)")
+  func editBesideALease() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(2, width: 200, height: 100)).status == 0)
+    let holder = try BackgroundProgram([
+      "python3", "-c",
+      """
+      import fcntl, os, signal, sys, time
+      signal.signal(signal.SIGIO, signal.SIG_IGN)  # a lease break does not end it: it holds on
+      fd = os.open(sys.argv[1], os.O_RDONLY)
+      fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+      print(1, flush=True)
+      time.sleep(1)
+      fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+      time.sleep(60)
+      """,
+      document,
+    ])
+    defer { holder.stop() }
+    let move = try Run.gallery(["move", document, "1", "--to", "end"])
+    #expect(move.status == 0, "\(move.stderr)")
+    #expect(try GalleryDocument.open(document).model.revision == 3)
+  }
+
   @Test("kill -9 at random moments of drops and compactions: the document always opens, old or new")
   func killAtRandomMoments() throws {
     let work = try TestWorkspace()

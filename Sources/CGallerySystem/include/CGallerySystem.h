@@ -11,6 +11,9 @@ int CGallerySystem_rename_noreplace(const char *from, const char *to);
 /// pipe2(fds, O_CLOEXEC): a pipe whose ends no exec inherits.
 int CGallerySystem_pipe_cloexec(int fds[2]);
 
+/// O_PATH (behind _GNU_SOURCE): a descriptor that names a file without opening it.
+extern const int CGallerySystem_O_PATH;
+
 /// Clears O_NONBLOCK on `fd` (fcntl F_GETFL / F_SETFL).
 int CGallerySystem_clear_nonblock(int fd);
 

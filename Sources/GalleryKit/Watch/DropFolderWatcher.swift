@@ -101,7 +101,7 @@ public struct DropFolderWatcher: Service {
           var queue = actions[...]
           while let action = queue.popFirst() {
             if case .load(let path, let pair) = action {
-              guard let stamp = FileSystem.stamp(of: path) else {
+              guard let stamp = FileSystem.stamp(of: path, askingWriters: true) else {
                 queue += machine.event(.vanished(path: path), now: clock.now)
                 continue
               }
@@ -196,7 +196,7 @@ public struct DropFolderWatcher: Service {
         // overflow or a watch removed since (no folder).
         let mayBecomeDrop =
           !event.folder.isEmpty && event.has([.create, .closeWrite, .movedTo]) && !event.has(.isDirectory)
-        let stamp = mayBecomeDrop ? FileSystem.stamp(of: event.path) : nil
+        let stamp = mayBecomeDrop ? FileSystem.stamp(of: event.path, askingWriters: true) : nil
         guard let translated = WatchStateMachine.translate(event, stamp: stamp, configuration: machine.configuration)
         else {
           if mayBecomeDrop, stamp == nil, !event.name.isEmpty,
@@ -235,7 +235,7 @@ public struct DropFolderWatcher: Service {
         preconditionFailure("loads start in the watcher's task group")
 
       case .examine(let paths):
-        return [.examined(paths.map { ($0, FileSystem.stamp(of: $0)) })]
+        return [.examined(paths.map { ($0, FileSystem.stamp(of: $0, askingWriters: true)) })]
 
       case .scan(let folder, let pair):
         return scan(folder, pair: pair)
@@ -256,7 +256,7 @@ public struct DropFolderWatcher: Service {
         return []
 
       case .remember(let path, let source, let pair, let hash):
-        if let stamp = FileSystem.stamp(of: source) {
+        if let stamp = FileSystem.stamp(of: source, askingWriters: true) {
           remembered[pair].append((path, ImportMemory.Record(size: stamp.size, modified: stamp.modified, hash: hash)))
         }
         return []
@@ -288,7 +288,7 @@ public struct DropFolderWatcher: Service {
       let memory = memories[pair]
       let candidates = paths.compactMap { path -> (path: String, stamp: FileStamp)? in
         guard !DropFolder.isTemporaryName((path as NSString).lastPathComponent),
-          let stamp = FileSystem.stamp(of: path),
+          let stamp = FileSystem.stamp(of: path, askingWriters: true),
           !memory.contains(path: path, size: stamp.size, modified: stamp.modified)
         else { return nil }
         return (path, stamp)

@@ -1,0 +1,89 @@
+"""CLI writers beside the view server's own edits and reads: every edit that exits 0 (or that
+the server answers 200) is in the document's history. No browser: the page's API, as the
+page calls it, with the bearer token."""
+
+import json
+import subprocess
+import threading
+import time
+
+from conftest import GALLERY, document_id, new_document, run, server_request
+
+
+def revision(document):
+    return json.loads(run("info", "--json", document).stdout)["revision"]
+
+
+def test_cli_moves_and_drops_beside_page_moves_lose_nothing(workspace, images, serve):
+    document = new_document(workspace, "Shared.gallery", images)
+    server = serve(document)
+    doc = document_id(server, document)
+    start = revision(document)
+    stop = time.monotonic() + 12
+    counts = {"cli": 0, "cli_drops": 0, "page": 0, "reads": 0}
+    failures = []
+    dropped = []
+
+    def cli_moves():
+        while time.monotonic() < stop:
+            result = subprocess.run([GALLERY, "move", str(document), "1", "--to", "end"], capture_output=True)
+            if result.returncode == 0:
+                counts["cli"] += 1
+            else:
+                failures.append(("cli move", result.returncode, result.stderr.decode(errors="replace")))
+
+    def cli_drops():
+        # Each drop saves placeholders and then commits: two saves that must both stay.
+        for image in images[:4]:
+            if time.monotonic() >= stop:
+                break
+            result = subprocess.run([GALLERY, "drop", "--json", str(document), str(image)], capture_output=True)
+            if result.returncode == 0:
+                counts["cli_drops"] += 1
+                dropped.extend(item["id"] for item in json.loads(result.stdout))
+            else:
+                failures.append(("cli drop", result.returncode, result.stderr.decode(errors="replace")))
+
+    def page_edits():
+        # The page trashes and restores one item in turn: each request surely changes the
+        # document (a page move could find its items already in place after the CLI's).
+        item = json.loads(server_request(server, "GET", f"/api/documents/{doc}")[1])["items"][-1]["id"]
+        action = "trash"
+        while time.monotonic() < stop:
+            body = json.dumps({"ids": [item]})
+            response, data = server_request(
+                server, "POST", f"/api/documents/{doc}/{action}", body=body,
+                headers={"Content-Type": "application/json"})
+            if response.status == 200:
+                counts["page"] += 1
+                action = "restore" if action == "trash" else "trash"
+            else:
+                failures.append(("page " + action, response.status, data.decode(errors="replace")))
+
+    def page_reads():
+        while time.monotonic() < stop:
+            server_request(server, "GET", f"/api/documents/{doc}")
+            counts["reads"] += 1
+
+    threads = [threading.Thread(target=f) for f in (cli_moves, cli_moves, cli_drops, page_edits, page_reads)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not failures, failures
+    assert counts["cli"] > 20 and counts["page"] > 20, counts
+    # A drop of one image is two saves (placeholders, then the commit).
+    expected = start + counts["cli"] + counts["page"] + 2 * counts["cli_drops"]
+    assert revision(document) == expected, counts
+    history = json.loads(run("history", "--json", "--limit", "100000", document).stdout)
+    assert len([record for record in history if record["revision"] > start]) == expected - start
+    listing = show(document)
+    by_id = {item["id"]: item for item in listing["items"]}
+    for id in dropped:
+        assert by_id[id]["state"] == "ready", by_id[id]
+    run("check", document)
+
+
+def show(document):
+    return json.loads(run("show", "--json", document).stdout)
