@@ -68,10 +68,13 @@ public enum DocumentHistory {
     return records.isEmpty ? nil : records
   }
 
-  /// Makes the document as it was at `revision`, as a new revision.
-  public static func revert(_ path: String, to revision: Int) throws -> Outcome {
+  /// Makes the document as it was at `revision`, as a new revision. A revision inside an
+  /// operation (a drop's placeholders) is taken as the end of that operation.
+  public static func revert(_ path: String, to asked: Int) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let past = try ModelHistory.model(at: revision, from: edit.model, history: try edit.history.records())
+      let history = try edit.history.records()
+      let revision = UndoStack(history).settled(asked)
+      let past = try ModelHistory.model(at: revision, from: edit.model, history: history)
       edit.model.items = past.items
       edit.model.trash = past.trash
       edit.model.title = past.title
@@ -88,10 +91,12 @@ extension GalleryDocument {
   /// each record stands).
   public func history() throws -> [JournalRecord] { try layout.history.records() }
 
-  /// The model as it was at `revision`.
+  /// The model as it was at `revision`; inside an operation (a drop's placeholders), as
+  /// that operation ended.
   public func model(at revision: Int) throws -> GalleryModel {
     guard revision != model.revision else { return model }
-    return try ModelHistory.model(at: revision, from: model, history: layout.history.records())
+    let history = try layout.history.records()
+    return try ModelHistory.model(at: UndoStack(history).settled(revision), from: model, history: history)
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// An element of an ordered list that a change names by a key unique in its list.
 public protocol KeyedElement: Sendable, Equatable {
@@ -226,9 +227,10 @@ public struct ReplayingModel: Sendable {
 }
 
 /// A change does not fit the model it is replayed on.
-public struct ChangeMismatch: Error, CustomStringConvertible, Sendable {
+public struct ChangeMismatch: Error, CustomStringConvertible, Sendable, GalleryError {
   public var description: String
   package init(_ description: String) { self.description = description }
+  public var exitStatus: ExitStatus { .dataError }
 }
 
 /// How one ordered list changed, keyed by its elements' keys.
@@ -382,10 +384,16 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
       }
     }
     let gone = leaving.sorted()
+    // An element both moved and changed (a revert, a merge) lands where its move puts it.
+    let movedTo = Dictionary(moved.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
     for update in updated {
-      guard (0..<list.count).contains(update.from), !leaving.contains(update.from), list[update.from] == update.before,
+      guard (0..<list.count).contains(update.from), list[update.from] == update.before,
         update.after.key == update.before.key
       else { throw mismatch("no \(update.before.key) as it was at \(update.from)") }
+      if leaving.contains(update.from) {
+        guard movedTo[update.from] == update.to else { throw mismatch("\(update.before.key) would not land at \(update.to)") }
+        continue
+      }
       // Where it lands: its place among the kept elements, pushed by each arrival before it.
       var position = update.from - Self.count(of: gone, below: update.from)
       for index in arriving {

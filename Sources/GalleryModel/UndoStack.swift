@@ -44,6 +44,20 @@ public struct UndoStack: Sendable, Equatable {
 }
 
 extension UndoStack {
+  /// The operation each revision belongs to, by its first revision.
+  public var operationOf: [Int: Int] {
+    var first: [Int: Int] = [:]
+    for (start, revisions) in operations { for revision in revisions { first[revision] = start } }
+    return first
+  }
+
+  /// The revision where the operation holding `revision` ends: a drop is one operation from
+  /// its placeholders to its last commit, and a past state inside it is the drop as loaded.
+  public func settled(_ revision: Int) -> Int {
+    guard let first = operationOf[revision], let last = operations[first]?.last else { return revision }
+    return max(revision, last)
+  }
+
   /// The placeholders a change settles, when that is all it does (loaded, failed or
   /// removed); empty otherwise.
   static func settled(_ change: ModelChange) -> [String] {
@@ -61,8 +75,13 @@ public enum ModelHistory {
   public struct Beyond: Error, CustomStringConvertible, Sendable {
     public var revision: Int
     public var oldest: Int
+    /// The document's revision: a revision after it is in the future, not forgotten.
+    public var latest: Int?
     public var description: String {
-      "revision \(revision) is beyond the history this document keeps (the oldest it can show is r\(oldest))"
+      if let latest, revision > latest {
+        return "revision \(revision) is in the future: the document is at r\(latest)"
+      }
+      return "revision \(revision) is beyond the history this document keeps (the oldest it can show is r\(oldest))"
     }
   }
 
@@ -73,7 +92,7 @@ public enum ModelHistory {
   ) throws -> GalleryModel {
     guard revision < model.revision else {
       if revision == model.revision { return model }
-      throw Beyond(revision: revision, oldest: oldest(model, history))
+      throw Beyond(revision: revision, oldest: oldest(model, history), latest: model.revision)
     }
     let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
     var result = ReplayingModel(model)
@@ -82,7 +101,9 @@ public enum ModelHistory {
       guard let record = byRevision[result.head.revision], revision >= 0 else {
         throw Beyond(revision: revision, oldest: oldest(model, history))
       }
-      try record.change.reversed.replay(on: &result, ids: &ids)
+      do { try record.change.reversed.replay(on: &result, ids: &ids) } catch {
+        throw ChangeMismatch("the history does not lead back to r\(revision): r\(record.revision) does not take back (\(error))")
+      }
       result.head.revision -= 1
       result.head.revisionID = record.parent
       if let before = byRevision[result.head.revision] { result.head.modified = before.time }

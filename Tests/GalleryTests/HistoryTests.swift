@@ -101,6 +101,61 @@ struct HistoryTests {
     #expect(try lastCheckpoint(document)["revision"] as? Int == opened.model.revision)
   }
 
+  @Test("Random edits, then revert to every revision, undo and redo: each leaves a document that checks and edits")
+  func revertToEveryRevision() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(4, width: 160, height: 100)
+    #expect(try Run.gallery(["drop", document] + images.prefix(2)).status == 0)
+    var random = SplitMix(state: 31)
+    var dropped = 2
+    for _ in 0..<16 {
+      let model = try GalleryDocument.open(document).model
+      let items = model.items.map(\.id)
+      switch Int.random(in: 0..<7, using: &random) {
+      case 0 where items.count > 1:
+        try GalleryDocument.edit(document) { edit in
+          edit.model.move([items.randomElement(using: &random)!], to: Int.random(in: 1...items.count, using: &random))
+        }
+      case 1 where items.count > 1:
+        try GalleryDocument.edit(document) { $0.model.trash([items.randomElement(using: &random)!]) }
+      case 2 where !model.trash.isEmpty:
+        try GalleryDocument.edit(document) { $0.model.restore([model.trash[0].item.id]) }
+      case 3:
+        try GalleryDocument.edit(document) { $0.model.title = "title \(Int.random(in: 0..<100, using: &random))" }
+      case 4 where dropped < images.count:
+        // A drop: placeholders, then their commit, one operation.
+        #expect(try Run.gallery(["drop", "--at", "1", document, images[dropped]]).status == 0)
+        dropped += 1
+      case 5:
+        _ = try? DocumentHistory.undo(document)
+      default:
+        _ = try? DocumentHistory.redo(document)
+      }
+    }
+    let latest = try GalleryDocument.open(document).model.revision
+    let history = try GalleryDocument.open(document).history()
+    for target in 0..<latest {
+      let copy = work.path("r\(target).gallery")
+      try FileManager.default.copyItem(atPath: document, toPath: copy)
+      let expected = try GalleryDocument.open(copy).model(at: target)
+      let outcome = try DocumentHistory.revert(copy, to: target)
+      let reverted = try GalleryDocument.open(copy).model
+      #expect(reverted.items == expected.items && reverted.trash == expected.trash, "revert to r\(target)")
+      // A revision inside a drop is the drop as loaded: no placeholder comes back.
+      #expect(reverted.items.allSatisfy { $0.state == .ready }, "revert to r\(target) (r\(outcome.target))")
+      #expect(outcome.target == UndoStack(history).settled(target))
+      let check = try Run.gallery(["check", copy])
+      #expect(check.status == 0, "check after revert to r\(target): \(check.stdout) \(check.stderr)")
+      if reverted.items.count > 1 {
+        #expect(try Run.gallery(["move", copy, "1", "--to", "end"]).status == 0, "move after revert to r\(target)")
+      }
+      _ = try DocumentHistory.undo(copy)
+      _ = try DocumentHistory.redo(copy)
+      #expect(try Run.gallery(["check", copy]).status == 0, "check after undo and redo, revert to r\(target)")
+    }
+  }
+
   @Test("History, show --at and revert; undo and redo as new revisions; history survives compaction")
   func historyUndoRedo() throws {
     let work = try TestWorkspace()
@@ -119,6 +174,10 @@ struct HistoryTests {
     let lines = try JSONSerialization.jsonObject(with: history.stdoutData) as! [[String: Any]]
     #expect(lines.map { $0["summary"] as? String }.prefix(3) == ["trash --empty: 1 item", "trash: 1 item", "move: 1 item"])
     #expect(lines.first?["nextUndo"] as? Bool == true)
+    // The drop is one line: from its placeholder save to its commit.
+    let drop = try #require(lines.last)
+    #expect(drop["revision"] as? Int == dropRevision && drop["first"] as? Int == dropRevision - 1)
+    #expect(lines.count == 4)
     #expect(try Run.gallery(["history", "--limit", "2", document]).stdout.split(separator: "\n").count == 2)
 
     let past = try Run.gallery(["show", "--json", "--at", "r\(dropRevision)", document])
@@ -127,8 +186,9 @@ struct HistoryTests {
     #expect(pastIDs.map { $0["id"] as! String } == afterDrop)
 
     // History survives compaction, with the thumbnail of the item whose trash was emptied.
+    let records = try GalleryDocument.open(document).history().count
     try GalleryDocument.compact(document)
-    #expect(try GalleryDocument.open(document).history().count == lines.count)
+    #expect(try GalleryDocument.open(document).history().count == records)
     let undo = try Run.gallery(["undo", document])
     #expect(undo.status == 0, "\(undo.stderr)")
     let opened = try GalleryDocument.open(document)

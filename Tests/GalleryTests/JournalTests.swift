@@ -41,6 +41,10 @@ struct JournalTests {
     case 6 where count > 0:
       let index = Int.random(in: 0..<count, using: &random)
       model.items[index].width = Int.random(in: 1...5000, using: &random)
+      if !model.trash.isEmpty, Bool.random(using: &random) {
+        model.trash[Int.random(in: 0..<model.trash.count, using: &random)].item.height = Int.random(
+          in: 1...5000, using: &random)
+      }
     case 7:
       model.title = "title \(Int.random(in: 0..<5, using: &random))"
     case 8 where !model.trash.isEmpty && Int.random(in: 0..<4, using: &random) == 0:
@@ -86,6 +90,24 @@ struct JournalTests {
         model = after
         models.append(model)
         changes.append(change)
+      }
+      // A revert: from the model as it is now straight to any earlier one, many items
+      // moved and changed at once, replays and takes back exactly too.
+      for (index, past) in models.enumerated() {
+        var reverted = past
+        reverted.revision = model.revision
+        let change = ModelChange(from: model, to: reverted)
+        var replayed = model
+        var ids = model.ids
+        try change.replay(on: &replayed, ids: &ids)
+        #expect(replayed == reverted, "seed \(seed): revert to \(index)")
+        var back = reverted
+        var backIDs = reverted.ids
+        try change.reversed.replay(on: &back, ids: &backIDs)
+        #expect(back == model, "seed \(seed): revert to \(index), reversed")
+        var applied = model
+        #expect(change.apply(to: &applied).isEmpty, "seed \(seed): revert to \(index) skipped something")
+        #expect(applied.items == past.items && applied.trash == past.trash, "seed \(seed): revert to \(index), applied")
       }
       // Undo of any suffix, applied to the model as it is now, gives the earlier model back.
       for start in stride(from: changes.count - 1, through: 0, by: -7) {

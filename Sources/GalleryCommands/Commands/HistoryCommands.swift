@@ -21,7 +21,10 @@ struct HistoryCommand: ParsableCommand {
     abstract: "List a document's history: its revisions, newest first.",
     discussion: """
       Every save is a revision: when, and what made it (`drop: 3 images`, `move: 2 items`, \
-      `undo of r42 (...)`). The document keeps the last 1,000 operations or those of the \
+      `undo of r42 (...)`). An operation is one line, at the revision where it ended: a \
+      drop's placeholder save and its commits show as `drop: 3 images loaded  (r41-r42)`, \
+      and `show --at` or `revert --to` a revision inside it give the drop as loaded. The \
+      document keeps the last 1,000 operations or those of the \
       last 90 days, whichever is more (settings `historyOperations` and `historyDays`); \
       `gallery compact --forget-history` drops it. `gallery show --at REV` shows a past \
       revision, `gallery undo`, `redo` and `revert` go back and forth as new revisions.
@@ -40,19 +43,26 @@ struct HistoryCommand: ParsableCommand {
   func run() throws {
     let document = try target.open()
     let history = try document.history()
-    var records = Array(history.reversed())
-    if let limit { records = Array(records.prefix(limit)) }
     let stack = UndoStack(history)
+    // One line per operation, at the revision where it ended: a drop's placeholder save
+    // and its commits are one drop.
+    let operationOf = stack.operationOf
+    var lines = history.reversed().compactMap { record -> HistoryLine? in
+      let first = operationOf[record.revision] ?? record.revision
+      guard stack.settled(first) == record.revision else { return nil }
+      return HistoryLine(record: record, first: first, stack: stack)
+    }
+    if let limit { lines = Array(lines.prefix(limit)) }
     if output.json {
-      try JSONOutput.write(records.map { HistoryLine(record: $0, stack: stack) })
+      try JSONOutput.write(lines)
       return
     }
     Terminal.out(
-      records.map { record in
-        let mark =
-          stack.undoable.last == record.revision ? "  (next undo)" : stack.redoable.last == record.revision ? "  (next redo)" : ""
-        return "r\(record.revision)".leftPadded(to: 7) + "  \(timeText(record.time))  "
-          + TerminalText.escaped(record.summary) + mark + "\n"
+      lines.map { line in
+        let mark = line.isNextUndo ? "  (next undo)" : line.isNextRedo ? "  (next redo)" : ""
+        let span = line.first == line.record.revision ? "" : "  (r\(line.first)-r\(line.record.revision))"
+        return "r\(line.record.revision)".leftPadded(to: 7) + "  \(timeText(line.record.time))  "
+          + TerminalText.escaped(line.record.summary) + span + mark + "\n"
       }.joined())
   }
 }
@@ -66,15 +76,22 @@ private func timeText(_ time: Date) -> String {
 
 /// One revision in `history --json`.
 struct HistoryLine: JSONWritable {
+  /// The operation's last record.
   var record: JournalRecord
+  /// The operation's first revision (undo and redo name an operation by it).
+  var first: Int
   var stack: UndoStack
+
+  var isNextUndo: Bool { stack.undoable.last == first }
+  var isNextRedo: Bool { stack.redoable.last == first }
 
   func write(into writer: inout JSONWriter) {
     writer.object { o in
       o.int("continues", record.continues)
+      o.int("first", first)
       o.string("id", record.id)
-      o.bool("nextRedo", stack.redoable.last == record.revision)
-      o.bool("nextUndo", stack.undoable.last == record.revision)
+      o.bool("nextRedo", isNextRedo)
+      o.bool("nextUndo", isNextUndo)
       o.string("parent", record.parent)
       o.int("redoing", record.redoing)
       o.int("revision", record.revision)
