@@ -565,14 +565,19 @@ package enum DocumentArchive {
 
     /// Reads a record and replays it on `model` when it follows it (returning it); returns
     /// nil when it is history (a compaction writes the records up to its checkpoint before
-    /// it). A record that does not fit leaves `model` as it was.
+    /// it, so before any model). A record that does not fit leaves `model` as it was; once
+    /// there is a model, a record of its revision or an earlier one (a copy of an old one, a
+    /// changed number) is damage, never history or a torn save.
     mutating func read(_ data: Data, bytes: Int64, replayingOn model: inout ReplayingModel?) throws -> JournalRecord? {
       let record = try JournalCoding.decode(data)
-      guard let current = model?.head.revision, record.revision > current else {
+      guard let current = model?.head.revision else {
         pendingRecords.append(record)
         return nil
       }
       guard record.revision == current + 1 else {
+        if record.revision <= current {
+          throw ChangeMismatch("journal r\(record.revision) after r\(current): a copy of an earlier record, or one changed")
+        }
         throw ChangeMismatch("journal r\(record.revision) does not follow r\(current)")
       }
       // The ids are needed only to refuse an id given twice, so only by a record that

@@ -87,6 +87,52 @@ struct DamageAndHostileInputTests {
     #expect(try work.bytes(document) == damaged)
   }
 
+  @Test(
+    "A complete record is never a torn tail: one with its revision changed, or a copy of an old one appended, is damage",
+    arguments: ["changed", "appended"])
+  func completeRecordIsNotTorn(_ how: String) throws {
+    let work = try TestWorkspace()
+    let document = try threeRevisions(work)
+    let records = try headers(document).filter { $0.name.hasPrefix("journal/") }
+    let script =
+      how == "changed"
+      ? """
+      import sys
+      data = bytearray(open(sys.argv[1], 'rb').read())
+      start = int(sys.argv[2]) + 512
+      at = data.index(b'"revision":4', start)
+      data[at:at + 12] = b'"revision":3'
+      open(sys.argv[1], 'wb').write(data)
+      """
+      : """
+      import io, sys, tarfile
+      data = open(sys.argv[1], 'rb').read()
+      old = [m for m in tarfile.open(sys.argv[1]) if m.name == 'journal/0000000002.json'][0]
+      record = tarfile.open(sys.argv[1]).extractfile(old).read()
+      out = io.BytesIO()
+      writer = tarfile.open(fileobj=out, mode='w', format=tarfile.PAX_FORMAT)
+      info = tarfile.TarInfo(old.name)
+      info.size = len(record)
+      writer.addfile(info, io.BytesIO(record))
+      writer.close()
+      open(sys.argv[1], 'wb').write(data[:-1024] + out.getvalue())
+      """
+    let last = try #require(records.last { $0.name == "journal/0000000004.json" })
+    #expect(try Run.program("python3", ["-c", script, document, String(last.offset)]).status == 0)
+    let damaged = try work.bytes(document)
+    let show = try Run.gallery(["show", document])
+    #expect(show.status == 0)
+    #expect(show.stderr.contains("is damaged"), "\(show.stderr)")
+    let check = try Run.gallery(["check", document])
+    #expect(check.status == 1)
+    #expect(check.stdout.contains("damaged") && !check.stdout.contains("interrupted"), "\(check.stdout)")
+    let move = try Run.gallery(["move", document, "1", "--to", "end"])
+    #expect(move.status == 65, "\(move.stderr)")
+    #expect(try work.bytes(document) == damaged, "an edit cut a complete record")
+    #expect(try Run.gallery(["check", "--fix", document]).status == 0)
+    #expect(try work.bytes(document + ".damaged") == damaged)
+  }
+
   @Test("Zero padding after the end marker (GNU tar's blocking) is clean, and a refused drop keeps it")
   func gnuPadding() throws {
     let work = try TestWorkspace()
