@@ -190,7 +190,8 @@ extension GalleryDocument {
     } catch {
       // What a checkpoint copied turned out damaged (see `ItemSource.copy`).
       if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
-      throw error
+      if error is DocumentError { throw error }
+      throw DocumentError.saveFailed(lock.file.path, error)
     }
     if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
       return nil

@@ -16,6 +16,8 @@ public enum DocumentError: Error, CustomStringConvertible {
   /// A document name that names no file ("", ".", "..", "/").
   case badName(String)
   case io(Error)
+  /// A save that failed (a full disk): cut off again, the file as it was before it.
+  case saveFailed(String, Error)
 
   public var description: String {
     switch self {
@@ -34,6 +36,8 @@ public enum DocumentError: Error, CustomStringConvertible {
     case .itemNotFound(let reference): "no item \(reference) in the document"
     case .badName(let name): "\(ModelValidation.quoted(name)) is not a document name"
     case .io(let error): SystemErrorText.describe(error)
+    case .saveFailed(let path, let error):
+      "\(path): could not save (\(SystemErrorText.describe(error))); the document is as it was before"
     }
   }
 }
@@ -45,7 +49,7 @@ extension DocumentError: GalleryError {
     case .exists: .cannotCreate
     case .badName: .usage
     case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: .dataError
-    case .io(let error): SystemErrorText.exitStatus(of: error)
+    case .io(let error), .saveFailed(_, let error): SystemErrorText.exitStatus(of: error)
     }
   }
 }

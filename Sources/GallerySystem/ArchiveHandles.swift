@@ -29,11 +29,15 @@ package struct ArchiveError: Error, CustomStringConvertible {
     self.status = status
     self.operation = operation
     self.writing = writing
-    if let text = archive_error_string(handle) {
-      message = String(cString: text)
-    } else {
-      message = status == ARCHIVE_EOF ? "unexpected end of archive" : "error \(status)"
+    var text = archive_error_string(handle).map { String(cString: $0) }
+    // libarchive's "Write error" says nothing of why: the system's words do (a full disk).
+    // (Only for writes: a read's errno is libarchive's format code, not the system's.)
+    let code = archive_errno(handle)
+    if writing, code > 0 {
+      let reason = String(cString: strerror(code))
+      if !(text ?? "").localizedCaseInsensitiveContains(reason) { text = text.map { "\($0): \(reason)" } ?? reason }
     }
+    message = text ?? (status == ARCHIVE_EOF ? "unexpected end of archive" : "error \(status)")
   }
 }
 

@@ -10,6 +10,36 @@ import Testing
 
 @Suite("After a killed drop: stale placeholders, retry and check --fix")
 struct RecoveryTests {
+  @Test("A full disk during a drop's commit: exit 74 naming the document and the full disk, the document unchanged")
+  func fullDiskDuringCommit() throws {
+    let work = try TestWorkspace()
+    let images = try (0..<3).map { try work.image("big\($0).jpg", width: 1600, height: 1200, seed: 40 + $0) }
+    // A small filesystem of its own (the tests run as root, as `make test` does).
+    let disk = work.path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    let mount = try Run.program("mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", disk])
+    try #require(mount.status == 0, "mount: \(mount.stderr)")
+    defer { _ = try? Run.program("umount", [disk]) }
+    let document = disk + "/full.gallery"
+    #expect(try Run.gallery(["new", document]).status == 0)
+    // Room for the placeholders' save, not for the thumbnails' commit.
+    let df = try Run.program("df", ["--output=avail", "-B1", disk]).stdout.split(separator: "\n")
+    let free = try #require(df.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    let filler = disk + "/filler"
+    try Data(count: Int(free) - 24 * 1024).write(to: URL(fileURLWithPath: filler))
+    let before = try work.bytes(document)
+
+    let drop = try Run.gallery(["drop", document] + images)
+    #expect(drop.status == 74, "\(drop.stderr)")
+    #expect(drop.stderr.contains(document) && drop.stderr.contains("No space left on device"), "\(drop.stderr)")
+    #expect(try work.bytes(document) == before, "the drop left its placeholders behind")
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    try FileManager.default.removeItem(atPath: filler)
+    #expect(try Run.gallery(["drop", document] + images).status == 0)
+    #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready", "ready"])
+  }
+
   /// A drop of `count` local photos and one download, killed with SIGKILL while the server
   /// holds that download: whatever the machine's speed, the kill lands before the drop ends.
   /// (Local photos alone load in milliseconds; a kill that raced them on a busy machine found

@@ -155,9 +155,11 @@ enum LoadPipeline {
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try commit(
-              batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
-              report: &report)
+            try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report) {
+              try commit(
+                batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+                report: &report)
+            }
           }
           group.cancelAll()
           // Report in drop order.
@@ -165,9 +167,11 @@ enum LoadPipeline {
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
           return report
         case .commitNow:
-          try commit(
-            batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
-            report: &report)
+          try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report) {
+            try commit(
+              batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+              report: &report)
+          }
           batch.committed(at: clock.now)
           continue
         case .commit(at: let due):
@@ -201,6 +205,26 @@ enum LoadPipeline {
           break
         }
       }
+    }
+  }
+
+  /// Runs a commit; when it fails (a full disk: the failed save was cut off again), the
+  /// drop's placeholders not yet committed go too, so that the document is as it was or
+  /// holds what loaded, never placeholders no process will load: the placeholder save is
+  /// taken back byte for byte when nothing was saved after it (which frees room), else the
+  /// placeholders are removed, if that can be saved.
+  private static func takingBackOnFailure(
+    ids: [String], save: SaveMark?, into path: String, report: DropReport, _ commit: () throws -> Void
+  ) throws {
+    do { try commit() } catch {
+      if report.committed.isEmpty, let save, (try? GalleryDocument.rollBack(path, save)) == true { throw error }
+      let done = Set(report.committed.map(\.id))
+      let left = ids.filter { !done.contains($0) }
+      _ = try? GalleryDocument.edit(path) { edit in
+        edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
+        PlaceholderCommit.apply(loaded: [], failed: [], cancelled: left, keepFailed: false, to: &edit)
+      }
+      throw error
     }
   }
 
