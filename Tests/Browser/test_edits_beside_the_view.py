@@ -7,7 +7,7 @@ import subprocess
 import threading
 import time
 
-from conftest import GALLERY, document_id, new_document, run, server_request
+from conftest import GALLERY, document_id, make_image, new_document, run, server_request, wait_until
 
 
 def revision(document):
@@ -87,3 +87,45 @@ def test_cli_moves_and_drops_beside_page_moves_lose_nothing(workspace, images, s
 
 def show(document):
     return json.loads(run("show", "--json", document).stdout)
+
+
+def test_a_shutdown_during_page_retries_and_drops_never_takes_an_item_away(workspace, images, serve, image_server):
+    """SIGTERM or SIGINT while the server loads a retried item (a download it is waiting
+    for) or a page's drop: every item is as it was (failed, stale) or as loaded, never gone."""
+    import random
+    import signal
+
+    make_image(image_server.folder / "late.jpg", 300, 300)
+    document = new_document(workspace, "Retried.gallery", images[:2])
+    # A failed item: its download 404s, kept as failed.
+    run("drop", "--keep-failed", document, f"{image_server.base}/missing.jpg", check=False)
+    (image_server.folder / "late.jpg").rename(image_server.folder / "missing.jpg")
+    failed = [item["id"] for item in show(document)["items"] if item["state"] == "failed"]
+    assert len(failed) == 1
+    rounds = random.Random(7)
+    for round, sig in enumerate([signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT]):
+        before = {item["id"] for item in show(document)["items"]}
+        image_server.hold.set()
+        server = serve(document)
+        doc = document_id(server, document)
+        headers = {"Content-Type": "application/json"}
+        ids = [item["id"] for item in show(document)["items"] if item["state"] != "ready"]
+        response, _ = server_request(server, "POST", f"/api/documents/{doc}/retry", json.dumps({"ids": ids}), headers)
+        assert response.status == 202
+        response, _ = server_request(
+            server, "POST", f"/api/documents/{doc}/drop", json.dumps({"uris": [f"{image_server.base}/missing.jpg"]}),
+            headers)
+        assert response.status in (200, 202), response.status
+        # The retry's placeholder is saved, then the download waits; sometimes it is let go.
+        wait_until(lambda: any(item["state"] == "placeholder" for item in show(document)["items"]))
+        if round % 2:
+            image_server.hold.clear()
+        time.sleep(rounds.uniform(0, 0.3))
+        server.process.send_signal(sig)
+        assert server.process.wait(30) == 0, server.process.stderr.read().decode(errors="replace")
+        image_server.hold.clear()
+        after = show(document)["items"]
+        assert before <= {item["id"] for item in after}, f"round {round}: an item was taken away"
+        for item in after:
+            assert item["state"] in ("ready", "failed") or item["display"] == "stale", item
+        run("check", "--fix", document, check=False)

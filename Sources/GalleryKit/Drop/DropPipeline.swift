@@ -118,6 +118,7 @@ enum LoadPipeline {
   /// local loads are under way.
   static func run(
     _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
+    restoring originals: [String: Item] = [:],
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
     savePlaceholders: () throws -> (ids: [String], save: SaveMark?)
   ) async throws -> DropReport {
@@ -155,10 +156,10 @@ enum LoadPipeline {
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report) {
+            try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
               try commit(
                 batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
-                report: &report)
+                restoring: originals, report: &report)
             }
           }
           group.cancelAll()
@@ -167,10 +168,10 @@ enum LoadPipeline {
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
           return report
         case .commitNow:
-          try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report) {
+          try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
             try commit(
               batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
-              report: &report)
+              restoring: originals, report: &report)
           }
           batch.committed(at: clock.now)
           continue
@@ -214,7 +215,8 @@ enum LoadPipeline {
   /// taken back byte for byte when nothing was saved after it (which frees room), else the
   /// placeholders are removed, if that can be saved.
   private static func takingBackOnFailure(
-    ids: [String], save: SaveMark?, into path: String, report: DropReport, _ commit: () throws -> Void
+    ids: [String], save: SaveMark?, into path: String, report: DropReport, restoring originals: [String: Item],
+    _ commit: () throws -> Void
   ) throws {
     do { try commit() } catch {
       if report.committed.isEmpty, let save, (try? GalleryDocument.rollBack(path, save)) == true { throw error }
@@ -222,7 +224,8 @@ enum LoadPipeline {
       let left = ids.filter { !done.contains($0) }
       _ = try? GalleryDocument.edit(path) { edit in
         edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
-        PlaceholderCommit.apply(loaded: [], failed: [], cancelled: left, keepFailed: false, to: &edit)
+        PlaceholderCommit.apply(
+          loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
       }
       throw error
     }
@@ -230,7 +233,7 @@ enum LoadPipeline {
 
   private static func commit(
     _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, operation: Int?,
-    report: inout DropReport
+    restoring originals: [String: Item], report: inout DropReport
   ) throws {
     guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
     let committed = try GalleryDocument.edit(path) { edit in
@@ -243,7 +246,7 @@ enum LoadPipeline {
         loaded: taken.loaded.map { (ids[$0.index], $0.image) },
         failed: taken.failed.map { (ids[$0.index], $0.failure) },
         cancelled: taken.cancelled.map { ids[$0] },
-        keepFailed: keepFailed, to: &edit)
+        keepFailed: keepFailed, restoring: originals, to: &edit)
     }
     if keepFailed {
       report.keptFailures += taken.failed.map(\.failure)
@@ -397,12 +400,13 @@ struct CommitBatch {
 /// Commits loaded images where their placeholders stand now.
 public enum PlaceholderCommit {
   /// Replaces each placeholder in place (wherever other edits moved it); removes the
-  /// placeholders of failures (or marks them failed) and of cancelled loads. A placeholder
-  /// that was trashed or removed meanwhile means the image is not added. Returns the
-  /// committed items.
+  /// placeholders of failures (or marks them failed) and of cancelled loads, or gives a
+  /// cancelled one back the item it stood for (`restoring`: a retry's stale or failed
+  /// items, which a shutdown must not take away). A placeholder that was trashed or
+  /// removed meanwhile means the image is not added. Returns the committed items.
   public static func apply(
     loaded: [(id: String, image: ProcessedImage)], failed: [(id: String, failure: DropFailure)],
-    cancelled: [String], keepFailed: Bool, to edit: inout DocumentEdit
+    cancelled: [String], keepFailed: Bool, restoring originals: [String: Item] = [:], to edit: inout DocumentEdit
   ) -> [Item] {
     var committed: [Item] = []
     for (id, image) in loaded {
@@ -430,6 +434,16 @@ public enum PlaceholderCommit {
       }
     }
     let gone = Set(cancelled)
+    for index in edit.model.items.indices where edit.model.items[index].state == .placeholder {
+      if let original = originals[edit.model.items[index].id], gone.contains(original.id) {
+        edit.model.items[index] = original
+      }
+    }
+    for index in edit.model.trash.indices where edit.model.trash[index].item.state == .placeholder {
+      if let original = originals[edit.model.trash[index].item.id], gone.contains(original.id) {
+        edit.model.trash[index].item = original
+      }
+    }
     edit.model.items.removeAll { gone.contains($0.id) && $0.state == .placeholder }
     edit.model.trash.removeAll { gone.contains($0.item.id) && $0.item.state == .placeholder }
     return committed

@@ -24,6 +24,8 @@ public enum ImageRetry {
     // Each item becomes a placeholder of this process again, where it stands; one whose
     // source names nothing loadable stays failed, with the reason.
     var unusable: [DropFailure] = []
+    // What each was: a load cancelled by a shutdown gives it back, never takes it away.
+    var originals: [String: Item] = [:]
     let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
       let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, DropSource)] = []
@@ -42,6 +44,7 @@ public enum ImageRetry {
           var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
           placeholder.added = item.added
           edit.model.items[index] = placeholder
+          originals[id] = item
           targets.append((id, source))
         case .failure(let failure):
           edit.model.items[index] = item.failed(because: failure.reason)
@@ -54,7 +57,8 @@ public enum ImageRetry {
 
     let report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
       try await LoadPipeline.run(
-        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval)
+        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
+        restoring: originals
       ) { (targets.map(\.id), nil) }
     }
     // A retry keeps what fails again as a failed item, and says why.
