@@ -65,8 +65,6 @@ public enum DocumentConflict {
     public var ours: Int
     /// Edits of one item (or the title) on both sides: the later one was kept.
     public var conflicts: [String]
-    /// What could not be applied (an item the other side removed).
-    public var skipped: [String]
     public var revision: Int?
     /// Where the copy went (the Trash).
     public var copyTrashedTo: String?
@@ -84,10 +82,10 @@ public enum DocumentConflict {
     public var exitStatus: ExitStatus { .dataError }
   }
 
-  /// Applies the operations `copy` made since the last revision it shares with `path` to
-  /// `path` as it is now, as one revision; both sides' drops are kept, a move on one side
-  /// and a trash on the other both apply, and an item (or the title) changed on both sides
-  /// takes the later change. Then moves the copy to the Trash.
+  /// Merges what `copy` changed since the last revision it shares with `path` into `path`
+  /// as it is now, as one revision (see `ModelMerge`: both sides' drops are kept, a move on
+  /// one side and a trash on the other both apply, an item changed the same way on both
+  /// sides takes the later change). Then moves the copy to the Trash.
   public static func merge(_ copy: String, into path: String) throws -> Report {
     let theirs = try GalleryDocument.open(copy)
     if let damage = theirs.damage { throw DocumentError.damaged(copy, damage) }
@@ -106,40 +104,11 @@ public enum DocumentConflict {
       guard let shared else { throw Failure.unrelated(path, copy) }
       let theirRecords = theirHistory.filter { $0.revision > shared.theirs }
       let ourRecords = ours.filter { $0.revision > shared.ours }
-      // When we last changed each item (and the title), to settle edits made on both sides.
-      var ourTimes: [String: Date] = [:]
-      for record in ourRecords {
-        for key in record.change.keys { ourTimes[key] = record.time }
-        if record.change.head != nil { ourTimes[titleKey] = record.time }
-      }
-      var report = Report(
-        base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: [], skipped: [])
-      for record in theirRecords {
-        var change = record.change
-        for (index, update) in change.items.updated.enumerated() {
-          guard let current = edit.model.items.first(where: { $0.id == update.after.id }), current != update.before,
-            current != update.after
-          else { continue }
-          // Changed on both sides: the later change wins.
-          if let ourTime = ourTimes[update.after.id], ourTime > record.time {
-            report.conflicts.append("\(update.after.id): kept this document's later change")
-          } else {
-            change.items.updated[index].before = current
-            report.conflicts.append("\(update.after.id): took the copy's later change")
-          }
-        }
-        if let head = change.head, edit.model.title != head.before.title, edit.model.title != head.after.title {
-          if let ourTime = ourTimes[titleKey], ourTime > record.time {
-            report.conflicts.append("title: kept this document's later change")
-            change.head?.after.title = edit.model.title
-          } else {
-            report.conflicts.append("title: took the copy's later change")
-          }
-          change.head?.before.title = edit.model.title
-        }
-        report.skipped += change.apply(to: &edit.model)
-          .filter { !$0.hasSuffix("was changed since") && !$0.hasPrefix("the title") }
-      }
+      let merged = ModelMerge.merge(
+        ours: edit.model, theirs: theirs.model, ourRecords: ourRecords, theirRecords: theirRecords)
+      edit.model = merged.model
+      let report = Report(
+        base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: merged.conflicts)
       // The thumbnails and originals of what came from the copy.
       for item in edit.model.items + edit.model.trash.map(\.item) {
         for name in [item.thumbnail, item.original].compactMap({ $0 }) where !edit.holds(name) {
@@ -157,6 +126,4 @@ public enum DocumentConflict {
     result.copyTrashedTo = try DocumentFiles.moveToTrash(copy)
     return result
   }
-
-  private static let titleKey = "\u{0}title"
 }

@@ -16,11 +16,13 @@ struct MergeCommand: ParsableCommand {
 
       --conflict DOC COPY merges a conflict copy that a sync tool made (Syncthing's \
       NAME.sync-conflict-..., Dropbox's and Nextcloud's "NAME (conflicted copy ...)") back \
-      into DOC: the operations COPY made since the last revision both share are applied to \
-      DOC as it is now, as one revision (both sides' drops kept, a move on one side and a \
-      trash on the other both applied, an item changed on both sides takes the later \
-      change, and each such conflict is reported); then COPY goes to the Trash. `gallery \
-      check` and `gallery browse` point out conflict copies.
+      into DOC: what COPY changed since the last revision both share is merged into DOC as \
+      it is now, as one revision. Both sides' drops are kept; an item changed in different \
+      ways (moved on one side, trashed on the other) takes both; an item changed the same \
+      way on both sides (moved, trashed or restored, loaded) takes the later edit, by time \
+      (the same second: by revision id), and is reported once. The title and settings \
+      likewise. Then COPY goes to the Trash. `gallery check` and `gallery browse` point out \
+      conflict copies.
       """)
 
   @Argument(help: "The documents to merge.", completion: .file(extensions: ["gallery"]))
@@ -73,10 +75,8 @@ extension MergeCommand {
           + "\(JournalRecord.counted(report.theirs, "operation")) of the copy applied after r\(report.base), "
           + "\(JournalRecord.counted(report.ours, "operation")) of the document kept")
       for conflict in report.conflicts { Terminal.message("  both changed \(TerminalText.escaped(conflict))") }
-      for skipped in report.skipped { Terminal.message("  not applied: \(TerminalText.escaped(skipped))") }
       if let trashed = report.copyTrashedTo { Terminal.message("the copy is in the Trash: \(trashed)") }
     }
-    if !report.skipped.isEmpty { throw ExitCode(ExitStatus.partial) }
   }
 }
 
@@ -88,7 +88,6 @@ extension DocumentConflict.Report: JSONWritable {
       o.string("copyTrashedTo", copyTrashedTo)
       o.int("ours", ours)
       o.int("revision", revision)
-      o.strings("skipped", skipped)
       o.int("theirs", theirs)
     }
   }
