@@ -95,7 +95,13 @@ extension DocumentCheck {
   /// What is wrong with the trailer and index of a document scanned whole, if anything:
   /// commands open it through them, `info` and `browse` show the trailer's summary.
   static func indexProblem(_ document: GalleryDocument) -> String? {
-    guard !document.layout.readThroughIndex, DocumentArchive.endsWithTrailer(document.file) else {
+    // The last revision ends with a trailer entry: it must describe the file, whatever its
+    // last block claims (a count of blocks it does not have is no reason to pass it over).
+    let endsWithTrailerEntry = document.layout.entries[ArchiveTrailer.name].map {
+      $0.offset + $0.span == document.layout.revisionEnd
+    }
+    guard !document.layout.readThroughIndex, endsWithTrailerEntry == true || DocumentArchive.endsWithTrailer(document.file)
+    else {
       return nil  // a format-1 document, or one a plain tar tool appended to: opened by a whole scan
     }
     let trailer: ArchiveTrailer

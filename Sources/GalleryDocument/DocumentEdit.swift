@@ -103,6 +103,8 @@ extension GalleryDocument {
     _ path: String, _ body: (inout DocumentEdit) throws -> T
   ) throws -> (result: T, save: SaveMark?) {
     let lock = try DocumentLock(path: path)
+    // What a killed save or compaction left beside the document goes at the next edit.
+    DocumentArchive.removeStaleTemporaries(for: path)
     let layout = try LayoutCache.layout(of: lock.file, lazily: true)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     var edit = DocumentEdit(model: layout.model, existingEntries: layout.entries, history: layout.history)

@@ -549,7 +549,7 @@ package struct JSONReader {
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        let text = try validUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         index += 1
         return text
       }
@@ -563,7 +563,7 @@ package struct JSONReader {
       index += 1
       switch byte {
       case UInt8(ascii: "\""):
-        return String(decoding: scalars, as: UTF8.self)
+        return try scalars.withUnsafeBytes { try validUTF8($0) }
       case UInt8(ascii: "\\"):
         guard index < bytes.count else { throw fail("unfinished escape") }
         let escape = bytes[index]
@@ -595,6 +595,13 @@ package struct JSONReader {
     throw fail("unterminated string")
   }
 
+  /// A string's bytes as text: bytes that are not UTF-8 are refused, never replaced by
+  /// U+FFFD (a title or source would silently change, and `check` would pass it).
+  private func validUTF8(_ text: UnsafeRawBufferPointer) throws -> String {
+    guard let string = String(validating: text, as: UTF8.self) else { throw fail("a string that is not UTF-8") }
+    return string
+  }
+
   private mutating func hex4() throws -> UInt32 {
     guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
     var value: UInt32 = 0
@@ -617,12 +624,31 @@ package struct JSONReader {
       || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
   }
 
-  /// The text of a number, validated by the grammar's characters.
+  /// The text of a number, read by RFC 8259's grammar: `-`, then `0` or a digit 1-9 and
+  /// more digits, then `.` and at least one digit, then `e` or `E`, a sign and at least one
+  /// digit. `+1`, `01`, `-01`, `2.`, `.2` and `1e` are not numbers, nor is a number followed
+  /// by another number byte (`012` would be `0`, then `12`).
   private mutating func numberText() throws -> Substring {
     skipSpace()
     let start = index
-    while index < bytes.count, Self.isNumberByte(bytes[index]) { index += 1 }
-    guard index > start else { throw fail("expected a number") }
+    func isDigit(_ at: Int) -> Bool { at < bytes.count && (0x30...0x39).contains(bytes[at]) }
+    func digits() throws {
+      guard isDigit(index) else { throw fail("invalid number") }
+      while isDigit(index) { index += 1 }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard isDigit(index) else { throw fail(index == start ? "expected a number" : "invalid number") }
+    if bytes[index] == UInt8(ascii: "0") { index += 1 } else { try digits() }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      try digits()
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+      try digits()
+    }
+    guard index == bytes.count || !Self.isNumberByte(bytes[index]) else { throw fail("invalid number") }
     return Substring(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
   }
 
@@ -639,7 +665,10 @@ package struct JSONReader {
       value = value * 10 + Int(byte - 0x30)
       end += 1
     }
-    if end > digitsStart, end == bytes.count || !Self.isNumberByte(bytes[end]) {
+    // (A leading zero is a number only alone: `0`, never `01`.)
+    if end > digitsStart, end == digitsStart + 1 || bytes[digitsStart] != UInt8(ascii: "0"),
+      end == bytes.count || !Self.isNumberByte(bytes[end])
+    {
       index = end
       return negative ? -value : value
     }

@@ -133,6 +133,30 @@ struct DamageAndHostileInputTests {
     #expect(try work.bytes(document + ".damaged") == damaged)
   }
 
+  @Test("A trailer that claims a billion blocks is named by check, and the document still opens")
+  func lyingTrailerBlocks() throws {
+    let work = try TestWorkspace()
+    let document = try threeRevisions(work)
+    let script = """
+      import sys
+      data = bytearray(open(sys.argv[1], 'rb').read())
+      end = len(data) - 1024
+      at = data.rindex(b',"blocks":', end - 512, end)
+      claim = b',"blocks":1000000000}'
+      assert data[end - len(claim):at] == b' ' * (at - end + len(claim)), 'no padding to write over'
+      data[end - len(claim):end] = claim
+      open(sys.argv[1], 'wb').write(data)
+      """
+    let edited = try Run.program("python3", ["-c", script, document])
+    try #require(edited.status == 0, "\(edited.stderr)")
+    #expect(try Run.gallery(["show", document]).status == 0)
+    let check = try Run.gallery(["check", document])
+    #expect(check.status == 1)
+    #expect(check.stdout.contains("trailer") || check.stdout.contains("index"), "\(check.stdout)")
+    #expect(try Run.gallery(["check", "--fix", document]).status == 0)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   @Test("Zero padding after the end marker (GNU tar's blocking) is clean, and a refused drop keeps it")
   func gnuPadding() throws {
     let work = try TestWorkspace()
@@ -306,9 +330,18 @@ struct DamageAndHostileInputTests {
     _ = FileManager.default.createFile(atPath: stale, contents: Data("x".utf8))
     _ = FileManager.default.createFile(atPath: live, contents: Data("x".utf8))
     defer { unlink(live) }
+    // And beside the document: what a killed compaction left goes at the next edit.
+    let folder = (document as NSString).deletingLastPathComponent
+    let name = (document as NSString).lastPathComponent
+    let staleCopy = folder + "/.\(name).tmp-4194999-7"
+    let liveCopy = folder + "/.\(name).tmp-\(getpid())-7"
+    _ = FileManager.default.createFile(atPath: staleCopy, contents: Data(count: 4096))
+    _ = FileManager.default.createFile(atPath: liveCopy, contents: Data(count: 4096))
     #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
     #expect(!FileManager.default.fileExists(atPath: stale))
     #expect(FileManager.default.fileExists(atPath: live))
+    #expect(!FileManager.default.fileExists(atPath: staleCopy))
+    #expect(FileManager.default.fileExists(atPath: liveCopy))
   }
 
   @Test("Export names are cut in bytes, between characters, and keep their extension")

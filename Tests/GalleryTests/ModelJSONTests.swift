@@ -432,10 +432,10 @@ struct ByteReaderTests {
       }
     }
     let cases: [(String, Int?)] = [
-      ("0", 0), ("-0", 0), ("007", 7), ("42", 42), ("-42", -42), (" 5", 5),
+      ("0", 0), ("-0", 0), ("007", nil), ("42", 42), ("-42", -42), (" 5", 5),
       ("999999999999999999", 999_999_999_999_999_999), ("-999999999999999999", -999_999_999_999_999_999),
       ("9223372036854775807", Int.max), ("9223372036854775808", nil), ("1e3", 1000), ("1.0", 1), ("1.5", nil),
-      ("-", nil), ("", nil), ("+5", 5), ("1e400", nil), ("9e15", nil), ("8999999999999999.0", 8_999_999_999_999_999),
+      ("-", nil), ("", nil), ("+5", nil), ("1e400", nil), ("9e15", nil), ("8999999999999999.0", 8_999_999_999_999_999),
     ]
     for (text, expected) in cases { #expect(int(text) == expected, "\(text)") }
     var random = SplitMix(state: 5)
@@ -448,6 +448,100 @@ struct ByteReaderTests {
       writer.int(value)
       #expect(writer.bytes == Array(String(value).utf8))
       #expect(int(String(value)) == value)
+    }
+  }
+}
+
+/// The reader against RFC 8259 itself: every form of its number and string grammar, their
+/// invalid neighbours (JSONTestSuite's n_number and n_string cases among them), and UTF-8
+/// that is not.
+@Suite("JSON as RFC 8259 says")
+struct RFC8259Tests {
+  /// What each reader makes of `text` as a whole value: a number, a string, a skipped member.
+  func readDouble(_ bytes: [UInt8]) -> Double? {
+    bytes.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      guard let value = try? reader.double() else { return nil }
+      reader.skipSpace()
+      return reader.index == raw.count ? value : nil
+    }
+  }
+
+  func readString(_ bytes: [UInt8]) -> String? {
+    bytes.withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      guard let value = try? reader.string(), reader.index == raw.count else { return nil }
+      return value
+    }
+  }
+
+  /// A model whose title is `value` (raw JSON), and an unknown member holding it: both read?
+  func model(title value: [UInt8]) -> (title: Bool, skipped: Bool) {
+    let valid = Array(ModelCoding.encode(GalleryModel(title: "t", now: Date(timeIntervalSince1970: 0))))
+    let title = Array(#""title":"t""#.utf8)
+    let at = valid.firstRange(of: title)!
+    func reads(_ bytes: [UInt8]) -> Bool { (try? ModelCoding.decode(Data(bytes))) != nil }
+    let before = Array(valid[..<at.lowerBound])
+    var withTitle = before + Array(#""title":"#.utf8)
+    withTitle += value
+    withTitle += valid[at.upperBound...]
+    var withUnknown = before + Array(#""unknownMember":"#.utf8)
+    withUnknown += value
+    withUnknown += [UInt8(ascii: ",")]
+    withUnknown += valid[at.lowerBound...]
+    return (reads(withTitle), reads(withUnknown))
+  }
+
+  @Test("Numbers: the grammar's forms are read, their neighbours refused by every reader")
+  func numbers() {
+    let valid: [(String, Double)] = [
+      ("0", 0), ("-0", 0), ("1", 1), ("-1", -1), ("10", 10), ("1.5", 1.5), ("0.5", 0.5), ("-0.5", -0.5),
+      ("1e2", 100), ("1E2", 100), ("1e+2", 100), ("1e-2", 0.01), ("1.5E-2", 0.015), ("0e0", 0), ("-0.0e-0", 0),
+      ("123456789", 123_456_789), ("1.0", 1), ("20e1", 200),
+    ]
+    for (text, value) in valid {
+      #expect(readDouble(Array(text.utf8)) == value, "\(text)")
+      #expect(model(title: Array(text.utf8)).skipped, "\(text) in an unknown member")
+    }
+    let invalid = [
+      "+1", "-01", "01", "012", "00", "-00", "2.", "-2.", ".2", ".2e-3", "0.e1", "1e", "1e+", "1E-", "-", "--1", "+",
+      "1.5.2", "1e2e3", "0x1", "1ee2", "Infinity", "-Infinity", "NaN", "1.e1", "-.1", "- 1", "01.5", "1+2", "1-2",
+      "2.e3", "0.3e", "9.e+", "1eE2",
+    ]
+    for text in invalid {
+      #expect(readDouble(Array(text.utf8)) == nil, "\(text)")
+      #expect(!model(title: Array(text.utf8)).skipped, "\(text) in an unknown member")
+    }
+  }
+
+  @Test("Strings: escapes and every length of UTF-8 are read; bytes that are not UTF-8 are refused, not replaced")
+  func strings() {
+    let valid: [([UInt8], String)] = [
+      (Array(#""""#.utf8), ""), (Array(#""a""#.utf8), "a"), (Array(#""\"\\\/\b\f\n\r\t""#.utf8), "\"\\/\u{8}\u{C}\n\r\t"),
+      (Array(#""\u00e9\u20AC""#.utf8), "é€"), (Array(#""\ud83d\ude00""#.utf8), "😀"),
+      ([0x22, 0xC3, 0xA9, 0x22], "é"), ([0x22, 0xE2, 0x82, 0xAC, 0x22], "€"), ([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22], "😀"),
+      ([0x22, 0xEF, 0xBF, 0xBF, 0x22], "\u{FFFF}"),
+    ]
+    for (bytes, text) in valid {
+      #expect(readString(bytes) == text, "\(bytes)")
+      #expect(model(title: bytes) == (true, true), "\(bytes)")
+    }
+    let invalid: [[UInt8]] = [
+      [0x22, 0x80, 0x22],  // a lone continuation byte
+      [0x22, 0xC3, 0x22],  // cut after its first byte
+      [0x22, 0xE2, 0x82, 0x22],  // cut after two of three
+      [0x22, 0xC0, 0xAF, 0x22],  // an overlong "/"
+      [0x22, 0xE0, 0x80, 0xAF, 0x22],  // overlong in three
+      [0x22, 0xED, 0xA0, 0x80, 0x22],  // a surrogate, encoded
+      [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
+      [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], [0x22, 0xFE, 0x22], [0x22, 0xFF, 0x22],
+      [0x22, 0x61, 0x5C, 0x6E, 0xC3, 0x22],  // after an escape
+      Array(#""\ud800""#.utf8), Array(#""\udc00""#.utf8), Array(#""\ud800\u0041""#.utf8),  // lone surrogates
+      Array(#""\x41""#.utf8), Array(#""\u12""#.utf8), Array(#""\uZZZZ""#.utf8), [0x22, 0x09, 0x22], Array(#""abc"#.utf8),
+    ]
+    for bytes in invalid {
+      #expect(readString(bytes) == nil, "\(bytes)")
+      #expect(!model(title: bytes).title, "\(bytes) as a title")
     }
   }
 }
