@@ -346,7 +346,7 @@ _gallery_merge() {
 
 _gallery_drop() {
     repeating_flags=()
-    non_repeating_flags=(--recursive --keep-failed --embed --no-cache --json --version -h --help)
+    non_repeating_flags=(--recursive -0 --null --keep-failed --embed --no-cache --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--at --max-pixels --jobs --downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1

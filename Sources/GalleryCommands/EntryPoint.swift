@@ -16,7 +16,8 @@ extension Gallery {
   /// completion scripts go to standard output with status 0.
   public static func runFromCommandLine() async {
     VipsRuntime.prepareProcess()
-    let arguments = Array(CommandLine.arguments.dropFirst())
+    // As bytes: a file name need not be UTF-8 (see PathBytes).
+    let arguments = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { PathBytes.string(cString: $0) } }
     guard !arguments.isEmpty else {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")
       Glibc.exit(ExitStatus.usage.rawValue)

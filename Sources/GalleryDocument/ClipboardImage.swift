@@ -16,8 +16,8 @@ public enum ClipboardImage {
     var candidates: [Data] = []
     if let embedded = try? document.original(of: item) {
       candidates.append(embedded)
-    } else if let url = URL(string: item.source), url.isFileURL, let hash = item.hash,
-      let data = try? FileSystem.read(url.path, limit: maxBytes), contentHash(of: data) == hash
+    } else if let path = PathBytes.path(fromFileURL: item.source), let hash = item.hash,
+      let data = try? FileSystem.read(path, limit: maxBytes), contentHash(of: data) == hash
     {
       candidates.append(data)
     }

@@ -20,7 +20,7 @@ public enum ContactSheet {
     case .position: text = String(position)
     case .id: text = item.id
     case .name:
-      text = item.source.hasPrefix("urn:sha256:") ? item.id : (URL(string: item.source)?.lastPathComponent ?? item.source)
+      text = item.source.hasPrefix("urn:sha256:") ? item.id : PathBytes.lastSegment(ofURL: item.source)
     }
     return TerminalText.escaped(text).replacingOccurrences(of: "&", with: "&amp;")
       .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")

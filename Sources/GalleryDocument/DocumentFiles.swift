@@ -17,7 +17,7 @@ public enum DocumentFiles {
   /// The documents in a folder (not below it), hidden ones left out, in the order a file
   /// manager shows them. For `gallery browse` and the browser view's document list.
   public static func documents(in folder: String) throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: folder)
+    try FileSystem.entries(of: folder)
       .filter { $0.hasSuffix("." + DocumentName.fileExtension) && !$0.hasPrefix(".") }
       .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
       .map { (folder as NSString).appendingPathComponent($0) }
@@ -31,7 +31,7 @@ public enum DocumentFiles {
 
   package static func freeName(in folder: String, stem: String) -> String {
     let names = FileSystem.candidateNames(for: stem + "." + DocumentName.fileExtension, separator: " ", count: .max)
-    for name in names where !FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name)) {
+    for name in names where FileSystem.linkStatus(of: (folder as NSString).appendingPathComponent(name)) == nil {
       return (folder as NSString).appendingPathComponent(name)
     }
     fatalError("more than Int.max documents named \(stem)")
@@ -110,7 +110,8 @@ public enum DocumentFiles {
         if error.errno == EEXIST { continue }
         throw DocumentError.io(error)
       }
-      let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+      // The spec's Path is URL-escaped: the name's bytes, percent-encoded.
+      let encoded = String(PathBytes.fileURL(absolutePath: absolute).dropFirst("file://".count))
       let formatter = DateFormatter()
       formatter.locale = Locale(identifier: "en_US_POSIX")
       formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
@@ -121,7 +122,11 @@ public enum DocumentFiles {
       }
       let destination = trash + "/files/" + name
       do {
-        try FileManager.default.moveItem(atPath: absolute, toPath: destination)
+        do { try FileSystem.rename(absolute, to: destination) } catch {
+          // Another file system: copied, then removed.
+          guard error.errno == EXDEV else { throw error }
+          try FileManager.default.moveItem(atPath: absolute, toPath: destination)
+        }
       } catch {
         FileSystem.remove(info)
         throw DocumentError.io(error)

@@ -181,9 +181,10 @@ extension DocumentStatistics {
 public enum DocumentName {
   public static let fileExtension = "gallery"
 
-  /// "Trips/Summer 2026.gallery" -> "Summer 2026".
+  /// "Trips/Summer 2026.gallery" -> "Summer 2026". A name's bytes that are not UTF-8 are
+  /// read as Latin-1, the likeliest guess for a title ("gal\xE9rie" -> "galérie").
   public static func title(forPath path: String) -> String {
-    let base = (path as NSString).lastPathComponent
+    let base = PathBytes.latin1Text((path as NSString).lastPathComponent)
     return base.hasSuffix(".\(fileExtension)") ? String(base.dropLast(fileExtension.count + 1)) : base
   }
 }

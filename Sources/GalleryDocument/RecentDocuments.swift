@@ -14,7 +14,7 @@ public enum RecentDocuments {
 
   public static func list() -> [String] {
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
-    return text.split(separator: "\n").map(String.init).filter { FileManager.default.fileExists(atPath: $0) }
+    return text.split(separator: "\n").map(String.init).filter { FileSystem.linkStatus(of: $0) != nil }
   }
 
   /// Puts a document first. Best effort: a read-only home never makes a command fail.

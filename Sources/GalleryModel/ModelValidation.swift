@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 /// The one check of a model read from outside (a document, a drag payload): every rule that
 /// the rest of the program relies on, so that no command ever sees an id that is a path, a
@@ -275,8 +276,10 @@ public enum ModelValidation {
 /// so that a title cannot clear the screen or forge lines. JSON output is exact instead.
 public enum TerminalText {
   /// With `keepingLayout`, newlines and tabs stay (for text the program itself laid out).
+  /// A file name's bytes that are not UTF-8 show as `\xE9` (see `PathBytes`).
   public static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
     func kept(_ scalar: Unicode.Scalar) -> Bool { keepingLayout && (scalar == "\n" || scalar == "\t") }
+    let text = PathBytes.displayed(text)
     guard text.unicodeScalars.contains(where: { ModelValidation.isControl($0) && !kept($0) }) else { return text }
     var result = ""
     result.reserveCapacity(text.utf8.count + 8)

@@ -111,18 +111,22 @@ package enum ChildProcess {
     _ path: String, _ argv: [String], environment: [String]? = nil, directory: String? = nil,
     stdin: Int32, stdout: Int32, stderr: Int32, newSession: Bool = false
   ) throws(Failure) -> pid_t {
-    let cArguments = argv.map { strdup($0) } + [nil]
+    // Arguments may be paths: their bytes go as they are (see PathBytes).
+    let cArguments = argv.map { PathBytes.withCString($0) { strdup($0) } } + [nil]
     let given = environment ?? VipsRuntime.environmentForChildren(Self.currentEnvironment)
     let cEnvironment = given.map { $0.map { strdup($0) } + [nil] }
     defer { for pointer in cArguments + (cEnvironment ?? []) { free(pointer) } }
     var pid: Int32 = 0
     let session: Int32 = newSession ? 1 : 0
-    let result =
+    let cDirectory = directory.flatMap { PathBytes.withCString($0) { strdup($0) } }
+    defer { free(cDirectory) }
+    let result = PathBytes.withCString(path) { path in
       if let cEnvironment {
-        CGallerySystem_spawn(path, cArguments, cEnvironment, stdin, stdout, stderr, directory, session, &pid)
+        CGallerySystem_spawn(path, cArguments, cEnvironment, stdin, stdout, stderr, cDirectory, session, &pid)
       } else {
-        CGallerySystem_spawn(path, cArguments, Glibc.environ, stdin, stdout, stderr, directory, session, &pid)
+        CGallerySystem_spawn(path, cArguments, Glibc.environ, stdin, stdout, stderr, cDirectory, session, &pid)
       }
+    }
     guard result == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(result)))") }
     return pid
   }

@@ -11,7 +11,7 @@ package final class FileHandleFD {
   package let path: String
 
   package init(path: String, flags: Int32, mode: mode_t = 0o644) throws(FileSystemError) {
-    let fd = retryingEINTR { open(path, flags | O_CLOEXEC, mode) }
+    let fd = PathBytes.withCString(path) { name in retryingEINTR { open(name, flags | O_CLOEXEC, mode) } }
     guard fd >= 0 else { throw FileSystemError(errno: errno, operation: "open", path: path) }
     rawValue = fd
     self.path = path

@@ -94,9 +94,9 @@ package enum FileSystem {
   /// The path with every symbolic link resolved, or the path itself when it cannot be.
   /// The corresponding C function is `realpath`.
   package static func resolvingLinks(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
+    guard let resolved = PathBytes.withCString(path, { realpath($0, nil) }) else { return path }
     defer { free(resolved) }
-    return String(cString: resolved)
+    return PathBytes.string(cString: resolved)
   }
 
   /// `stat` of a path (following links), or nil.
@@ -105,7 +105,9 @@ package enum FileSystem {
   /// The corresponding C function is `stat`.
   package static func statusOrError(of path: String) throws(FileSystemError) -> stat {
     var info = stat()
-    guard stat(path, &info) == 0 else { throw FileSystemError(errno: errno, operation: "stat", path: path) }
+    guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "stat", path: path)
+    }
     return info
   }
 
@@ -113,7 +115,7 @@ package enum FileSystem {
   /// is `lstat`.
   package static func linkStatus(of path: String) -> stat? {
     var info = stat()
-    return lstat(path, &info) == 0 ? info : nil
+    return PathBytes.withCString(path) { lstat($0, &info) } == 0 ? info : nil
   }
 
   /// Whether two paths name the same file (device and inode).
@@ -125,16 +127,23 @@ package enum FileSystem {
   /// A second name for a file; fails with EEXIST rather than replace. The corresponding C
   /// function is `link`.
   package static func hardLink(_ path: String, as name: String) throws(FileSystemError) {
-    guard link(path, name) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: name) }
+    guard PathBytes.withCString(path, { from in PathBytes.withCString(name) { link(from, $0) } }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "link", path: name)
+    }
+  }
+
+  /// Removes a file, or says why not. The corresponding C function is `unlink`.
+  package static func removeFile(_ path: String) throws(FileSystemError) {
+    guard remove(path) else { throw FileSystemError(errno: errno, operation: "unlink", path: path) }
   }
 
   /// Removes a file; whether it was there. The corresponding C function is `unlink`.
   @discardableResult
-  package static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+  package static func remove(_ path: String) -> Bool { PathBytes.withCString(path) { unlink($0) } == 0 }
 
   /// Sets a file's access and modification times to now. The corresponding C function is
   /// `utimes`.
-  package static func touch(_ path: String) { utimes(path, nil) }
+  package static func touch(_ path: String) { _ = PathBytes.withCString(path) { utimes($0, nil) } }
 
   /// A fresh temporary name in the folder of `path`: `.NAME.tmp-PID-RANDOM`. The pid lets
   /// `removeStaleTemporaries` tell a killed writer's leftovers from a running one's.
@@ -149,27 +158,31 @@ package enum FileSystem {
     let directory = (path as NSString).deletingLastPathComponent
     let prefix = ".\((path as NSString).lastPathComponent).tmp-"
     let folder = directory.isEmpty ? "." : directory
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    guard let names = try? entries(of: folder) else { return }
     for name in names where name.hasPrefix(prefix) {
       let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap { Int32($0) }
       if let pid, pid > 0, pid != getpid(), kill(pid, 0) == 0 || errno == EPERM { continue }
-      unlink(folder + "/" + name)
+      remove(folder + "/" + name)
     }
   }
 
   /// Replaces `to` by `from` atomically. The corresponding C function is `rename`.
   package static func rename(_ from: String, to: String) throws(FileSystemError) {
-    guard Glibc.rename(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "rename", path: to) }
+    guard PathBytes.withCString(from, { old in PathBytes.withCString(to) { Glibc.rename(old, $0) } }) == 0 else {
+      throw FileSystemError(errno: errno, operation: "rename", path: to)
+    }
   }
 
   /// Renames `from` to `to` unless `to` exists (EEXIST then). The corresponding C function
   /// is `renameat2` with `RENAME_NOREPLACE`; where the file system lacks it, link + unlink.
   package static func renameWithoutReplacing(_ from: String, to: String) throws(FileSystemError) {
-    if CGallerySystem_rename_noreplace(from, to) == 0 { return }
+    if PathBytes.withCString(from, { old in PathBytes.withCString(to) { CGallerySystem_rename_noreplace(old, $0) } }) == 0 {
+      return
+    }
     let code = errno
     guard code == EINVAL || code == ENOSYS else { throw FileSystemError(errno: code, operation: "rename", path: to) }
-    guard link(from, to) == 0 else { throw FileSystemError(errno: errno, operation: "link", path: to) }
-    unlink(from)
+    try hardLink(from, as: to)
+    remove(from)
   }
 
   /// The names to try, in order, for a file that must not replace another: `name`, then
@@ -200,8 +213,41 @@ package enum FileSystem {
     return String(cString: template)
   }
 
+  /// The names in a folder (not `.` and `..`), as the bytes the system gave (see
+  /// `PathBytes`), in no particular order. The corresponding C functions are `opendir` and
+  /// `readdir`.
+  package static func entries(of folder: String) throws(FileSystemError) -> [String] {
+    guard let directory = PathBytes.withCString(folder, { opendir($0) }) else {
+      throw FileSystemError(errno: errno, operation: "opendir", path: folder)
+    }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        PathBytes.string(raw.prefix { $0 != 0 })
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// The current folder, as bytes (see `PathBytes`). The corresponding C function is `getcwd`.
+  package static func currentDirectory() -> String {
+    guard let path = getcwd(nil, 0) else { return FileManager.default.currentDirectoryPath }
+    defer { free(path) }
+    return PathBytes.string(cString: path)
+  }
+
   /// Removes a folder and what is in it, as far as it can.
-  package static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+  /// Names are bytes (see PathBytes), which Foundation's removal would not find.
+  package static func removeTree(_ path: String) {
+    if let info = linkStatus(of: path), (info.st_mode & S_IFMT) == S_IFDIR {
+      for name in (try? entries(of: path)) ?? [] { removeTree(path + "/" + name) }
+      _ = PathBytes.withCString(path) { rmdir($0) }
+    } else {
+      remove(path)
+    }
+  }
 
   /// Whether `path` is a folder (following links).
   package static func isDirectory(_ path: String) -> Bool {
@@ -224,7 +270,7 @@ package enum FileSystem {
   /// Whether some process holds the regular file at `path` open for writing; nil when that
   /// cannot be told. Never follows a link, never blocks on a FIFO.
   package static func isOpenForWriting(_ path: String) -> Bool? {
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     switch CGallerySystem_open_for_writing(fd) {
@@ -242,7 +288,7 @@ package enum FileSystem {
   package static func unlinkedTemporaryFile() throws(FileSystemError) -> FileHandleFD {
     let path = temporaryName(beside: FileManager.default.temporaryDirectory.appendingPathComponent("gallery").path)
     let file = try FileHandleFD(path: path, flags: O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
-    unlink(path)
+    remove(path)
     return file
   }
 
@@ -275,7 +321,7 @@ package enum FileSystem {
       try file.sync()
       try rename(temporary, to: path)
     } catch {
-      unlink(temporary)
+      remove(temporary)
       throw error
     }
   }
@@ -357,7 +403,7 @@ package enum OutputFile {
       try file.sync()
       try FileSystem.rename(temporary, to: target)
     } catch {
-      unlink(temporary)
+      remove(temporary)
       throw Failure(path: path, errno: error.errno)
     }
   }
@@ -395,11 +441,12 @@ package enum OutputFile {
 
   /// Makes a folder and the folders above it that are missing (mkdir -p).
   package static func makeFolder(_ path: String) throws(Failure) {
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return }
+    if FileSystem.isDirectory(path) { return }
     let parent = (path as NSString).deletingLastPathComponent
     if !parent.isEmpty && parent != path { try makeFolder(parent) }
-    guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw Failure(path: path, errno: errno) }
+    guard PathBytes.withCString(path, { mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
+      throw Failure(path: path, errno: errno)
+    }
   }
 
   /// Writes into `path` in place when it exists (the same file, which the caller may hold

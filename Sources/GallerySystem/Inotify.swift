@@ -129,13 +129,15 @@ package final class Inotify {
   package func watch(_ folder: String, recursive: Bool) throws(WatchError) {
     let result =
       recursive
-      ? inotifytools_watch_recursively(folder, Int32(bitPattern: Self.events))
-      : inotifytools_watch_file(folder, Int32(bitPattern: Self.events))
+      ? PathBytes.withCString(folder) { inotifytools_watch_recursively($0, Int32(bitPattern: Self.events)) }
+      : PathBytes.withCString(folder) { inotifytools_watch_file($0, Int32(bitPattern: Self.events)) }
     guard result == 1 else {
       let code = Int32(inotifytools_error())
       throw code == ENOSPC ? .watchLimit(folder) : .watch(folder, code)
     }
-    let top = max(inotifytools_wd_from_filename(folder), inotifytools_wd_from_filename(folder + "/"))
+    let top = max(
+      PathBytes.withCString(folder) { inotifytools_wd_from_filename($0) },
+      PathBytes.withCString(folder + "/") { inotifytools_wd_from_filename($0) })
     highestWatch = max(highestWatch, Int32(top))
   }
 
@@ -148,9 +150,9 @@ package final class Inotify {
     if mask.contains(.queueOverflow) { return InotifyEvent(folder: "", name: "", mask: mask) }
     highestWatch = max(highestWatch, event.pointee.wd)
     // No folder: a watch removed since (an earlier session's); the watcher ignores it.
-    var folder = inotifytools_filename_from_wd(event.pointee.wd).map { String(cString: $0) } ?? ""
+    var folder = inotifytools_filename_from_wd(event.pointee.wd).map { PathBytes.string(cString: $0) } ?? ""
     if !folder.isEmpty && !folder.hasSuffix("/") { folder += "/" }
-    return InotifyEvent(folder: folder, name: String(cString: CInotifyTools_event_name(event)), mask: mask)
+    return InotifyEvent(folder: folder, name: PathBytes.string(cString: CInotifyTools_event_name(event)), mask: mask)
   }
 }
 

@@ -44,6 +44,6 @@ package enum XDGDirectory {
   package static func absolute(_ path: String) -> String {
     let expanded = expandingTilde(path)
     if expanded.hasPrefix("/") { return expanded }
-    return FileManager.default.currentDirectoryPath + "/" + expanded
+    return FileSystem.currentDirectory() + "/" + expanded
   }
 }

@@ -22,7 +22,7 @@ package enum ViewJSON {
       // page remembers per document (the tile size) is kept under it.
       o.string("key", String(contentHash(of: Data(path.utf8)).dropFirst("sha256:".count).prefix(16)))
       o.value("items") { w in w.array(model.items) { w, item in w.item(item, display: item.displayState.rawValue) } }
-      o.string("name", (path as NSString).lastPathComponent)
+      o.string("name", PathBytes.displayed((path as NSString).lastPathComponent))
       o.int("revision", model.revision)
       o.int("thumbnailSize", model.settings.thumbnailSize)
       o.string("title", model.title)
@@ -59,11 +59,11 @@ package enum ViewJSON {
         w.array(summaries) { w, summary in
           w.object { d in
             d.int("failed", summary.failed)
-            d.string("folder", (summary.path as NSString).deletingLastPathComponent)
+            d.string("folder", PathBytes.displayed((summary.path as NSString).deletingLastPathComponent))
             d.string("id", summary.id)
             d.int("items", summary.items)
             d.date("modified", summary.modified)
-            d.string("name", (summary.path as NSString).lastPathComponent)
+            d.string("name", PathBytes.displayed((summary.path as NSString).lastPathComponent))
             d.int("pending", summary.pending)
             d.string("problem", summary.problem)
             d.string("title", summary.title)

@@ -253,8 +253,8 @@ package final class ViewServer: Sendable {
           throw ViewError.notFound("no original for item \(itemID)")
         }
         if let embedded = try document.original(of: item) { return (embedded, item) }
-        guard let url = URL(string: item.source), url.isFileURL, let hash = item.hash,
-          let bytes = try? FileSystem.read(url.path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
+        guard let path = PathBytes.path(fromFileURL: item.source), let hash = item.hash,
+          let bytes = try? FileSystem.read(path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
           contentHash(of: bytes) == hash
         else {
           throw ViewError.notFound(

@@ -73,9 +73,9 @@ struct BrowseCommand: ParsableCommand {
   }
 
   private func entry(_ path: String, conflictCopies: [String]) -> Entry {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    let bytes = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-    let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+    let info = FileSystem.status(of: path)
+    let bytes = info.map { Int64($0.st_size) } ?? 0
+    let modified = info.map { Date(timeIntervalSince1970: Double($0.st_mtim.tv_sec)) } ?? Date(timeIntervalSince1970: 0)
     do {
       let summary = try GalleryDocument.summary(path).summary
       return Entry(

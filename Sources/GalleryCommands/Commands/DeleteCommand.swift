@@ -23,7 +23,7 @@ struct DeleteCommand: ParsableCommand {
   func run() throws {
     if permanently {
       _ = try GalleryDocument.openLazily(target.document)  // a document, not any file
-      try FileManager.default.removeItem(atPath: target.document)
+      do { try FileSystem.removeFile(target.document) } catch { throw DocumentError.io(error) }
       Terminal.message("deleted \(target.document)")
     } else {
       let trashed = try DocumentFiles.moveToTrash(target.document)

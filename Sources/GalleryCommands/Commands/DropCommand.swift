@@ -14,7 +14,11 @@ struct DropCommand: AsyncParsableCommand {
     discussion: """
       SOURCE is a file path, a file:// URI, an http:// or https:// URL, or - to read a \
       text/uri-list from standard input (one URI a line, # comments, CRLF allowed) or the \
-      payload of `gallery drag --type gallery`. Whether a file or a download is an image \
+      payload of `gallery drag --type gallery`; with --null, standard input lists paths \
+      or URIs each ended by a NUL (`find -print0`), and a NUL inside a uri-list line is \
+      refused without it. File names are bytes: a name that is not UTF-8 (Latin-1 from an \
+      old camera or a FAT card) is recorded with its bytes percent-encoded in its file:// \
+      URL and shown with \\xNN escapes. Whether a file or a download is an image \
       is decided by its content, never its name or Content-Type. An image-search result \
       link (.../imgres?imgurl=IMAGE&imgrefurl=PAGE) drops IMAGE, and keeps PAGE as the \
       item's page.
@@ -45,6 +49,9 @@ struct DropCommand: AsyncParsableCommand {
 
   @Flag(help: "Drop the images found in folders, and below them.")
   var recursive = false
+
+  @Flag(name: [.customShort("0"), .customLong("null")], help: "Standard input lists sources ended by NULs (find -print0).")
+  var nullSeparated = false
 
   @Flag(help: "Keep a failed item (aspect ratio 1) for a source that cannot be loaded.")
   var keepFailed = false
@@ -88,7 +95,9 @@ struct DropCommand: AsyncParsableCommand {
     options.embed = embed ? true : nil
     if let jobs { options.parallelism = jobs }
     web.configure(&options)
-    try await Self.drop(sources, input: input, into: target.document, options: options, recursive: recursive, json: json)
+    try await Self.drop(
+      sources, input: input, into: target.document, options: options, recursive: recursive,
+      nullSeparated: nullSeparated, json: json)
   }
 
   /// Drops `sources` (`-` meaning `input`, a uri-list or a gallery payload) and reports
@@ -96,7 +105,7 @@ struct DropCommand: AsyncParsableCommand {
   /// and the exit status. Shared with `paste`.
   static func drop(
     _ sources: [String], input: Data, into document: String, options: DropOptions, recursive: Bool = false,
-    json: Bool = false
+    nullSeparated: Bool = false, json: Bool = false
   ) async throws {
     if let payload = try DragPayload.decode(input) {
       guard sources == ["-"] else {
@@ -126,7 +135,7 @@ struct DropCommand: AsyncParsableCommand {
       parsed = [.data(input, given: "standard input")]
     } else {
       let listed = sources.map { $0 == "/dev/stdin" ? "-" : $0 }
-      (parsed, refused) = DropSourceParser.parse(listed, recursive: recursive) { input }
+      (parsed, refused) = DropSourceParser.parse(listed, recursive: recursive, nullSeparated: nullSeparated) { input }
     }
     // Open first: a missing or damaged document is the error, not its sources. As an edit
     // opens it (its items read when needed): the drop's saves will, too.

@@ -63,7 +63,7 @@ struct ExportCommand: AsyncParsableCommand {
           data = try await original(of: item, fetcher: fetcher)
         }
         let path = try names.write(data, preferredName: name)
-        Terminal.out(path + "\n")
+        Terminal.path(path)
       } catch {
         failed = true
         Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
@@ -79,9 +79,9 @@ struct ExportCommand: AsyncParsableCommand {
     // someone else could name any file (file:///etc/shadow) and have it copied out.
     guard let hash = item.hash else { throw ExportFailure("it has no content hash to check its original against") }
     let data: Data
-    if url.isFileURL {
-      do { data = try LocalImageLoader.readSource(url.path, limit: web.maxDownloadSize) } catch {
-        throw ExportFailure("the original \(url.path) cannot be read: \(error)")
+    if let path = PathBytes.path(fromFileURL: item.source) {
+      do { data = try LocalImageLoader.readSource(path, limit: web.maxDownloadSize) } catch {
+        throw ExportFailure("the original \(path) cannot be read: \(error)")
       }
     } else if let fetcher {
       switch await fetcher.fetch(url) {
@@ -92,7 +92,8 @@ struct ExportCommand: AsyncParsableCommand {
       throw ExportFailure("its source is not a file")
     }
     if GallerySystem.contentHash(of: data) != hash {
-      throw ExportFailure("the original \(url.isFileURL ? url.path : url.absoluteString) has changed since it was dropped")
+      throw ExportFailure(
+        "the original \(PathBytes.path(fromFileURL: item.source) ?? url.absoluteString) has changed since it was dropped")
     }
     return data
   }
@@ -113,7 +114,7 @@ struct SafeFileNames {
     // An image dropped as data is named by its content.
     let last =
       item.source.hasPrefix("urn:sha256:")
-      ? "image-" + item.source.dropFirst("urn:sha256:".count).prefix(12) : URL(string: item.source)?.lastPathComponent ?? ""
+      ? "image-" + item.source.dropFirst("urn:sha256:".count).prefix(12) : PathBytes.lastSegment(ofURL: item.source)
     var name = String(
       last.unicodeScalars.filter { $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0.value != 0x7f }.map(Character.init))
     while name.hasPrefix(".") { name.removeFirst() }

@@ -45,7 +45,7 @@ struct NewCommand: ParsableCommand {
     let path = document ?? DocumentFiles.untitled(in: ".")
     let created = try GalleryDocument.create(path, title: title, settings: settings)
     RecentDocuments.note(created.path)
-    Terminal.out(created.path + "\n")
+    Terminal.path(created.path)
     Terminal.message("created \(created.path) (\"\(created.model.title)\")")
   }
 }

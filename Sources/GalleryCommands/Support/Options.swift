@@ -78,7 +78,7 @@ enum ItemCompletion {
     var candidates: [(value: String, item: Item)] = items.map { ($0.id, $0) }
     candidates += items.enumerated().map { (String($0.offset + 1), $0.element) }
     return candidates.filter { $0.value.hasPrefix(prefix) }.map { value, item in
-      let name = TerminalText.escaped(URL(string: item.source)?.lastPathComponent ?? item.source)
+      let name = TerminalText.escaped(PathBytes.lastSegment(ofURL: item.source))
       switch shell {
       case "zsh": return value + ":" + name.replacingOccurrences(of: ":", with: "\\:")
       case "fish": return value + "\t" + name.replacingOccurrences(of: "\t", with: " ")

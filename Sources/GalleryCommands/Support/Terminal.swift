@@ -16,6 +16,12 @@ import GallerySystem
 enum Terminal {
   static func out(_ text: String) { write(.output, Array(TerminalText.escaped(text, keepingLayout: true).utf8)) }
   static func out(_ bytes: [UInt8]) { write(.output, bytes) }
+  /// A path a command made, a line of its own: its bytes as they are for a program reading
+  /// them (a name need not be UTF-8, see PathBytes), shown escaped on a terminal.
+  static func path(_ path: String) {
+    if StandardStream.output.isTerminal { return out(path + "\n") }
+    write(.output, PathBytes.bytes(path) + [UInt8(ascii: "\n")])
+  }
   /// Bytes of a data format, unchanged (a uri-list's CRLF, JSON).
   static func exact(_ text: String) { write(.output, Array(text.utf8)) }
   static func err(_ text: String) { write(.error, Array(text.utf8)) }

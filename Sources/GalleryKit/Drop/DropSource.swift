@@ -41,8 +41,8 @@ public struct DropSource: Sendable, Equatable {
     return false
   }
 
-  /// The `file:` URL an item records for a local path.
-  static func fileURL(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.absoluteString }
+  /// The `file:` URL an item records for a local path: absolute, its bytes percent-encoded.
+  static func fileURL(_ path: String) -> String { PathBytes.fileURL(absolutePath: XDGDirectory.standardized(path)) }
 
   /// The URL stored on the item: `file:///absolute/path` or the web URL.
   public var url: String {
@@ -79,8 +79,10 @@ public struct DropFailure: Error, Sendable, Equatable, CustomStringConvertible {
 /// Turns command-line sources into drop sources: paths, `file://` URIs, http(s) URLs, and
 /// `-` for a `text/uri-list` on standard input.
 public enum DropSourceParser {
+  /// `-` reads a uri-list from standard input, or with `nullSeparated` a list of paths or
+  /// URIs each ended by a NUL (`find -print0`).
   public static func parse(
-    _ arguments: [String], recursive: Bool, readStandardInput: () -> Data
+    _ arguments: [String], recursive: Bool, nullSeparated: Bool = false, readStandardInput: () -> Data
   ) -> (sources: [DropSource], failures: [DropFailure]) {
     var sources: [DropSource] = []
     var failures: [DropFailure] = []
@@ -90,11 +92,23 @@ public enum DropSourceParser {
       if argument == "-" {
         guard !standardInputRead else { continue }
         standardInputRead = true
-        entries = uriList(String(decoding: readStandardInput(), as: UTF8.self))
+        let input = readStandardInput()
+        if nullSeparated {
+          entries = input.split(separator: 0).map { PathBytes.string($0) }
+        } else {
+          // Bytes that are not UTF-8 are a file name's (see PathBytes); a NUL is no line's.
+          entries = uriList(PathBytes.string(input))
+          for line in entries where line.contains("\u{0}") {
+            failures.append(
+              DropFailure(
+                source: line.replacingOccurrences(of: "\u{0}", with: "\\0"),
+                reason: "a NUL byte inside a line (for a list ended by NULs, as find -print0 writes, use --null)"))
+          }
+        }
       } else {
         entries = [argument]
       }
-      for entry in entries {
+      for entry in entries where !entry.contains("\u{0}") {
         switch source(for: entry) {
         case .success(let source):
           if case .file(let path) = source.location, isDirectory(path) {
@@ -132,10 +146,11 @@ public enum DropSourceParser {
     }
     switch scheme {
     case "file":
-      guard let url = URL(string: text), url.host == nil || url.host == "" || url.host == "localhost" else {
+      // Percent-escapes decoded to bytes, which need not be UTF-8 (see PathBytes).
+      guard let path = PathBytes.path(fromFileURL: text) else {
         return .failure(DropFailure(source: text, reason: "not a local file URI"))
       }
-      return .success(DropSource(given: text, location: .file(path: url.path)))
+      return .success(DropSource(given: text, location: .file(path: path)))
     case "http", "https":
       guard let url = ImageSearchResult.canonicalWebURL(text) else {
         return .failure(DropFailure(source: text, reason: "not a valid URL"))
@@ -146,7 +161,7 @@ public enum DropSourceParser {
       return .success(DropSource(given: text, location: .web(url)))
     default:
       // "photo:1.jpg" is a file name when such a file exists.
-      if checkingFiles, FileManager.default.fileExists(atPath: text) {
+      if checkingFiles, FileSystem.linkStatus(of: text) != nil {
         return .success(DropSource(given: text, location: .file(path: absolute(text))))
       }
       return .failure(
@@ -168,18 +183,21 @@ public enum DropSourceParser {
 
   static func isDirectory(_ path: String) -> Bool { FileSystem.isDirectory(path) }
 
-  /// Regular files below a folder, hidden ones skipped, in a stable (sorted) order.
+  /// Files below a folder, hidden ones and hidden folders skipped, in a stable (sorted)
+  /// order. Folders are entered, links to folders are not (a link cannot make a loop).
   static func filesBelow(_ folder: String) -> [String] {
-    guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
     var files: [String] = []
-    while let relative = enumerator.nextObject() as? String {
-      let name = (relative as NSString).lastPathComponent
-      if name.hasPrefix(".") {
-        enumerator.skipDescendants()
-        continue
+    var folders = [folder]
+    while let current = folders.popLast() {
+      for name in (try? FileSystem.entries(of: current)) ?? [] where !name.hasPrefix(".") {
+        let path = current + "/" + name
+        guard let info = FileSystem.linkStatus(of: path) else { continue }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+          folders.append(path)
+        } else if !isDirectory(path) {
+          files.append(path)
+        }
       }
-      let path = folder + "/" + relative
-      if !isDirectory(path) { files.append(path) }
     }
     return files.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
   }

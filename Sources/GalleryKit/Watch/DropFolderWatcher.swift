@@ -283,7 +283,7 @@ public struct DropFolderWatcher: Service {
       let paths =
         watcher.options.recursive
         ? DropSourceParser.filesBelow(folder)
-        : ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        : ((try? FileSystem.entries(of: folder)) ?? []).sorted()
           .filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
       let memory = memories[pair]
       let candidates = paths.compactMap { path -> (path: String, stamp: FileStamp)? in
@@ -334,7 +334,7 @@ public struct DropFolderWatcher: Service {
 
     /// Moves a file into a folder under a free name; returns the new path.
     static func moveAside(_ path: String, into folder: String) -> String? {
-      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try? OutputFile.makeFolder(folder)
       for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
         let candidate = folder + "/" + name
         do {

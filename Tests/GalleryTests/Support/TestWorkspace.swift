@@ -19,7 +19,17 @@ final class TestWorkspace {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   }
 
-  deinit { try? FileManager.default.removeItem(at: folder) }
+  deinit { FileSystem.removeTree(folder.path) }
+
+  /// A path in the workspace whose name is these bytes (which need not be UTF-8).
+  func path(bytes name: [UInt8]) -> String { folder.path + "/" + PathBytes.string(name) }
+
+  /// Renames a file to a name of these bytes; returns the new path.
+  func rename(_ path: String, toBytes name: [UInt8]) throws -> String {
+    let target = (path as NSString).deletingLastPathComponent + "/" + PathBytes.string(name)
+    try FileSystem.rename(path, to: target)
+    return target
+  }
 
   func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
