@@ -91,6 +91,7 @@ let package = Package(
       dependencies: [
         "GalleryViewRules", "GalleryKit", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

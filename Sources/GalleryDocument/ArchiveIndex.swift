@@ -417,7 +417,9 @@ private struct CompactScanner {
       value = value * 10 + Int64(byte - 0x30)
       next += 1
     }
-    return next > start ? value : nil
+    // (`010` is no JSON number: the general reader refuses it.)
+    guard next > start, next - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+    return value
   }
 }
 

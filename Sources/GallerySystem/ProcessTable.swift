@@ -28,3 +28,21 @@ package enum ProcessStart {
     return Date(timeIntervalSince1970: bootTime + ticks / hertz)
   }
 }
+
+/// Limits the kernel puts on this process.
+package enum ProcessLimits {
+  /// Raises the number of descriptors this process may open to its hard limit (the soft
+  /// one is often 1,024, which a few hundred idle connections exhaust); returns the limit
+  /// now in force. The corresponding C functions are `getrlimit` and `setrlimit`.
+  @discardableResult
+  package static func raiseOpenFiles() -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+    if limit.rlim_cur < limit.rlim_max {
+      var raised = limit
+      raised.rlim_cur = limit.rlim_max
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
+  }
+}

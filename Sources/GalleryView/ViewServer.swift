@@ -6,6 +6,7 @@ import GalleryModel
 import GallerySystem
 import GalleryViewRules
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -38,6 +39,8 @@ package final class ViewServer: Sendable {
   /// Uploads being received: each may hold up to `maxUploadBytes`, so only a few at once.
   private let uploads = Atomic<Int>(0)
   static let maxUploadsAtOnce = 4
+  static let idleTimeoutSeconds: Int64 = 10
+  static let maxConnections = 4096
 
   package init(configuration: ViewConfiguration, documents: ServedDocuments) {
     self.configuration = configuration
@@ -51,9 +54,18 @@ package final class ViewServer: Sendable {
     let router = Router()
     router.add(middleware: AccessMiddleware(server: self))
     routes(router)
+    // A connection that sends nothing (no request, or a request's head that never ends) is
+    // closed after a while, and connections are capped below the descriptors this process
+    // may open: idle sockets cannot stop the server from answering (an event stream, a
+    // response in progress, is not idle).
+    let descriptors = ProcessLimits.raiseOpenFiles()
     let app = Application(
       router: router,
-      configuration: .init(address: .hostname(configuration.bind, port: configuration.port), serverName: "gallery"),
+      server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleTimeoutSeconds))),
+      configuration: .init(
+        address: .hostname(configuration.bind, port: configuration.port), serverName: "gallery",
+        availableConnectionsDelegate: MaximumAvailableConnections(
+          max(64, min(Self.maxConnections, descriptors - 256)), logger: logger)),
       onServerRunning: { [self] channel in
         let port = channel.localAddress?.port ?? configuration.port
         access.withLock { $0 = ViewAccess(token: configuration.token, bind: configuration.bind, port: port) }
@@ -398,18 +410,29 @@ package final class ViewServer: Sendable {
         throw ViewError.busy("\(Self.maxUploadsAtOnce) uploads are being received: drop again in a moment")
       }
       defer { uploads.subtract(1, ordering: .relaxed) }
-      let body = try await request.collectBody(upTo: configuration.maxUploadBytes)
-      let files: [UploadFrames.File]
-      do { files = try UploadFrames.parse(Data(buffer: body), maxFileBytes: ImageOptions.defaultMaxFileBytes) } catch {
-        throw ViewError.badRequest("\(error)")
-      }
-      for file in files {
-        // Sniffed like any drop: what is not an image gets no placeholder.
-        if DropSource.isImageData(file.data) {
+      // Read as it arrives: a file over the limit is refused at its length, before its
+      // bytes come, and only the images among the files are kept.
+      var reader = UploadFrames.Reader(maxFileBytes: ImageOptions.defaultMaxFileBytes)
+      var kept = 0
+      func take(_ files: [UploadFrames.File]) throws {
+        for file in files {
+          // Sniffed like any drop: what is not an image gets no placeholder.
+          guard DropSource.isImageData(file.data) else {
+            refused.append(DropFailure(source: file.name, reason: "not an image"))
+            continue
+          }
+          kept += file.data.count
+          guard kept <= configuration.maxUploadBytes else {
+            throw ViewError.tooLarge("a drop of more than \(configuration.maxUploadBytes >> 20) MiB")
+          }
           sources.append(.data(file.data, given: file.name))
-        } else {
-          refused.append(DropFailure(source: file.name, reason: "not an image"))
         }
+      }
+      do {
+        for try await piece in request.body { try take(try reader.feed(piece.readableBytesView)) }
+        try take(try reader.finish())
+      } catch let refusal as UploadFrames.Refusal {
+        throw ViewError.badRequest("\(refusal)")
       }
     } else {
       let edit = try await Self.edit(request)

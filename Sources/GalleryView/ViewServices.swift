@@ -13,10 +13,13 @@ package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
   case forbidden(String)
   case conflict(String)
   case busy(String)
+  case tooLarge(String)
 
   package var description: String {
     switch self {
-    case .notFound(let text), .badRequest(let text), .forbidden(let text), .conflict(let text), .busy(let text): text
+    case .notFound(let text), .badRequest(let text), .forbidden(let text), .conflict(let text), .busy(let text),
+      .tooLarge(let text):
+      text
     }
   }
 
@@ -27,6 +30,7 @@ package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
     case .forbidden: .forbidden
     case .conflict: .conflict
     case .busy: .serviceUnavailable
+    case .tooLarge: .contentTooLarge
     }
   }
 

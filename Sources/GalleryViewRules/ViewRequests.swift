@@ -91,31 +91,85 @@ package enum UploadFrames {
   package static let maxFiles = 1000
   package static let maxNameBytes = 4096
 
+  /// A whole upload's files (for the tests and the fuzz target: the server streams it).
   package static func parse(_ bytes: Data, maxFileBytes: Int) throws(Refusal) -> [File] {
-    var files: [File] = []
-    var offset = bytes.startIndex
-    func number() throws(Refusal) -> Int {
-      guard bytes.endIndex - offset >= 4 else { throw Refusal(description: "the upload ends inside a length") }
-      let value = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-      offset += 4
-      return value
+    var reader = Reader(maxFileBytes: maxFileBytes)
+    var files = try reader.feed(bytes)
+    files += try reader.finish()
+    return files
+  }
+
+  /// Reads an upload as it arrives, a piece at a time: a file is handed out once its last
+  /// byte came, and a length over the limit is refused as soon as it is read, so that a
+  /// body is never held whole and what is too large is never received. A value: the rules
+  /// are tested by feeding it pieces.
+  package struct Reader {
+    let maxFileBytes: Int
+    private var pending: [UInt8] = []
+    private var name: String?
+    private var length: Int?
+    private var data = Data()
+    private var count = 0
+
+    package init(maxFileBytes: Int) { self.maxFileBytes = maxFileBytes }
+
+    /// The files this piece completes.
+    package mutating func feed(_ bytes: some Collection<UInt8>) throws(Refusal) -> [File] {
+      var files: [File] = []
+      var rest = bytes[...]
+      while !rest.isEmpty {
+        if let length, let name {
+          // The file's bytes, as many as this piece holds.
+          let take = rest.prefix(length - data.count)
+          data.append(contentsOf: take)
+          rest = rest.dropFirst(take.count)
+          if data.count == length {
+            files.append(File(name: name, data: data))
+            (self.name, self.length, data) = (nil, nil, Data())
+          }
+          continue
+        }
+        // A header: 4 bytes of length, the name, 4 bytes of length.
+        let wanted = name == nil ? 4 + (pending.count >= 4 ? Self.number(pending) : 0) : 4
+        let take = rest.prefix(wanted - pending.count)
+        pending.append(contentsOf: take)
+        rest = rest.dropFirst(take.count)
+        if name == nil, pending.count == 4 {
+          guard count < maxFiles else { throw Refusal(description: "more than \(maxFiles) files in one drop") }
+          guard Self.number(pending) <= maxNameBytes else {
+            throw Refusal(description: "a file name in the upload is too long or cut short")
+          }
+          if Self.number(pending) > 0 { continue }
+        }
+        if name == nil, pending.count == wanted {
+          name = String(decoding: pending.dropFirst(4), as: UTF8.self)
+          pending = []
+          count += 1
+        } else if let name, pending.count == 4 {
+          let value = Self.number(pending)
+          pending = []
+          guard value <= maxFileBytes else { throw Refusal(description: "\(name) is larger than \(maxFileBytes) bytes") }
+          data.reserveCapacity(value)
+          length = value
+          if value == 0 {
+            files.append(File(name: name, data: Data()))
+            (self.name, self.length) = (nil, nil)
+          }
+        }
+      }
+      return files
     }
-    while offset < bytes.endIndex {
-      guard files.count < maxFiles else { throw Refusal(description: "more than \(maxFiles) files in one drop") }
-      let nameLength = try number()
-      guard nameLength <= maxNameBytes, bytes.endIndex - offset >= nameLength else {
+
+    /// The end of the upload: nothing may be left half read.
+    package func finish() throws(Refusal) -> [File] {
+      guard pending.isEmpty, name == nil else {
+        if let name, length != nil { throw Refusal(description: "the upload of \(name) is cut short") }
+        if name != nil || pending.count < 4 { throw Refusal(description: "the upload ends inside a length") }
         throw Refusal(description: "a file name in the upload is too long or cut short")
       }
-      let name = String(decoding: bytes[offset..<offset + nameLength], as: UTF8.self)
-      offset += nameLength
-      let length = try number()
-      guard length <= maxFileBytes else {
-        throw Refusal(description: "\(name) is larger than \(maxFileBytes) bytes")
-      }
-      guard bytes.endIndex - offset >= length else { throw Refusal(description: "the upload of \(name) is cut short") }
-      files.append(File(name: name, data: Data(bytes[offset..<offset + length])))
-      offset += length
+      return []
     }
-    return files
+
+    private static func number(_ bytes: [UInt8]) -> Int { bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) } }
   }
 }

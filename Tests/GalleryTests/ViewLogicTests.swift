@@ -105,6 +105,31 @@ struct ViewLogicTests {
     return number(name.utf8.count) + Data(name.utf8) + number(data.count) + data
   }
 
+  @Test("Upload frames read as they arrive: any split gives the same files; a length over the limit is refused at once")
+  func uploadFramesStreamed() throws {
+    let body =
+      Self.frame("a.jpg", Data([1, 2, 3])) + Self.frame("", Data()) + Self.frame("é.png", Data(0..<200))
+      + Self.frame("z", Data([9]))
+    let whole = try UploadFrames.parse(body, maxFileBytes: 1000)
+    var random = SplitMix(state: 9)
+    for _ in 0..<500 {
+      var reader = UploadFrames.Reader(maxFileBytes: 1000)
+      var files: [UploadFrames.File] = []
+      var rest = body[...]
+      while !rest.isEmpty {
+        let piece = rest.prefix(Int.random(in: 1...40, using: &random))
+        files += try reader.feed(piece)
+        rest = rest.dropFirst(piece.count)
+      }
+      files += try reader.finish()
+      #expect(files == whole)
+    }
+    // The length of a file over the limit is refused with its header, before any byte of it.
+    var reader = UploadFrames.Reader(maxFileBytes: 10)
+    let header = Self.frame("big", Data(count: 11)).prefix(4 + 3 + 4)
+    #expect(throws: UploadFrames.Refusal.self) { _ = try reader.feed(header) }
+  }
+
   @Test("Upload frames: files read back as sent; a cut, oversized or overlong upload is refused")
   func uploadFrames() throws {
     let body = Self.frame("a.jpg", Data([1, 2, 3])) + Self.frame("é.png", Data()) + Self.frame("", Data([9]))
