@@ -63,6 +63,16 @@ struct AccessMiddleware: RouterMiddleware {
     return response
   }
 
+  /// A failure of the machine, not of the request: a full disk is 507 (Insufficient
+  /// Storage), anything else the server could not do 500.
+  static func status(of error: any Error) -> HTTPResponse.Status {
+    let text = "\(error)"
+    if text.contains(FileSystem.errorText(ENOSPC)) || text.contains(FileSystem.errorText(EDQUOT)) {
+      return .init(code: 507, reasonPhrase: "Insufficient Storage")
+    }
+    return .internalServerError
+  }
+
   private func answer(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws
@@ -100,11 +110,22 @@ struct AccessMiddleware: RouterMiddleware {
           case .notFound, .itemNotFound: .notFound
           case .exists: .conflict
           case .badName: .badRequest
+          case .saveFailed(_, let cause), .io(let cause): Self.status(of: cause)
+          default: .conflict
+          }
+        return ViewError.response(status: status, message: error.description)
+      } catch let error as any GalleryError {
+        // What the library refuses says why; a failing disk or system is the server's.
+        let status: HTTPResponse.Status =
+          switch error.exitStatus {
+          case .notFound: .notFound
+          case .usage: .badRequest
+          case .ioError: Self.status(of: error)
           default: .conflict
           }
         return ViewError.response(status: status, message: error.description)
       } catch {
-        return ViewError.response(status: .conflict, message: "\(error)")
+        return ViewError.response(status: Self.status(of: error), message: SystemErrorText.describe(error))
       }
     }
   }

@@ -78,3 +78,30 @@ def test_idle_connections_do_not_stop_the_server_and_are_closed(workspace, image
         s.close()
     response, _ = server_request(server, "GET", "/api/documents")
     assert response.status == 200
+
+
+def test_a_full_disk_is_507_and_the_document_unchanged(workspace, images, serve):
+    import json
+    import subprocess
+
+    disk = workspace / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(disk)], check=True)
+    try:
+        document = new_document(disk, "Full.gallery", images[:2])
+        server = serve(document)
+        doc = document_id(server, document)
+        free = int(subprocess.run(["df", "--output=avail", "-B1", str(disk)], capture_output=True, text=True,
+                                  check=True).stdout.split()[-1])
+        (disk / "filler").write_bytes(b"\0" * free)
+        before = document.read_bytes()
+        ids = [item["id"] for item in json.loads(server_request(server, "GET", f"/api/documents/{doc}")[1])["items"]]
+        response, data = server_request(
+            server, "POST", f"/api/documents/{doc}/trash", json.dumps({"ids": ids[:1]}),
+            {"Content-Type": "application/json"})
+        assert response.status == 507, (response.status, data)
+        assert b"No space left on device" in data
+        assert document.read_bytes() == before
+        server.stop()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
