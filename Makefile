@@ -12,7 +12,7 @@ DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
-	tumbler dbus
+	tumbler dbus binutils
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).
@@ -96,10 +96,18 @@ docs: release
 install: install-binary install-files
 
 # The installed binary links the Swift standard library statically, so that it runs where no
-# Swift toolchain is (a thumbnailer in GNOME's bubblewrap sandbox sees only /usr).
+# Swift toolchain is (a thumbnailer in GNOME's bubblewrap sandbox sees only /usr); it is
+# stripped of debug information and symbols, and needs no RUNPATH (it loads nothing from
+# beside itself).
 STATIC_BUILD = .build/static
 install-binary:
-	$(SWIFT) build -c release --static-swift-stdlib --build-path $(STATIC_BUILD) --product gallery
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath -Xlinker --strip-all \
+	  --build-path $(STATIC_BUILD) --product gallery
+
+# Where zsh finds completions: Debian's zsh reads /usr/share/zsh/vendor-completions (as
+# Debian's own packages install them) and /usr/local/share/zsh/site-functions, not
+# /usr/share/zsh/site-functions.
+ZSH_COMPLETIONS = $(if $(filter /usr,$(PREFIX)),/usr/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 
 # Installs an already built binary (BINARY) and the data files; `make install` builds first.
 BINARY ?= $(STATIC_BUILD)/release/gallery
@@ -109,7 +117,7 @@ install-files:
 	install -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/gallery
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 644 completions/gallery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
-	install -D -m 644 completions/_gallery $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
+	install -D -m 644 completions/_gallery $(DESTDIR)$(ZSH_COMPLETIONS)/_gallery
 	install -D -m 644 completions/gallery.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
 	install -D -m 644 share/mime/packages/gallery.xml $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
 	install -D -m 644 share/applications/gallery.desktop $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop
@@ -121,7 +129,7 @@ install-files:
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gallery $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(MAN_PAGES))
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gallery
-	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gallery
+	rm -f $(DESTDIR)$(ZSH_COMPLETIONS)/_gallery
 	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gallery.fish
 	rm -f $(DESTDIR)$(PREFIX)/share/mime/packages/gallery.xml
 	rm -f $(DESTDIR)$(PREFIX)/share/applications/gallery.desktop

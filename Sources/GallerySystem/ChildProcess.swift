@@ -54,10 +54,12 @@ package enum ChildProcess {
 
   /// Starts a program that stays in the background in a session of its own, and returns the
   /// first line it writes on its standard output: it closes that once it is ready.
+  /// It runs in `/`, so that it keeps no folder of the caller's busy (an unmount).
   package static func startInBackground(_ path: String, _ arguments: [String], input: Data) throws -> String {
     var (readEnd, writeEnd) = try FileSystem.pipe()
     let null = try FileHandleFD(path: "/dev/null", flags: O_WRONLY)
-    let pid = try spawn(path, arguments, input: input, output: writeEnd!.rawValue, errors: null.rawValue, newSession: true)
+    let pid = try spawn(
+      path, arguments, input: input, output: writeEnd!.rawValue, errors: null.rawValue, newSession: true, directory: "/")
     // Ours closes here, so the read ends when the program closes its copy (or ends).
     writeEnd = nil
     let announced = try readEnd!.read(upTo: 4096)
@@ -90,11 +92,13 @@ package enum ChildProcess {
   /// posix_spawn with standard input fed from `input`, output and errors on the given
   /// descriptors, every other descriptor closed and every signal at its default.
   package static func spawn(
-    _ path: String, _ arguments: [String], input: Data, output: Int32, errors: Int32, newSession: Bool = false
+    _ path: String, _ arguments: [String], input: Data, output: Int32, errors: Int32, newSession: Bool = false,
+    directory: String? = nil
   ) throws -> pid_t {
     var (inputRead, inputWrite) = try FileSystem.pipe()
     let pid = try start(
-      path, [path] + arguments, stdin: inputRead!.rawValue, stdout: output, stderr: errors, newSession: newSession)
+      path, [path] + arguments, directory: directory, stdin: inputRead!.rawValue, stdout: output, stderr: errors,
+      newSession: newSession)
     // Our read end closes now: a program that exits without reading makes the write fail
     // (EPIPE, with SIGPIPE ignored) rather than block.
     inputRead = nil
@@ -103,6 +107,10 @@ package enum ChildProcess {
     inputWrite = nil
     return pid
   }
+
+  /// This program's own file, by its real name: started again through it (not through
+  /// `/proc/self/exe`), a server shows as `gallery` in `ps`, `pgrep` and `systemd-cgls`.
+  package static var ownExecutable: String { FileSystem.resolvingLinks("/proc/self/exe") }
 
   /// Starts `path` with `argv` (its name first) and `environment` (`KEY=VALUE`; nil: ours),
   /// standard input, output and error from the given descriptors, every other descriptor

@@ -495,6 +495,18 @@ package enum StandardStream {
   /// Whether it is a terminal. The corresponding C function is `isatty`.
   package var isTerminal: Bool { isatty(descriptor) == 1 }
 
+  /// Whether it is the file `device:inode` names, as systemd's `JOURNAL_STREAM` does for the
+  /// journal's stream (systemd.exec: a program compares it with its own standard error,
+  /// since the variable is inherited by programs whose output goes elsewhere). The
+  /// corresponding C function is `fstat`.
+  package func isFile(_ deviceAndInode: String) -> Bool {
+    let parts = deviceAndInode.split(separator: ":")
+    guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return false }
+    return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+  }
+
   /// Writes all of `bytes`; the errno of a failed write. The corresponding C function is
   /// `write`.
   package func write(_ bytes: [UInt8]) -> Int32? {

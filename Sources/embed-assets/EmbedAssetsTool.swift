@@ -23,7 +23,11 @@ enum EmbedAssetsTool {
       swift += "    \"\(url.lastPathComponent)\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),\n"
     }
     swift += "  ]\n}\n"
-    try Data(swift.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+    // Unchanged output is left as it is: a build that runs this tool again (SwiftPM relinks
+    // a plugin's tool in some builds) must not make the target that embeds it recompile.
+    let data = Data(swift.utf8)
+    if (try? Data(contentsOf: URL(fileURLWithPath: output))) == data { return }
+    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
   }
 }
 

@@ -22,7 +22,7 @@ struct DesktopIntegrationTests {
     let share = destination + "/usr/share"
     let expected = [
       "/usr/bin/gallery", "/usr/share/man/man1/gallery.1", "/usr/share/man/man1/gallery-drop.1",
-      "/usr/share/bash-completion/completions/gallery", "/usr/share/zsh/site-functions/_gallery",
+      "/usr/share/bash-completion/completions/gallery", "/usr/share/zsh/vendor-completions/_gallery",
       "/usr/share/fish/vendor_completions.d/gallery.fish", "/usr/share/mime/packages/gallery.xml",
       "/usr/share/applications/gallery.desktop", "/usr/share/thumbnailers/gallery.thumbnailer",
       "/usr/lib/systemd/user/gallery-watch@.service", "/usr/share/doc/gallery/LICENSE",
@@ -56,6 +56,25 @@ struct DesktopIntegrationTests {
     #expect(
       FileManager.default.fileExists(atPath: destination + "/usr/share/man/man1/gallery-dl.1"),
       "uninstall removed another program's page")
+  }
+
+  @Test("zsh finds the installed completion by its own fpath, for PREFIX=/usr and /usr/local", arguments: ["/usr", "/usr/local"])
+  func zshCompletionAsInstalled(prefix: String) throws {
+    let work = try TestWorkspace()
+    let destination = work.path("root")
+    let install = try Run.program(
+      "make", ["-C", Self.root, "install-files", "DESTDIR=" + destination, "PREFIX=" + prefix, "BINARY=" + Run.galleryBinary])
+    #expect(install.status == 0, "\(install.stderr)")
+    // zsh's own fpath, with no hand-made entry: the installed file must be in one of its folders.
+    let fpath = try Run.program("zsh", ["-f", "-c", "print -rl -- $fpath"]).stdout.split(separator: "\n").map(String.init)
+    let found = fpath.filter { FileManager.default.fileExists(atPath: destination + $0 + "/_gallery") }
+    #expect(found.count == 1, "\(prefix): _gallery in none of zsh's folders \(fpath)")
+    // And zsh autoloads it from there as it would from the real folder.
+    let probe =
+      "fpath=(\(fpath.map { "'\(destination)\($0)'" }.joined(separator: " ")) $fpath); autoload -U compinit; compinit -u; "
+      + "print -r -- ${_comps[gallery]}"
+    let loaded = try Run.program("zsh", ["-f", "-c", probe])
+    #expect(loaded.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "_gallery", "\(loaded.stdout)\(loaded.stderr)")
   }
 
   @Test("make install builds and installs, and never installs system packages")
@@ -117,6 +136,11 @@ struct DesktopIntegrationTests {
     #expect(pid != nil, "\(record)")
     // Waited for: a server still writing its state would keep the workspace from going.
     if let pid = pid.flatMap({ pid_t($0.trimmingCharacters(in: .whitespaces)) }) {
+      // Named gallery for ps, pgrep and systemd-cgls (not "exe"), and in / (not the folder
+      // it was opened from, which it would keep busy).
+      let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+      #expect(name == "gallery\n", "\(name ?? "")")
+      #expect(FileSystem.resolvingLinks("/proc/\(pid)/cwd") == "/")
       kill(pid, SIGTERM)
       let end = Date() + 10
       // Gone, or a zombie that nobody reaped yet.
@@ -194,5 +218,11 @@ struct DesktopIntegrationTests {
     #expect(header.contains("256x256"), "\(header)")
     let dynamic = try sandboxed(Run.galleryBinary)
     #expect(dynamic.status != 0 && dynamic.stderr.contains("libswift"), "the toolchain-linked binary ran: \(dynamic.stderr)")
+    // Installed stripped (no debug information, no symbol table) and with no RUNPATH: it
+    // loads nothing from beside itself.
+    let sections = try Run.program("readelf", ["-S", "-W", Self.staticBinary]).stdout
+    #expect(!sections.contains(".debug_info") && !sections.contains(".symtab"), "not stripped")
+    let dynamicSection = try Run.program("readelf", ["-d", Self.staticBinary]).stdout
+    #expect(!dynamicSection.contains("RUNPATH") && !dynamicSection.contains("RPATH"), "\(dynamicSection)")
   }
 }

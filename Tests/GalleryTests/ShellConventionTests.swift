@@ -122,7 +122,13 @@ struct ShellConventionTests {
     let plain = MessageLogHandler(level: .info, environment: [:])
     #expect(plain.line(level: .info, message: "committed /a.jpg") == "gallery: committed /a.jpg")
     #expect(plain.line(level: .warning, message: "x\u{1b}[2J") == "gallery: warning: x\\x1B[2J")
-    let journal = MessageLogHandler(level: .info, environment: ["JOURNAL_STREAM": "8:1234"])
+    // Only when JOURNAL_STREAM names standard error itself (a child of a unit whose own
+    // output goes elsewhere inherits the variable): as systemd.exec says to check.
+    var info = stat()
+    #expect(fstat(2, &info) == 0)
+    let inherited = MessageLogHandler(level: .info, environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"])
+    #expect(inherited.line(level: .info, message: "x") == "gallery: x")
+    let journal = MessageLogHandler(level: .info, environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"])
     #expect(journal.line(level: .info, message: "committed /a.jpg") == "<6>committed /a.jpg")
     #expect(journal.line(level: .warning, message: "overflow") == "<4>overflow")
     #expect(journal.line(level: .error, message: "gone") == "<3>gone")

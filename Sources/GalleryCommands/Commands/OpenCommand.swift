@@ -44,7 +44,7 @@ struct OpenCommand: AsyncParsableCommand {
         if absolute == nil { return running.pageAddress(id: nil) }
       }
       let announced = try ChildProcess.startInBackground(
-        "/proc/self/exe", ["serve", "--instance", "--idle-exit", String(idleExit)] + (absolute.map { [$0] } ?? []),
+        ChildProcess.ownExecutable, ["serve", "--instance", "--idle-exit", String(idleExit)] + (absolute.map { [$0] } ?? []),
         input: Data())
       guard announced.hasPrefix("http://") else {
         throw CommandFailure(

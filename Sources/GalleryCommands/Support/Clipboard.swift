@@ -119,6 +119,6 @@ struct Clipboard {
   /// Starts `gallery clipboard-owner` in a session of its own and returns the line it
   /// writes once it owns the selection ("ok") or cannot ("error: ...").
   private func spawnOwner(input: Data) throws -> String {
-    try ChildProcess.startInBackground("/proc/self/exe", ["clipboard-owner"], input: input)
+    try ChildProcess.startInBackground(ChildProcess.ownExecutable, ["clipboard-owner"], input: input)
   }
 }

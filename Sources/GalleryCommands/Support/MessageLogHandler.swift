@@ -8,8 +8,8 @@ import Logging
 
 /// Logs in the one message style of every command: `gallery: message` on standard error,
 /// `gallery: warning: message` above notice, control characters escaped. Under systemd
-/// (`JOURNAL_STREAM` set) a line is `<N>message` instead: journald adds the time and the
-/// program name itself, and reads the syslog priority N.
+/// (`JOURNAL_STREAM` naming standard error itself) a line is `<N>message` instead: journald
+/// adds the time and the program name itself, and reads the syslog priority N.
 package struct MessageLogHandler: LogHandler {
   package var logLevel: Logger.Level
   package var metadata: Logger.Metadata = [:]
@@ -17,7 +17,7 @@ package struct MessageLogHandler: LogHandler {
 
   package init(level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment) {
     logLevel = level
-    journal = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+    journal = environment["JOURNAL_STREAM"].map { StandardStream.error.isFile($0) } ?? false
   }
 
   package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
