@@ -22,6 +22,10 @@ extension Gallery {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")
       Glibc.exit(ExitStatus.usage.rawValue)
     }
+    if let first = arguments.first, !first.hasPrefix("-"), let suggestion = CommandSuggestion.suggestion(for: first) {
+      Terminal.message(suggestion)
+      Glibc.exit(ExitStatus.usage.rawValue)
+    }
     do {
       var command = try parseAsRoot(arguments)
       if var command = command as? AsyncParsableCommand {

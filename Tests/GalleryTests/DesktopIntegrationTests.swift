@@ -159,6 +159,8 @@ struct DesktopIntegrationTests {
     let text = try String(contentsOfFile: unit, encoding: .utf8)
     #expect(text.contains("RestartPreventExitStatus=64 65 66 73"))
     #expect(text.contains("%h/.local/bin"))
+    // The configuration folder as systemd names it ($XDG_CONFIG_HOME for a user unit).
+    #expect(text.contains("--config %E/gallery/%i.conf") && !text.contains("%h/.config"))
     let work = try TestWorkspace()
     let copy = work.path("gallery-watch@inbox.service")
     try FileManager.default.copyItem(atPath: unit, toPath: copy)

@@ -5,6 +5,8 @@ import GalleryTestSupport
 import Logging
 import Testing
 
+@testable import GallerySystem
+
 /// One message style, exit statuses that say what happened, files where the user's
 /// environment says, and output that fits the terminal.
 @Suite("Shell conventions: messages, statuses, $HOME and XDG, progress, logs")
@@ -115,6 +117,33 @@ struct ShellConventionTests {
       // (The terminal ends its lines with CR LF.)
       #expect(tty.stdout.unicodeScalars.filter { $0 == "\n" }.count > 2, "\(command) is not indented on a terminal")
     }
+  }
+
+  @Test("thumbnail DOC - SIZE writes a PNG to standard output")
+  func thumbnailToStandardOutput() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg")]).status == 0)
+    let result = try Run.gallery(["thumbnail", document, "-", "128"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdoutData.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    let file = work.path("cover.png")
+    try result.stdoutData.write(to: URL(fileURLWithPath: file))
+    #expect(try Run.program("vipsheader", [file]).stdout.contains("128x128"))
+    #expect(FileSystem.linkStatus(of: work.path("-")) == nil)
+  }
+
+  @Test("A mistyped command is answered with the one meant, and exits 64")
+  func mistypedCommand() throws {
+    #expect(CommandSuggestion.suggestion(for: "show") == nil)
+    #expect(CommandSuggestion.suggestion(for: "shwo") == "unknown command 'shwo'. Did you mean 'show'?")
+    #expect(CommandSuggestion.suggestion(for: "dorp")?.hasSuffix("'drop'?") == true)
+    #expect(CommandSuggestion.suggestion(for: "hepl")?.hasSuffix("'help'?") == true)
+    #expect(CommandSuggestion.suggestion(for: "frobnicate") == "unknown command 'frobnicate' (`gallery --help` lists them)")
+    #expect(CommandSuggestion.distance("export", "exprot") == 1 && CommandSuggestion.distance("", "ab") == 2)
+    let run = try Run.gallery(["trahs", "x.gallery"])
+    #expect(run.status == 64 && run.stderr == "gallery: unknown command 'trahs'. Did you mean 'trash'?\n", "\(run.stderr)")
+    #expect(try Run.gallery(["a.gallery"]).stderr.contains("gallery show a.gallery"))
   }
 
   @Test("Logs: `gallery:` lines on a terminal or pipe; `<N>` priorities and no time under journald")

@@ -175,6 +175,36 @@ struct WatchStateMachineTests {
     #expect(world.machine.nextDeadline == nil)
   }
 
+  @Test("Placeholders follow the order files arrived in, not their names")
+  func arrivalOrder() {
+    var world = Harness()
+    for (offset, name) in ["c.jpg", "a.jpg", "b.jpg"].enumerated() {
+      world.event(.created(path: "/drop/" + name, pair: 0), at: at(offset))
+    }
+    world.tick(at(30))
+    #expect(world.placeholderSaves == [["/drop/c.jpg", "/drop/a.jpg", "/drop/b.jpg"]])
+  }
+
+  @Test("An empty file (a browser's, beside its .part download) is neither rejected nor reported; its bytes, when they come, are")
+  func emptyFileBesideADownload() {
+    var world = Harness { $0.rejectTo = "/rejected" }
+    let path = "/drop/photo.jpg"
+    let empty = FileStamp(size: 0, modified: 1, openForWriting: false)
+    world.event(.created(path: path, pair: 0), at: at(0))
+    world.close(path, at: at(1), stamp: empty)
+    world.tick(at(300))
+    #expect(world.placeholderSaves.isEmpty && world.started.isEmpty)
+    #expect(world.reports(.rejected).isEmpty && world.reports(.removed).isEmpty)
+    #expect(world.commits.allSatisfy { $0.rejected.isEmpty })
+    // Firefox renames the finished .part over it.
+    world.close(path, at: at(5000), stamp: Self.doneStamp)
+    world.tick(at(5030))
+    #expect(world.placeholderSaves == [[path]])
+    world.finishLoad(path, .success(Self.image("sha256:f")), at: at(5040))
+    world.tick(at(5300))
+    #expect(world.reports(.committed) == [path])
+  }
+
   @Test("A file its writer closed and no process holds open for writing is committed as soon as it is loaded")
   func writerDone() {
     var world = Harness()

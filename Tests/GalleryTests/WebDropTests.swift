@@ -352,6 +352,15 @@ struct WebDropTests {
     #expect(ImageSearchResult(url: URL(string: "http://x.test/imgres?imgurl=file%3A%2F%2F%2Fetc%2Fpasswd")!) == nil)
     #expect(ImageSearchResult(url: URL(string: "http://x.test/photo.jpg?size=2")!) == nil)
     #expect(ImageSearchResult(url: URL(string: "http://x.test/imgres?imgurl=https://a.test/i.jpg")!)?.page == nil)
+    // Bing's result links: the image in mediaurl, the page in purl.
+    let bing = try #require(
+      ImageSearchResult(
+        url: URL(
+          string:
+            "https://www.bing.com/images/search?view=detailV2&mediaurl=https%3a%2f%2fa.test%2fb.jpg&purl=https%3a%2f%2fa.test%2fpage&q=x"
+        )!))
+    #expect(bing.image.absoluteString == "https://a.test/b.jpg" && bing.page?.absoluteString == "https://a.test/page")
+    #expect(ImageSearchResult(url: URL(string: "https://www.bing.com/images/search?mediaurl=file%3a%2f%2f%2fetc")!) == nil)
   }
 
   @Test("The cache: a drop again revalidates (304), export works with the server gone, --info and --clear")

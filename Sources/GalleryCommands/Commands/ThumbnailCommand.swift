@@ -13,12 +13,13 @@ struct ThumbnailCommand: ParsableCommand {
     discussion: """
       The format follows OUT's extension (.png, .jpg, .webp); thumbnailers run `gallery \
       thumbnail %i %o %s`. An existing OUT is written in place (the same file: Thunar's \
-      tumbler creates it and reads it through the descriptor it holds).
+      tumbler creates it and reads it through the descriptor it holds). OUT - writes a PNG \
+      to standard output.
       """)
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "The image to write.", completion: .file())
+  @Argument(help: "The image to write, or - for standard output (PNG).", completion: .file())
   var output: String
 
   @Argument(help: "Width and height in pixels.")
@@ -30,6 +31,7 @@ struct ThumbnailCommand: ParsableCommand {
 
   func run() throws {
     let document = try target.open()
+    if output == "-" { return Terminal.out(Array(try document.cover(size: size, suffix: ".png"))) }
     let ext = (output as NSString).pathExtension.lowercased()
     let suffix = ["jpg", "jpeg", "webp", "png"].contains(ext) ? "." + ext : ".png"
     try OutputFile.writeInPlace(output, data: document.cover(size: size, suffix: suffix))

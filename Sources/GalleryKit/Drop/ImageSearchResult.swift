@@ -1,19 +1,28 @@
 import Foundation
 
-/// An image-search result link (`.../imgres?imgurl=<image>&imgrefurl=<page>`), which is what a
-/// browser drags out of a search page: the image is the `imgurl` parameter, not the link.
+/// An image-search result link, which is what a browser drags out of a search page: Google's
+/// `.../imgres?imgurl=<image>&imgrefurl=<page>`, Bing's `.../images/search?mediaurl=<image>`
+/// (its page in `purl`): the image is that parameter, not the link.
 public struct ImageSearchResult: Sendable, Equatable {
   public var image: URL
   public var page: URL?
 
-  /// Nil unless `url` carries an http(s) `imgurl` parameter (key matched case-insensitively).
-  /// A parameter that decodes to any other scheme is ignored: a web link never becomes a
-  /// local file.
+  /// The parameters that name the image, and the page it was found on, for each engine.
+  private static let engines: [(image: String, page: String)] = [("imgurl", "imgrefurl"), ("mediaurl", "purl")]
+
+  /// Nil unless `url` carries an http(s) `imgurl` or `mediaurl` parameter (keys matched
+  /// case-insensitively). A parameter that decodes to any other scheme is ignored: a web
+  /// link never becomes a local file.
   public init?(url: URL) {
     let parameters = Self.queryParameters(of: url.absoluteString)
-    guard let image = Self.webURL(parameters.first { $0.key.lowercased() == "imgurl" }?.value) else { return nil }
-    self.image = image
-    self.page = Self.webURL(parameters.first { $0.key.lowercased() == "imgrefurl" }?.value)
+    func value(_ key: String) -> String? { parameters.first { $0.key.lowercased() == key }?.value }
+    for engine in Self.engines {
+      guard let image = Self.webURL(value(engine.image)) else { continue }
+      self.image = image
+      self.page = Self.webURL(value(engine.page))
+      return
+    }
+    return nil
   }
 
   /// The query's `key=value` pairs in order, form-decoded: `+` is a space, `%XX` a byte

@@ -144,6 +144,11 @@ package struct WatchStateMachine {
     /// A failed load is tried once more after the settle time: a writer may have reopened it.
     var retried = false
     var phase: Phase
+    /// When it was first seen, counted: placeholders follow the order files arrived in.
+    var arrival = 0
+    /// Closed empty (what a browser makes beside its `.part` download): it goes without a
+    /// word, neither rejected nor reported, until a file with bytes takes its name.
+    var empty = false
   }
 
   enum Phase {
@@ -167,6 +172,8 @@ package struct WatchStateMachine {
   private(set) var files: [String: File] = [:]
   private var loads = 0
   private var firstUnsavedPlaceholder: Instant?
+  /// Files seen so far (see `File.arrival`).
+  private var arrivals = 0
   private var lastCommit: Instant?
   /// How long the last save took: in a long burst into a large document, saves are spaced
   /// so that saving takes a small share of the time.
@@ -239,7 +246,12 @@ package struct WatchStateMachine {
 
     case .closed(let path, let pair, let stamp):
       guard !stopping else { break }
+      if stamp.size == 0 {
+        setAside(path)
+        break
+      }
       if var file = files[path] {
+        file.empty = false
         switch file.phase {
         case .loading, .committing: break  // the stamp check after the load sees the change
         default:
@@ -252,6 +264,10 @@ package struct WatchStateMachine {
 
     case .found(let path, let pair, let stamp):
       guard !stopping else { break }
+      if stamp.size == 0 {
+        setAside(path)
+        break
+      }
       if var file = files[path] {
         // Its close event may be among those an overflow lost: settle on what is there now.
         if case .writing = file.phase {
@@ -352,8 +368,23 @@ package struct WatchStateMachine {
   // MARK: - Rules
 
   private mutating func track(_ file: File) {
+    var file = file
+    arrivals += 1
+    file.arrival = arrivals
     files[file.path] = file
     if firstUnsavedPlaceholder == nil { firstUnsavedPlaceholder = now }
+  }
+
+  /// An empty file: no placeholder is saved for it, one saved already goes quietly.
+  private mutating func setAside(_ path: String) {
+    guard var file = files[path] else { return }
+    switch file.phase {
+    case .loading(let until, _): file.phase = .loading(until: until, gone: true)
+    case .committing: return
+    default: file.phase = .gone
+    }
+    file.empty = true
+    files[path] = file
   }
 
   /// A file that was gone is back: it needs its placeholder again if it had none.
@@ -368,7 +399,7 @@ package struct WatchStateMachine {
       guard file.pair == pair, file.id == nil else { return false }
       if case .gone = file.phase { return false }
       return true
-    }.map(\.path).sorted()
+    }.sorted { ($0.arrival, $0.path) < ($1.arrival, $1.path) }.map(\.path)
   }
 
   private mutating func advance() -> [Action] {
@@ -535,8 +566,9 @@ package struct WatchStateMachine {
     }
     // A file that went before its placeholder was saved leaves nothing to report.
     for file in result.commit.removed {
+      let quiet = files[file.path]?.empty == true
       files[file.path] = nil
-      guard let id = file.id else { continue }
+      guard let id = file.id, !quiet else { continue }
       actions.append(
         .report(.removed, path: file.path, pair: pair, id: id, reason: "the file went away before it was complete"))
     }
