@@ -5,6 +5,7 @@ import GalleryTestSupport
 import Logging
 import Testing
 
+@testable import GalleryModel
 @testable import GallerySystem
 
 /// One message style, exit statuses that say what happened, files where the user's
@@ -117,6 +118,26 @@ struct ShellConventionTests {
       // (The terminal ends its lines with CR LF.)
       #expect(tty.stdout.unicodeScalars.filter { $0 == "\n" }.count > 2, "\(command) is not indented on a terminal")
     }
+  }
+
+  @Test("Columns stay aligned: show at position 100,000, browse beside a document that does not open")
+  func alignedColumns() throws {
+    var item = Item.placeholder(id: "abcdef", source: "file:///a.jpg")
+    item.state = .ready
+    let width = ItemLine.positionWidth(count: 100_000)
+    let first = ItemLine.format(position: 1, item: item, width: width)
+    let last = ItemLine.format(position: 100_000, item: item, width: width)
+    #expect(first.range(of: "abcdef")?.lowerBound.utf16Offset(in: first) == last.range(of: "abcdef")?.lowerBound.utf16Offset(in: last))
+    #expect(first.count == last.count)
+
+    let work = try TestWorkspace()
+    _ = try work.document("good.gallery")
+    _ = try work.write("not a tar at all", to: "bad.gallery")
+    let lines = try Run.gallery(["browse", work.folder.path]).stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2, "\(lines)")
+    let columns = lines.map { $0.range(of: work.folder.path)?.lowerBound.utf16Offset(in: $0) }
+    #expect(columns[0] != nil && columns[0] == columns[1], "\(lines)")
+    #expect(lines.contains { $0.contains("(does not open)") && $0.hasSuffix(")") && $0.contains("not a gallery") }, "\(lines)")
   }
 
   @Test("thumbnail DOC - SIZE writes a PNG to standard output")

@@ -62,10 +62,11 @@ struct BrowseCommand: ParsableCommand {
           entry.items.map { "\($0) item\($0 == 1 ? "" : "s")" + ((entry.pending ?? 0) > 0 ? ", \(entry.pending!) pending" : "") }
           ?? "-"
         return [
-          TerminalText.escaped(entry.title ?? "(\(entry.error ?? "unreadable"))").padded(to: 24), counts.padded(to: 22),
+          // A document that does not open keeps the columns; why comes after its path.
+          TerminalText.escaped(entry.title ?? "(does not open)").padded(to: 24), counts.padded(to: 22),
           ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
           formatter.string(from: entry.modified), TerminalText.escaped(entry.path),
-        ].joined(separator: "  ") + "\n"
+        ].joined(separator: "  ") + (entry.error.map { "  (\(TerminalText.escaped($0)))" } ?? "") + "\n"
           + entry.conflictCopies.map {
             "    conflict copy: \(TerminalText.escaped($0))  (gallery merge --conflict DOC COPY)\n"
           }.joined()

@@ -32,20 +32,25 @@ struct ShowCommand: ParsableCommand {
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")
     var lines = ""
+    let width = ItemLine.positionWidth(count: model.items.count)
     for (index, item) in model.items.enumerated() {
-      lines += ItemLine.format(position: index + 1, item: item) + "\n"
+      lines += ItemLine.format(position: index + 1, item: item, width: width) + "\n"
     }
     Terminal.out(lines)
   }
 }
 
 /// One text line per item, shared by `show` and `trash --list`.
-enum ItemLine {
-  static func format(position: Int, item: Item) -> String {
+package enum ItemLine {
+  /// The positions' column: as wide as the last position (at least 4), so that the columns
+  /// after it stay aligned at 100,000 items.
+  package static func positionWidth(count: Int) -> Int { max(4, String(count).count) }
+
+  package static func format(position: Int, item: Item, width: Int = 4) -> String {
     let size = item.width.flatMap { w in item.height.map { "\(w)x\($0)" } } ?? "-"
     let state = item.displayState.rawValue
     return [
-      String(position).leftPadded(to: 4), item.id, state.padded(to: 7),
+      String(position).leftPadded(to: width), item.id, state.padded(to: 7),
       String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), TerminalText.escaped(item.source),
     ].joined(separator: "  ") + (item.failure.map { "  (\(TerminalText.escaped($0)))" } ?? "")
   }

@@ -41,7 +41,10 @@ struct TrashCommand: ParsableCommand {
       if json {
         try JSONOutput.write(trash)
       } else {
-        Terminal.out(trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item) + "\n" }.joined())
+        let width = ItemLine.positionWidth(count: trash.count)
+        Terminal.out(
+          trash.enumerated().map { ItemLine.format(position: $0.offset + 1, item: $0.element.item, width: width) + "\n" }
+            .joined())
       }
     } else if empty {
       let count = try GalleryDocument.edit(target.document) { edit in
