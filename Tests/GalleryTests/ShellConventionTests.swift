@@ -127,7 +127,8 @@ struct ShellConventionTests {
     let width = ItemLine.positionWidth(count: 100_000)
     let first = ItemLine.format(position: 1, item: item, width: width)
     let last = ItemLine.format(position: 100_000, item: item, width: width)
-    #expect(first.range(of: "abcdef")?.lowerBound.utf16Offset(in: first) == last.range(of: "abcdef")?.lowerBound.utf16Offset(in: last))
+    #expect(
+      first.range(of: "abcdef")?.lowerBound.utf16Offset(in: first) == last.range(of: "abcdef")?.lowerBound.utf16Offset(in: last))
     #expect(first.count == last.count)
 
     let work = try TestWorkspace()
