@@ -77,6 +77,45 @@ struct DesktopIntegrationTests {
     #expect(loaded.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "_gallery", "\(loaded.stdout)\(loaded.stderr)")
   }
 
+  @Test("Documents used appear in the desktop's recent files as GTK writes them; others' entries are kept")
+  func desktopRecentFiles() throws {
+    let work = try TestWorkspace()
+    let data = work.path("data")
+    let xbel = data + "/recently-used.xbel"
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+    let others = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks" \
+      xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
+        <bookmark href="file:///home/ann/notes.txt" added="2026-01-01T00:00:00Z" modified="2026-01-01T00:00:00Z" \
+      visited="2026-01-01T00:00:00Z"><info><metadata owner="http://freedesktop.org">\
+      <mime:mime-type type="text/plain"/><bookmark:applications><bookmark:application name="gedit" \
+      exec="&apos;gedit %u&apos;" modified="2026-01-01T00:00:00Z" count="1"/></bookmark:applications>\
+      </metadata></info></bookmark>
+      </xbel>
+      """
+    try others.write(toFile: xbel, atomically: true, encoding: .utf8)
+    let environment = ["XDG_DATA_HOME": data, "XDG_STATE_HOME": work.path("state")]
+    let document = try work.document("Summer trip.gallery")
+    #expect(try Run.gallery(["show", document], environment: environment).status == 0)
+    let text = try String(contentsOfFile: xbel, encoding: .utf8)
+    let uri = "file://" + work.folder.path + "/Summer%20trip.gallery"
+    #expect(text.contains("href=\"\(uri)\""), "\(text)")
+    #expect(text.contains("<mime:mime-type type=\"application/x-gallery\"/>"))
+    #expect(text.contains("name=\"gallery\" exec=\"&apos;gallery open %u&apos;\""))
+    #expect(text.contains("file:///home/ann/notes.txt") && text.contains("name=\"gedit\""), "another program's entry went")
+    // Python's XML parser reads it (what a desktop's reader needs first).
+    #expect(try Run.program("python3", ["-c", "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])", xbel]).status == 0)
+    // Deleted: gone from the recent files too.
+    #expect(try Run.gallery(["delete", document], environment: environment).status == 0)
+    #expect(try !String(contentsOfFile: xbel, encoding: .utf8).contains(uri))
+    // A file that does not read is never written over.
+    try "<xbel broken".write(toFile: xbel, atomically: true, encoding: .utf8)
+    let other = try work.document("Other.gallery")
+    #expect(try Run.gallery(["show", other], environment: environment).status == 0)
+    #expect(try String(contentsOfFile: xbel, encoding: .utf8) == "<xbel broken")
+  }
+
   @Test("make install builds and installs, and never installs system packages")
   func installInstallsNoPackages() throws {
     let plan = try Run.program("make", ["-C", Self.root, "-n", "install", "DESTDIR=/tmp/x", "PREFIX=/usr"])
