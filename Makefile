@@ -12,7 +12,7 @@ DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
-	tumbler dbus binutils
+	tumbler dbus binutils lintian dpkg-dev
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).
@@ -21,7 +21,7 @@ VENV = .venv-browser
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench setup-browser browser-test build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files \
+.PHONY: setup setup-bench setup-browser browser-test build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files deb \
 	uninstall refresh-databases
 
 setup:
@@ -108,6 +108,11 @@ install-binary:
 # Debian's own packages install them) and /usr/local/share/zsh/site-functions, not
 # /usr/share/zsh/site-functions.
 ZSH_COMPLETIONS = $(if $(filter /usr,$(PREFIX)),/usr/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+
+# A Debian package of the installed binary and files: gallery_VERSION-1_ARCH.deb here
+# (lintian: `lintian gallery_*.deb`; its overrides say why, in share/debian/).
+deb: install-binary
+	scripts/make-deb $(STATIC_BUILD)/release/gallery
 
 # Installs an already built binary (BINARY) and the data files; `make install` builds first.
 BINARY ?= $(STATIC_BUILD)/release/gallery

@@ -217,6 +217,32 @@ struct DesktopIntegrationTests {
     ProcessInfo.processInfo.environment["GALLERY_STATIC_BINARY"]
     ?? (root + "/.build/static/release/gallery")
 
+  @Test("make deb: a lintian-clean package that apt-get installs and removes; what it installs works")
+  func debianPackage() throws {
+    #expect(
+      FileManager.default.isExecutableFile(atPath: Self.staticBinary), "build it with `make install-binary` (make test does)")
+    let work = try TestWorkspace()
+    let made = try Run.program(Self.root + "/scripts/make-deb", [Self.staticBinary, work.folder.path])
+    #expect(made.status == 0, "\(made.stderr)")
+    let deb = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"))
+    // Every remaining tag is overridden with its reason (share/debian/lintian-overrides).
+    let lintian = try Run.program("lintian", ["--tag-display-limit", "0", deb])
+    #expect(lintian.status == 0, "\(lintian.stdout)\(lintian.stderr)")
+    #expect(
+      !lintian.stdout.split(separator: "\n").contains { $0.hasPrefix("E:") || $0.hasPrefix("W:") }, "\(lintian.stdout)")
+    let fields = try Run.program("dpkg-deb", ["-f", deb, "Depends"]).stdout
+    for library in ["libvips42", "libarchive13", "libssl3", "libjpeg62-turbo", "libinotifytools0", "libglib2.0-0"] {
+      #expect(fields.contains(library), "Depends lacks \(library): \(fields)")
+    }
+    let copyright = try Run.program(
+      "bash", ["-c", "dpkg-deb --fsys-tarfile \"$0\" | tar -xO ./usr/share/doc/gallery/copyright", deb])
+    #expect(copyright.stdout.contains("License: ISC and OpenSSL and SSLeay"), "\(copyright.stderr)")
+    let check = try Run.program(Self.root + "/scripts/check-deb", [deb])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    #expect(check.stdout.contains("removed: ok"), "\(check.stdout)")
+  }
+
   @Test("Thunar's tumbler makes the cover thumbnail through its D-Bus service and our thumbnailer entry")
   func tumbler() throws {
     let work = try TestWorkspace()
