@@ -86,6 +86,7 @@ bench: setup-bench setup-browser
 	bench/watch
 	bench/view
 	bench/format
+	bench/grown
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release
