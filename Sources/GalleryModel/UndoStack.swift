@@ -13,6 +13,8 @@ public struct UndoStack: Sendable, Equatable {
   public private(set) var redoable: [Int] = []
   /// The revisions of each operation, in order.
   public private(set) var operations: [Int: [Int]] = [:]
+  /// The operation each revision belongs to, by its first revision.
+  public private(set) var operationOf: [Int: Int] = [:]
 
   public init(_ history: [JournalRecord]) {
     // Which operation put each placeholder in.
@@ -23,9 +25,11 @@ public struct UndoStack: Sendable, Equatable {
         operations[first] != nil, undoable.contains(first)
       {
         operations[first]!.append(record.revision)
+        operationOf[record.revision] = first
         continue
       }
       operations[record.revision] = [record.revision]
+      operationOf[record.revision] = record.revision
       for placed in record.change.items.inserted where placed.element.state == .placeholder {
         placedBy[placed.element.key] = record.revision
       }
@@ -44,13 +48,6 @@ public struct UndoStack: Sendable, Equatable {
 }
 
 extension UndoStack {
-  /// The operation each revision belongs to, by its first revision.
-  public var operationOf: [Int: Int] {
-    var first: [Int: Int] = [:]
-    for (start, revisions) in operations { for revision in revisions { first[revision] = start } }
-    return first
-  }
-
   /// The revision where the operation holding `revision` ends: a drop is one operation from
   /// its placeholders to its last commit, and a past state inside it is the drop as loaded.
   public func settled(_ revision: Int) -> Int {

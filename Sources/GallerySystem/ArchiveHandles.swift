@@ -9,6 +9,8 @@ package struct ArchiveError: Error, CustomStringConvertible {
   package let operation: String
   /// A write failed (I/O), rather than a read (damage).
   package let writing: Bool
+  /// The system's errno behind a failed write (a full disk), when libarchive kept one.
+  package var errorNumber: Int32? = nil
 
   package var description: String { "\(operation): \(message)" }
 
@@ -34,6 +36,7 @@ package struct ArchiveError: Error, CustomStringConvertible {
     // (Only for writes: a read's errno is libarchive's format code, not the system's.)
     let code = archive_errno(handle)
     if writing, code > 0 {
+      errorNumber = code
       let reason = String(cString: strerror(code))
       if !(text ?? "").localizedCaseInsensitiveContains(reason) { text = text.map { "\($0): \(reason)" } ?? reason }
     }

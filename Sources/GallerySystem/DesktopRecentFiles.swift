@@ -33,22 +33,16 @@ package enum DesktopRecentFiles {
   private static func edit(_ file: String, _ change: (OpaquePointer) -> Bool) -> Bool {
     guard let bookmarks = g_bookmark_file_new() else { return false }
     defer { g_bookmark_file_free(bookmarks) }
-    let path = PathBytes.bytes(file).map { CChar(bitPattern: $0) } + [0]
+    var error: UnsafeMutablePointer<GError>?
+    defer { if error != nil { g_error_free(error) } }
     if FileSystem.linkStatus(of: file) != nil {
-      var error: UnsafeMutablePointer<GError>?
-      guard g_bookmark_file_load_from_file(bookmarks, path, &error) != 0 else {
-        g_error_free(error)
+      guard PathBytes.withCString(file, { g_bookmark_file_load_from_file(bookmarks, $0, &error) }) != 0 else {
         return false
       }
     } else {
       try? OutputFile.makeFolder((file as NSString).deletingLastPathComponent)
     }
     guard change(bookmarks) else { return false }
-    var error: UnsafeMutablePointer<GError>?
-    guard g_bookmark_file_to_file(bookmarks, path, &error) != 0 else {
-      g_error_free(error)
-      return false
-    }
-    return true
+    return PathBytes.withCString(file) { g_bookmark_file_to_file(bookmarks, $0, &error) } != 0
   }
 }

@@ -95,6 +95,18 @@ public enum SystemErrorText {
     return posixCode(of: cocoa).map(ExitStatus.init(errno:)) ?? .ioError
   }
 
+  /// The errno of a failed system call behind an error, when it carries one: what tells a
+  /// full disk from another failure, by number rather than by words.
+  package static func errorNumber(of error: Error) -> Int32? {
+    switch error {
+    case let error as FileSystemError: error.errno
+    case let error as OutputFile.Failure: error.errno
+    case let error as ArchiveError: error.errorNumber
+    case is GalleryError: nil
+    default: posixCode(of: error as NSError)
+    }
+  }
+
   /// The errno behind an error: its own, its underlying one's, or the one its Cocoa code
   /// stands for (Foundation on Linux often gives no underlying error).
   private static func posixCode(of error: NSError) -> Int32? {

@@ -154,38 +154,43 @@ package enum PathBytes {
     } else {
       return nil
     }
-    var bytes: [UInt8] = []
-    var utf8 = rest.utf8.makeIterator()
-    while let byte = utf8.next() {
-      if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-      guard byte == UInt8(ascii: "%") else {
-        bytes.append(byte)
-        continue
-      }
-      guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
-      bytes.append(high << 4 | low)
-    }
-    guard !bytes.contains(0) else { return nil }
+    guard let bytes = percentDecoded(withoutQuery(rest), strict: true), !bytes.contains(0) else { return nil }
     return string(bytes)
   }
 
   /// The last segment of a URL's path, its percent-escapes decoded to bytes (a name that
   /// is not UTF-8 keeps them, see above); "" when there is none.
   package static func lastSegment(ofURL url: String) -> String {
-    var path = Substring(url)
-    if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+    var path = withoutQuery(Substring(url))
     if let scheme = path.range(of: "://") { path = path[scheme.upperBound...] }
     guard let slash = path.lastIndex(of: "/") else { return "" }
+    return string((percentDecoded(path[path.index(after: slash)...], strict: false) ?? []).filter { $0 != 0 })
+  }
+
+  /// A URL's text before its query or fragment.
+  private static func withoutQuery(_ text: Substring) -> Substring {
+    text.firstIndex { $0 == "?" || $0 == "#" }.map { text[..<$0] } ?? text
+  }
+
+  /// The bytes of URL text, `%XX` decoded; an escape that is not one is refused
+  /// (`strict`) or kept as it is.
+  private static func percentDecoded(_ text: Substring, strict: Bool) -> [UInt8]? {
     var bytes: [UInt8] = []
-    var utf8 = path[path.index(after: slash)...].utf8.makeIterator()
-    while let byte = utf8.next() {
-      if byte == UInt8(ascii: "%"), let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) {
-        bytes.append(high << 4 | low)
-      } else {
-        bytes.append(byte)
+    let utf8 = Array(text.utf8)
+    var index = 0
+    while index < utf8.count {
+      if utf8[index] == UInt8(ascii: "%") {
+        if index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+          bytes.append(high << 4 | low)
+          index += 3
+          continue
+        }
+        if strict { return nil }
       }
+      bytes.append(utf8[index])
+      index += 1
     }
-    return string(bytes.filter { $0 != 0 })
+    return bytes
   }
 
   private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -66,8 +66,12 @@ struct AccessMiddleware: RouterMiddleware {
   /// A failure of the machine, not of the request: a full disk is 507 (Insufficient
   /// Storage), anything else the server could not do 500.
   static func status(of error: any Error) -> HTTPResponse.Status {
-    let text = "\(error)"
-    if text.contains(FileSystem.errorText(ENOSPC)) || text.contains(FileSystem.errorText(EDQUOT)) {
+    let cause: any Error =
+      switch error as? DocumentError {
+      case .saveFailed(_, let inner), .io(let inner): inner
+      default: error
+      }
+    if let code = SystemErrorText.errorNumber(of: cause), code == ENOSPC || code == EDQUOT {
       return .init(code: 507, reasonPhrase: "Insufficient Storage")
     }
     return .internalServerError
