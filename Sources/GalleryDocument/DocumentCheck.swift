@@ -95,10 +95,12 @@ extension DocumentCheck {
   /// What is wrong with the trailer and index of a document scanned whole, if anything:
   /// commands open it through them, `info` and `browse` show the trailer's summary.
   static func indexProblem(_ document: GalleryDocument) -> String? {
-    // The last revision ends with a trailer entry: it must describe the file, whatever its
-    // last block claims (a count of blocks it does not have is no reason to pass it over).
+    // The last revision ends with a trailer entry, and nothing but the end marker follows:
+    // the trailer must describe the file, whatever its last block claims (a count of blocks
+    // it does not have is no reason to pass it over). An interrupted save's tail is not the
+    // trailer's fault: the next save cuts it.
     let endsWithTrailerEntry = document.layout.entries[ArchiveTrailer.name].map {
-      $0.offset + $0.span == document.layout.revisionEnd
+      $0.offset + $0.span == document.layout.revisionEnd && document.layout.tornBytes == 0
     }
     guard !document.layout.readThroughIndex, endsWithTrailerEntry == true || DocumentArchive.endsWithTrailer(document.file)
     else {
