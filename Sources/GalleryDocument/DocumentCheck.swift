@@ -95,12 +95,14 @@ extension DocumentCheck {
   /// What is wrong with the trailer and index of a document scanned whole, if anything:
   /// commands open it through them, `info` and `browse` show the trailer's summary.
   static func indexProblem(_ document: GalleryDocument) -> String? {
-    // The last revision ends with a trailer entry, and nothing but the end marker follows:
+    // The last revision ends with a trailer entry, then its end marker and nothing else:
     // the trailer must describe the file, whatever its last block claims (a count of blocks
-    // it does not have is no reason to pass it over). An interrupted save's tail is not the
-    // trailer's fault: the next save cuts it.
-    let endsWithTrailerEntry = document.layout.entries[ArchiveTrailer.name].map {
-      $0.offset + $0.span == document.layout.revisionEnd && document.layout.tornBytes == 0
+    // it does not have is no reason to pass it over). What an interrupted save left (a torn
+    // tail, or the end marker already cut) is not the trailer's fault: the next save mends it.
+    let layout = document.layout
+    let endsWithTrailerEntry = layout.entries[ArchiveTrailer.name].map {
+      $0.offset + $0.span == layout.revisionEnd && layout.tornReason == nil
+        && layout.fileSize - layout.revisionEnd >= DocumentArchive.endOfArchiveMarkerSize
     }
     guard !document.layout.readThroughIndex, endsWithTrailerEntry == true || DocumentArchive.endsWithTrailer(document.file)
     else {
