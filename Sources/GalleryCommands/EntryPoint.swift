@@ -27,7 +27,16 @@ extension Gallery {
       Glibc.exit(ExitStatus.usage.rawValue)
     }
     do {
-      var command = try parseAsRoot(arguments)
+      let (parsed, appended) = ManyOperands.split(arguments)
+      var command = try parseAsRoot(parsed)
+      if !appended.isEmpty {
+        if var many = command as? any TakesManyOperands {
+          many.append(operands: appended)
+          command = many
+        } else {
+          command = try parseAsRoot(arguments)
+        }
+      }
       if var command = command as? AsyncParsableCommand {
         try await command.run()
       } else {

@@ -7,7 +7,7 @@ import GalleryModel
 import GallerySystem
 import UnixSignals
 
-struct DropCommand: AsyncParsableCommand {
+struct DropCommand: AsyncParsableCommand, TakesManyOperands {
   static let configuration = CommandConfiguration(
     commandName: "drop",
     abstract: "Drop images into a gallery.",
@@ -82,6 +82,8 @@ struct DropCommand: AsyncParsableCommand {
     }
     if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
+
+  mutating func append(operands: [String]) { sources += operands }
 
   func run() async throws {
     // libvips is loaded by the first image that needs it: plain JPEGs do not (a drop of
