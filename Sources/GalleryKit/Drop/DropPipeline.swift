@@ -87,7 +87,7 @@ public enum ImageDrop {
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) {
         let (ids, save) = try GalleryDocument.editRecordingSave(path) { edit in
-          let ids = edit.newItemIDs(accepted.count)
+          let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
           edit.model.insert(
@@ -408,10 +408,27 @@ public enum PlaceholderCommit {
     loaded: [(id: String, image: ProcessedImage)], failed: [(id: String, failure: DropFailure)],
     cancelled: [String], keepFailed: Bool, restoring originals: [String: Item] = [:], to edit: inout DocumentEdit
   ) -> [Item] {
+    let gone = Set(cancelled)
+    // Where each placeholder this commit settles stands now, found in one pass over the
+    // ids (which an item not read yet knows): only those items are read, so a commit into
+    // 100,000 items costs what it commits.
+    let wanted = Set(loaded.map(\.id) + failed.map(\.id)).union(gone)
+    var inItems: [String: Int] = [:]
+    for (index, item) in edit.model.items.enumerated() where wanted.contains(item.id) { inItems[item.id] = index }
+    var inTrash: [String: Int] = [:]
+    for (index, entry) in edit.model.trash.enumerated() where wanted.contains(entry.item.id) { inTrash[entry.item.id] = index }
+    func placeholder(_ id: String) -> Int? { inItems[id].flatMap { edit.model.items[$0].state == .placeholder ? $0 : nil } }
+    var removedFromItems = Set<String>()
+    var removedFromTrash = Set<String>()
+    /// A placeholder trashed or removed meanwhile: the image is not added.
+    func dropFromTrash(_ id: String) {
+      if let index = inTrash[id], edit.model.trash[index].item.state == .placeholder { removedFromTrash.insert(id) }
+    }
+
     var committed: [Item] = []
     for (id, image) in loaded {
-      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
-        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+      guard let index = placeholder(id) else {
+        dropFromTrash(id)
         continue
       }
       let name = edit.addThumbnail(image.thumbnail, for: id)
@@ -422,30 +439,28 @@ public enum PlaceholderCommit {
       committed.append(edit.model.items[index])
     }
     for (id, failure) in failed {
-      guard let index = edit.model.items.firstIndex(where: { $0.id == id && $0.state == .placeholder }) else {
-        edit.model.trash.removeAll { $0.item.id == id && $0.item.state == .placeholder }
+      guard let index = placeholder(id) else {
+        dropFromTrash(id)
         continue
       }
       if keepFailed {
         edit.model.items[index] = edit.model.items[index].failed(because: failure.reason)
         committed.append(edit.model.items[index])
       } else {
-        edit.model.items.remove(at: index)
+        removedFromItems.insert(id)
       }
     }
-    let gone = Set(cancelled)
-    for index in edit.model.items.indices where edit.model.items[index].state == .placeholder {
-      if let original = originals[edit.model.items[index].id], gone.contains(original.id) {
-        edit.model.items[index] = original
+    // A cancelled load's placeholder goes, or gives back the item it stood for.
+    for id in gone {
+      if let index = placeholder(id) {
+        if let original = originals[id] { edit.model.items[index] = original } else { removedFromItems.insert(id) }
+      }
+      if let index = inTrash[id], edit.model.trash[index].item.state == .placeholder {
+        if let original = originals[id] { edit.model.trash[index].item = original } else { removedFromTrash.insert(id) }
       }
     }
-    for index in edit.model.trash.indices where edit.model.trash[index].item.state == .placeholder {
-      if let original = originals[edit.model.trash[index].item.id], gone.contains(original.id) {
-        edit.model.trash[index].item = original
-      }
-    }
-    edit.model.items.removeAll { gone.contains($0.id) && $0.state == .placeholder }
-    edit.model.trash.removeAll { gone.contains($0.item.id) && $0.item.state == .placeholder }
+    if !removedFromItems.isEmpty { edit.model.items.removeAll { removedFromItems.contains($0.id) } }
+    if !removedFromTrash.isEmpty { edit.model.trash.removeAll { removedFromTrash.contains($0.item.id) } }
     return committed
   }
 }

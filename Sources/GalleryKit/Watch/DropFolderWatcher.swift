@@ -222,7 +222,7 @@ public struct DropFolderWatcher: Service {
       case .savePlaceholders(let pair, let paths):
         let started = ContinuousClock.now
         let ids = try GalleryDocument.edit(pairs[pair].document) { edit in
-          let ids = edit.newItemIDs(paths.count)
+          let ids = try edit.newItemIDs(paths.count)
           edit.summary = "watch \(pairs[pair].folder): " + JournalRecord.counted(paths.count, "file")
           edit.model.insert(
             zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
@@ -390,11 +390,17 @@ package struct WatchCommitPlan {
     }
     let removed = duplicateIDs + commit.rejected.compactMap(\.id) + commit.removed.compactMap(\.id)
     _ = PlaceholderCommit.apply(loaded: accepted, failed: [], cancelled: removed, keepFailed: false, to: &edit)
-    for file in commit.loaded {
-      guard let moved = movedTo[file.path], !duplicates.contains(file.path),
-        let index = edit.model.items.firstIndex(where: { $0.id == file.id })
-      else { continue }
-      edit.model.items[index].source = DropSource.fileURL(moved)
+    // Items of files moved aside (`--then move:DIR`) name them there: found by one pass
+    // over the ids, not one per file.
+    let movedIDs = Dictionary(
+      commit.loaded.compactMap { file in movedTo[file.path].map { (file.id, $0) } },
+      uniquingKeysWith: { first, _ in first })
+    let kept = Set(commit.loaded.filter { !duplicates.contains($0.path) }.map(\.id))
+    if !movedIDs.isEmpty {
+      for index in edit.model.items.indices {
+        let id = edit.model.items[index].id
+        if kept.contains(id), let moved = movedIDs[id] { edit.model.items[index].source = DropSource.fileURL(moved) }
+      }
     }
     return duplicates
   }
