@@ -1,10 +1,11 @@
 import Foundation
-import GalleryCommands
+import GalleryDocument
 import GalleryKit
 import GalleryTestSupport
 import Logging
 import Testing
 
+@testable import GalleryCommands
 @testable import GalleryModel
 @testable import GallerySystem
 
@@ -153,6 +154,40 @@ struct ShellConventionTests {
     try result.stdoutData.write(to: URL(fileURLWithPath: file))
     #expect(try Run.program("vipsheader", [file]).stdout.contains("128x128"))
     #expect(FileSystem.linkStatus(of: work.path("-")) == nil)
+  }
+
+  @Test("A long run of operands ending the line is appended after parsing, never an option or its value")
+  func manyOperandsSplit() {
+    let files = (0..<100).map { "f\($0).jpg" }
+    var split = ManyOperands.split(["drop", "doc.gallery"] + files)
+    #expect(split.parsed == ["drop", "doc.gallery", "f0.jpg", "f1.jpg"] && split.appended == Array(files[2...]))
+    // An option's value may start the run: it stays with the option.
+    split = ManyOperands.split(["drop", "--at", "3", "doc.gallery"] + files)
+    #expect(split.parsed == ["drop", "--at", "3", "doc.gallery", "f0.jpg"] && split.appended == Array(files[1...]))
+    // Options after the operands: nothing is moved (the run must end the line).
+    split = ManyOperands.split(["drop", "doc.gallery"] + files + ["--json"])
+    #expect(split.appended.isEmpty && split.parsed.count == files.count + 3)
+    #expect(ManyOperands.split(["drop", "doc.gallery"] + files.prefix(20)).appended.isEmpty)
+    #expect(ManyOperands.split(["trash", "doc.gallery"] + files).appended.isEmpty)
+  }
+
+  @Test("Thousands of files on the command line drop, in their order")
+  func thousandsOfOperands() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let image = try work.images(1, width: 40, height: 30)[0]
+    // Links to one image, named in an order the drop must keep.
+    let folder = work.path("many")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let files = (0..<3000).map { folder + "/\(String(format: "%04d", 2999 - $0)).jpg" }
+    for file in files { try FileManager.default.linkItem(atPath: image, toPath: file) }
+    let started = ContinuousClock.now
+    let run = try Run.gallery(["drop", "--json", document] + files)
+    #expect(run.status == 0, "\(run.stderr)")
+    let sources = try GalleryDocument.open(document).model.items.map(\.source)
+    #expect(sources == files.map { URL(fileURLWithPath: $0).absoluteString })
+    // Not a timed assertion: the figure goes to the log, where a quadratic parse shows.
+    print("a drop of \(files.count) operands took \(ContinuousClock.now - started)")
   }
 
   @Test("A mistyped command is answered with the one meant, and exits 64")
