@@ -23,6 +23,9 @@ package struct ArchiveIndex {
   /// Where the checkpoint's items lie in it, so that an edit reads only those it needs
   /// (nil in an index written before outlines, which is read whole).
   package var outline: CheckpointOutline? = nil
+  /// The history up to the checkpoint: each record's place, the undo stack they make and
+  /// the ids they name (nil in an index written before it carried them).
+  package var history: IndexedHistory? = nil
 
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
@@ -64,6 +67,7 @@ package struct ArchiveIndex {
         w.bytes.append(UInt8(ascii: "]"))
       }
       o.int("format", GalleryModel.formatVersion)
+      if let history { o.value("history") { history.write(into: &$0) } }
       o.int64("liveBytes", liveBytes)
       o.int("revision", revision)
       o.int("revisions", revisions)
@@ -265,6 +269,7 @@ package struct ArchiveIndex {
           let start = reader.index
           try reader.skipValue()
           outlineRange = start..<reader.index
+        case "history": index.history = try IndexedHistory(&reader)
         case "liveBytes": index.liveBytes = Int64(try reader.int())
         case "revision": index.revision = try reader.int()
         case "revisions": index.revisions = try reader.int()
@@ -276,6 +281,9 @@ package struct ArchiveIndex {
     guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
     else { throw IndexMismatch("its revision counts are out of range") }
     guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
+    if let last = index.history?.places.last, last.revision != index.revision {
+      throw IndexMismatch("its history does not end at its checkpoint")
+    }
     // Entries are in file order, and the checkpoint lies just before the index: the last one.
     let (names, ends, locations) = (entries.names, entries.ends, entries.locations)
     let lastName = names[(ends.dropLast().last ?? 0)...]
@@ -288,6 +296,133 @@ package struct ArchiveIndex {
       head: index, names: names, ends: ends, locations: locations, checkpoint: checkpoint, outlineRange: outlineRange)
     if readingOutline { parsed.head.outline = try parsed.readOutline(from: data) }
     return parsed
+  }
+}
+
+/// What an index says of the history up to its checkpoint, so that opening reads none of
+/// its records: where each stands (`records`, `[revision, id, parent]`, oldest first, each
+/// the parent of the next, the last the checkpoint's own revision), the undo stack they make
+/// (`undoable`, `redoable`, `operations` as lists of revisions, `placedBy` as `[item id,
+/// operation]`), and the item ids they name that the checkpoint does not hold (`ids`).
+package struct IndexedHistory: Equatable {
+  package var places: [JournalRecord.Place]
+  package var undo: UndoStack
+  package var ids: Set<String>
+
+  package init(places: [JournalRecord.Place], digest: History.Digest) {
+    self.places = places
+    undo = digest.undo
+    ids = digest.ids
+  }
+
+  func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.strings("ids", ids.sorted())
+      o.value("operations") { w in
+        w.array(undo.operations.keys.sorted()) { w, first in w.array(undo.operations[first]!) { $0.int($1) } }
+      }
+      o.value("placedBy") { w in
+        w.array(undo.placedBy.sorted { $0.key < $1.key }) { w, placed in
+          w.bytes.append(UInt8(ascii: "["))
+          w.string(placed.key)
+          w.bytes.append(UInt8(ascii: ","))
+          w.int(placed.value)
+          w.bytes.append(UInt8(ascii: "]"))
+        }
+      }
+      o.value("records") { w in
+        w.array(places) { w, place in
+          w.bytes.append(UInt8(ascii: "["))
+          w.int(place.revision)
+          w.bytes.append(UInt8(ascii: ","))
+          w.string(place.id)
+          if let parent = place.parent {
+            w.bytes.append(UInt8(ascii: ","))
+            w.string(parent)
+          }
+          w.bytes.append(UInt8(ascii: "]"))
+        }
+      }
+      o.value("redoable") { $0.array(undo.redoable) { $0.int($1) } }
+      o.value("undoable") { $0.array(undo.undoable) { $0.int($1) } }
+    }
+  }
+
+  /// Reads and checks it: the records chained, ids well formed, the stack consistent and
+  /// made of exactly these revisions. Anything else is an index not to believe.
+  init(_ reader: inout JSONReader) throws {
+    var ids = Set<String>()
+    var operations: [[Int]] = []
+    var placedBy: [String: Int] = [:]
+    var places: [JournalRecord.Place] = []
+    var redoable: [Int] = []
+    var undoable: [Int] = []
+    func integers(_ reader: inout JSONReader) throws -> [Int] {
+      var values: [Int] = []
+      try reader.array { values.append(try $0.int()) }
+      return values
+    }
+    try reader.object { reader, key in
+      switch key {
+      case "ids":
+        try reader.array { reader in
+          let id = try reader.string()
+          guard ModelValidation.isValidID(id) else { throw IndexMismatch("its history names an invalid id") }
+          ids.insert(id)
+        }
+      case "operations": try reader.array { operations.append(try integers(&$0)) }
+      case "placedBy":
+        try reader.array { reader in
+          try reader.expect(UInt8(ascii: "["))
+          let id = try reader.string()
+          try reader.expect(UInt8(ascii: ","))
+          let operation = try reader.int()
+          try reader.expect(UInt8(ascii: "]"))
+          guard ModelValidation.isValidID(id), placedBy.updateValue(operation, forKey: id) == nil else {
+            throw IndexMismatch("its history's placeholders are not each a valid id once")
+          }
+        }
+      case "records":
+        try reader.array { reader in
+          try reader.expect(UInt8(ascii: "["))
+          let revision = try reader.int()
+          try reader.expect(UInt8(ascii: ","))
+          let id = try reader.string()
+          var parent: String?
+          if try reader.peek() == UInt8(ascii: ",") {
+            reader.index += 1
+            parent = try reader.string()
+          }
+          try reader.expect(UInt8(ascii: "]"))
+          places.append(JournalRecord.Place(revision: revision, id: id, parent: parent))
+        }
+      case "redoable": redoable = try integers(&reader)
+      case "undoable": undoable = try integers(&reader)
+      default: try reader.skipValue()
+      }
+    }
+    for (index, place) in places.enumerated() {
+      guard ModelValidation.Limits.counter.contains(place.revision), ModelValidation.isRevisionID(place.id),
+        place.parent.map(ModelValidation.isRevisionID) ?? true
+      else { throw IndexMismatch("its history holds a record out of range") }
+      if index > 0 {
+        guard place.revision == places[index - 1].revision + 1, place.parent == places[index - 1].id else {
+          throw IndexMismatch("its history's records do not follow one another")
+        }
+      }
+    }
+    let stack: UndoStack
+    do {
+      stack = try UndoStack(undoable: undoable, redoable: redoable, operations: operations, placedBy: placedBy)
+    } catch {
+      throw IndexMismatch("its history's undo stack: \(error)")
+    }
+    guard stack.operationOf.count == places.count, places.allSatisfy({ stack.operationOf[$0.revision] != nil }) else {
+      throw IndexMismatch("its history's undo stack is not of its records")
+    }
+    self.places = places
+    self.ids = ids
+    undo = stack
   }
 }
 

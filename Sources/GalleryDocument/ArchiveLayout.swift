@@ -49,10 +49,10 @@ package struct ArchiveLayout: Sendable {
   /// Where the model's pending items are read from, when it was opened for an edit through
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
-  /// Whether the last index outlines its checkpoint's items: an edit of a document whose
-  /// index does not (written before outlines) writes a checkpoint, so that the next one
-  /// reads only the items it needs.
-  package var indexOutlinesCheckpoint = false
+  /// Whether the last index outlines its checkpoint's items and carries its history: an
+  /// edit of a document whose index does not (written before either) writes a checkpoint,
+  /// so that the next one reads only the items and records it needs.
+  package var indexIsComplete = false
   /// The summary of this revision as its trailer gave it, so that the next save counts
   /// only what it changes (nil when the file was scanned).
   package var summary: DocumentSummary?

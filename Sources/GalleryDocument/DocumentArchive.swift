@@ -248,19 +248,36 @@ package enum DocumentArchive {
     }
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
-    for (name, location) in index.entries.named(withPrefix: journalFolder) {
-      // Straight from where the index says: a record that is not there does not decode. Its
-      // change is decoded when the history is needed.
-      let data = try dataOnly(location, from: file)
-      let place = try JournalCoding.decodePlace(data)
-      guard name == journalEntry(place.revision) else { throw IndexMismatch("\(name) holds another revision") }
-      if place.revision <= checkpoint.revision { history.append(.stored(place, data)) }
+    var digest: History.Digest?
+    if let indexed = index.history {
+      // Nothing of the history is read: the index places each record, and says what undo
+      // and new ids need of them. A record is read (and checked to be what the index says)
+      // when it is needed whole.
+      for place in indexed.places {
+        guard let location = index.entries[journalEntry(place.revision)] else {
+          throw IndexMismatch("it does not locate the record of r\(place.revision)")
+        }
+        history.append(.located(place, location))
+      }
+      if let last = indexed.places.last, last.id != checkpoint.revisionID {
+        throw IndexMismatch("its history does not lead to its checkpoint")
+      }
+      digest = History.Digest(count: history.count, undo: indexed.undo, ids: indexed.ids)
+    } else {
+      // An index written before it carried the history: each record is read for its place.
+      for (name, location) in index.entries.named(withPrefix: journalFolder) {
+        let place = try JournalCoding.decodePlace(try dataOnly(location, from: file))
+        guard name == journalEntry(place.revision) else { throw IndexMismatch("\(name) holds another revision") }
+        if place.revision <= checkpoint.revision { history.append(.located(place, location)) }
+      }
     }
     var scan = EntryScan(fileSize: fileSize)
     scan.model = ReplayingModel(checkpoint)
     scan.revisions = index.revisions
     scan.liveBytes = index.liveBytes
-    scan.journal = JournalScan(checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history)
+    scan.journal = JournalScan(
+      checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history, digest: digest,
+      file: history.isEmpty ? nil : try file.reopenedForReading())
     scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
@@ -274,7 +291,7 @@ package enum DocumentArchive {
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
-    layout.indexOutlinesCheckpoint = hasOutline
+    layout.indexIsComplete = hasOutline && index.history != nil
     layout.itemSource = itemSource
     layout.summary = trailer.summary
     return layout
@@ -548,11 +565,17 @@ package enum DocumentArchive {
 
     init() {}
 
-    /// Starting at a checkpoint, with the history read before it.
-    init(checkpoint revision: Int, bytes: Int64, history: [History.Entry]) {
+    /// What the index said of the history it located, and where those records are read.
+    private var digest: History.Digest?
+    private var file: FileHandleFD?
+
+    /// Starting at a checkpoint, with the history an index located before it.
+    init(checkpoint revision: Int, bytes: Int64, history: [History.Entry], digest: History.Digest?, file: FileHandleFD?) {
       checkpointRevision = revision
       checkpointBytes = bytes
       for entry in history { records[entry.place.revision] = entry }
+      self.digest = digest
+      self.file = file
     }
 
     mutating func checkpointRead(bytes: Int64) {
@@ -582,13 +605,14 @@ package enum DocumentArchive {
       }
       // The ids are needed only to refuse an id given twice, so only by a record that
       // brings in ids it does not take out (a drop, not a move, trash or restore): a
-      // 100,000-item model's ids are gathered only then.
+      // 100,000-item model's ids are gathered only then, and kept by every record after.
       let change = record.change
       let leaving = Set(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
-      if (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains) {
+      if idsRevision != current,
+        (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains)
+      {
         var unused = Set<String>()
         try change.replay(on: &model!, ids: &unused)
-        idsRevision = nil
       } else {
         if idsRevision != current { ids = model!.ids }
         try change.replay(on: &model!, ids: &ids)
@@ -632,7 +656,7 @@ package enum DocumentArchive {
         id = entry.place.parent
         revision -= 1
       }
-      return History(chain.reversed(), of: path)
+      return History(chain.reversed(), digest: digest, file: file, of: path)
     }
   }
 
@@ -716,10 +740,7 @@ package enum DocumentArchive {
     result.history.append(record)
     result.revisions += 1
     try finishRevision(writer, layout: &result, index: checkpoint?.outline, change: record.change)
-    if checkpoint != nil {
-      result.readThroughIndex = true
-      result.indexOutlinesCheckpoint = true
-    }
+    if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
     result.fileSize = file.offset
     result.tornBytes = 0
@@ -735,11 +756,13 @@ package enum DocumentArchive {
     _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?, change: ModelChange?
   ) throws {
     if let outline {
+      let history = indexedHistory(of: layout)
       let data = ArchiveIndex(
         revision: layout.model.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
-        entries: writer.entries, outline: outline
+        entries: writer.entries, outline: outline, history: history
       ).encode()
       try writer.write(name: ArchiveIndex.name, data: data, modified: layout.model.modified)
+      layout.indexIsComplete = history != nil
     }
     layout.countedLiveBytes = writer.liveBytes
     // The trailer's summary counts the trailer itself: its size is found by trying.
@@ -764,6 +787,17 @@ package enum DocumentArchive {
     layout.countedLiveBytes = writer.liveBytes
     layout.revisionEnd = writer.offset
     try writer.close()
+  }
+
+  /// What an index after the checkpoint of `layout.model` says of its history: nil when the
+  /// history does not lead to that model or a record of it does not read (opening then
+  /// reads each record for its place, as it does in an index written before this).
+  private static func indexedHistory(of layout: ArchiveLayout) -> IndexedHistory? {
+    let places = layout.history.entries.map(\.place)
+    guard places.last.map({ $0.revision == layout.model.revision && $0.id == layout.model.revisionID }) ?? true,
+      let digest = try? layout.history.digest(checkpoint: layout.model)
+    else { return nil }
+    return IndexedHistory(places: places, digest: digest)
   }
 
   /// Writes a new, complete document to `path` through a temporary file: the whole

@@ -123,6 +123,16 @@ extension DocumentCheck {
     guard indexed.model == document.model, indexed.itemSource?.failure == nil, trailer.summary == expected else {
       return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"
     }
+    // What the index says of the history: where its records are, the undo stack and the
+    // ids they name (with the model's, those a new item may not take).
+    let scanned = document.layout.history
+    let ids = document.model.ids
+    guard indexed.history.revisions == scanned.revisions,
+      (try? indexed.history.undoStack()) == (try? scanned.undoStack()),
+      (try? indexed.history.itemIDs().union(ids)) == (try? scanned.itemIDs().union(ids))
+    else {
+      return "the index does not describe the history: `gallery check --fix` writes a new one"
+    }
     return nil
   }
 

@@ -40,8 +40,8 @@ public struct DocumentEdit {
 
   /// Ids a new item may not take: the items', the trash's, and those the history still
   /// knows (so the thumbnail of an item undo can bring back is never replaced by another's).
-  /// Gathered only when an edit makes a new item.
-  private var takenIDs: Set<String> { model.ids.union(history.itemIDs) }
+  /// Gathered only when an edit makes a new item; an index says the history's.
+  package func takenIDs() throws(DocumentError) -> Set<String> { model.ids.union(try history.itemIDs()) }
 
   /// Whether the document holds an entry of this name already.
   package func holds(_ name: String) -> Bool { existingEntries[name] != nil }
@@ -58,13 +58,9 @@ public struct DocumentEdit {
     return name
   }
 
-  /// A fresh short id, unique among the items and the trash.
-  public func newItemID() -> String {
-    ItemID.make(avoiding: takenIDs)
-  }
-
-  public mutating func newItemIDs(_ count: Int) -> [String] {
-    var taken = takenIDs
+  /// Fresh short ids, unique among the items, the trash and the history.
+  public mutating func newItemIDs(_ count: Int) throws(DocumentError) -> [String] {
+    var taken = try takenIDs()
     return (0..<count).map { _ in
       let id = ItemID.make(avoiding: taken)
       taken.insert(id)
@@ -175,7 +171,7 @@ extension GalleryDocument {
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
     let journalBytes = layout.journalBytes + Int64(journal.count)
     let checkpoint =
-      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexOutlinesCheckpoint
+      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexIsComplete
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
     // A new checkpoint copies the items still as the last one holds them, each checked first

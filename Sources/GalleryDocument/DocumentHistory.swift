@@ -32,9 +32,8 @@ public enum DocumentHistory {
   /// Takes back the last operation that can be.
   public static func undo(_ path: String) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let history = try edit.history.records()
-      let stack = UndoStack(history)
-      guard let target = stack.undoable.last, let records = operation(target, in: history, stack: stack) else {
+      let stack = try edit.history.undoStack()
+      guard let target = stack.undoable.last, let records = try operation(target, in: edit.history, stack: stack) else {
         throw Failure.nothingToUndo(path)
       }
       let record = records[0]
@@ -48,9 +47,8 @@ public enum DocumentHistory {
   /// Brings back the last operation undone, if no other operation was made since.
   public static func redo(_ path: String) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let history = try edit.history.records()
-      let stack = UndoStack(history)
-      guard let target = stack.redoable.last, let records = operation(target, in: history, stack: stack) else {
+      let stack = try edit.history.undoStack()
+      guard let target = stack.redoable.last, let records = try operation(target, in: edit.history, stack: stack) else {
         throw Failure.nothingToRedo(path)
       }
       let record = records[0]
@@ -61,10 +59,10 @@ public enum DocumentHistory {
     }
   }
 
-  /// The records of the operation that starts at `first`, when the history holds them all.
-  private static func operation(_ first: Int, in history: [JournalRecord], stack: UndoStack) -> [JournalRecord]? {
-    let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
-    let records = (stack.operations[first] ?? []).compactMap { byRevision[$0] }
+  /// The records of the operation that starts at `first` (read alone from a long history),
+  /// when the history holds them all.
+  private static func operation(_ first: Int, in history: History, stack: UndoStack) throws -> [JournalRecord]? {
+    let records = try history.records(Set(stack.operations[first] ?? []))
     return records.isEmpty ? nil : records
   }
 
@@ -72,9 +70,9 @@ public enum DocumentHistory {
   /// operation (a drop's placeholders) is taken as the end of that operation.
   public static func revert(_ path: String, to asked: Int) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
-      let history = try edit.history.records()
-      let revision = UndoStack(history).settled(asked)
-      let past = try ModelHistory.model(at: revision, from: edit.model, history: history)
+      let revision = try edit.history.undoStack().settled(asked)
+      let past = try ModelHistory.model(
+        at: revision, from: edit.model, history: try edit.history.records(from: revision), kept: edit.history.revisions)
       edit.model.items = past.items
       edit.model.trash = past.trash
       edit.model.title = past.title
@@ -91,12 +89,24 @@ extension GalleryDocument {
   /// each record stands).
   public func history() throws -> [JournalRecord] { try layout.history.records() }
 
+  /// The revisions of the history this document keeps, oldest first.
+  public var historyRevisions: [Int] { layout.history.revisions }
+
+  /// The undo stack of its history (read from the index, with the records after it).
+  public func undoStack() throws -> UndoStack { try layout.history.undoStack() }
+
+  /// These revisions' records without their change (left empty): what made each and when.
+  public func historyRecordsWithoutChange(_ revisions: Set<Int>) throws -> [Int: JournalRecord] {
+    try layout.history.headers(revisions)
+  }
+
   /// The model as it was at `revision`; inside an operation (a drop's placeholders), as
   /// that operation ended.
   public func model(at revision: Int) throws -> GalleryModel {
     guard revision != model.revision else { return model }
-    let history = try layout.history.records()
-    return try ModelHistory.model(at: UndoStack(history).settled(revision), from: model, history: history)
+    let settled = try layout.history.undoStack().settled(revision)
+    return try ModelHistory.model(
+      at: settled, from: model, history: try layout.history.records(from: settled), kept: layout.history.revisions)
   }
 }
 

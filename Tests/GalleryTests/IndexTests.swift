@@ -24,6 +24,11 @@ struct IndexTests {
     // scan's.
     #expect(indexed.history.revisions == scanned.history.revisions, "\(step): history")
     #expect((try? indexed.history.records()) == (try? scanned.history.records()), "\(step): history records")
+    // What the index says of the history is what its records say.
+    #expect((try? indexed.history.undoStack()) == (try? scanned.history.undoStack()), "\(step): undo stack")
+    let ids = scanned.model.ids
+    #expect(
+      (try? indexed.history.itemIDs().union(ids)) == (try? scanned.history.itemIDs().union(ids)), "\(step): history ids")
     #expect(indexed.checkpointRevision == scanned.checkpointRevision, "\(step): checkpoint")
     #expect(indexed.checkpointBytes == scanned.checkpointBytes, "\(step): checkpoint bytes")
     #expect(indexed.journalBytes == scanned.journalBytes && indexed.journalRecords == scanned.journalRecords, "\(step): journal")
@@ -68,6 +73,9 @@ struct IndexTests {
         edit.model.title = model.title
       }
       if step == 40 { try GalleryDocument.compact(document) }
+      // Undo and redo now and then, so the index's undo stack has undone operations too.
+      if step % 7 == 3 { _ = try? DocumentHistory.undo(document) }
+      if step % 11 == 5 { _ = try? DocumentHistory.redo(document) }
       let (indexed, scanned) = try bothWays(document)
       expectSame(indexed, scanned, "step \(step)")
       // The trailer's summary is what the document holds.
@@ -122,7 +130,7 @@ struct IndexTests {
     "A trailer or index that lies is not believed: the document opens by a whole scan, info shows the truth, check names it and --fix mends it",
     arguments: [
       "trailer points elsewhere", "summary lies", "index overlaps", "index misplaces the checkpoint", "outline lies",
-      "index names another revision",
+      "index names another revision", "history stack lies", "history misplaces a record",
     ])
   func lyingIndex(lie: String) throws {
     let work = try TestWorkspace()
@@ -150,6 +158,11 @@ struct IndexTests {
       let other = String(revision + 1)
       try #require(other.count == String(revision).count)
       try patch(document, "\"revision\":\(revision),\"revisions\":", "\"revision\":\(other),\"revisions\":")
+    case "history stack lies":
+      // The drop is r1 (its placeholders) and r2 (its commit): r2 starts no operation.
+      try patch(document, "\"undoable\":[1]", "\"undoable\":[2]")
+    case "history misplaces a record":
+      try patch(document, "\"records\":[[1,", "\"records\":[[0,")
     case "outline lies":
       // The items array said to end a byte early: its items no longer tile it.
       let data = try Data(contentsOf: URL(fileURLWithPath: document))
@@ -189,7 +202,7 @@ struct IndexTests {
 
 extension IndexTests {
   @Test(
-    "A history record damaged before the index is found when the history is needed: show and move work, undo and history name the damage, check finds it"
+    "A history record damaged before the index is found when it is needed: show, move, undo of the move and history work; undo of the drop and show --at name the damage; check finds it"
   )
   func damagedHistoryFoundWhenNeeded() throws {
     let work = try TestWorkspace()
@@ -197,7 +210,7 @@ extension IndexTests {
     #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
     try GalleryDocument.compact(document)
     let kept = try GalleryDocument.open(document).layout.history
-    #expect(kept.count == 2 && kept.entries.allSatisfy { if case .stored = $0 { true } else { false } })
+    #expect(kept.count == 2 && kept.entries.allSatisfy { if case .located = $0 { true } else { false } })
     // Same length, so every location still holds: the first item state in the file is in the
     // drop's records (a compaction writes the history first), and "reddy" is no state.
     var data = try Data(contentsOf: URL(fileURLWithPath: document))
@@ -210,7 +223,10 @@ extension IndexTests {
     #expect(throws: DocumentError.self) { try opened.history() }
     #expect(try Run.gallery(["show", "--json", document]).status == 0)
     #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
-    for command in [["undo", document], ["history", document]] {
+    // The move's record reads; the listing reads no change.
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try Run.gallery(["history", document]).status == 0)
+    for command in [["undo", document], ["show", "--at", "1", document]] {
       let refused = try Run.gallery(command)
       #expect(refused.status == ExitStatus.dataError.rawValue, "\(command[0]): \(refused.stderr)")
       #expect(
@@ -226,5 +242,84 @@ extension IndexTests {
 extension Data {
   fileprivate func lastRange(of pattern: Data) -> Range<Int>? {
     range(of: pattern, options: .backwards).map { $0.lowerBound..<$0.upperBound }
+  }
+}
+
+extension IndexTests {
+  /// A random history of drops (placeholders), their commits (continuing the drop or only
+  /// settling its placeholders), retries, other edits, undos and redos, as records.
+  static func randomHistory(_ random: inout SplitMix, length: Int) -> [JournalRecord] {
+    var model = GalleryModel(title: "t", now: JournalTests.date)
+    var records: [JournalRecord] = []
+    var next = 0
+    for revision in 1...length {
+      let before = model
+      var undoing: Int?
+      var redoing: Int?
+      var continues: Int?
+      let stack = UndoStack(records)
+      let placeholders = model.items.filter { $0.state == .placeholder }.map(\.id)
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0, 1:
+        let new = (0..<Int.random(in: 1...3, using: &random)).map { _ -> Item in
+          next += 1
+          return Item.placeholder(id: "p\(next)", source: "file:///p\(next).jpg", now: JournalTests.date)
+        }
+        model.insert(new, at: nil)
+      case 2...3 where !placeholders.isEmpty:
+        // A commit: some placeholders load; half the time it says which operation it ends.
+        for id in placeholders.shuffled(using: &random).prefix(Int.random(in: 1...placeholders.count, using: &random)) {
+          let index = model.items.firstIndex { $0.id == id }!
+          model.items[index] = JournalTests.item(id)
+        }
+        if Bool.random(using: &random), let first = stack.undoable.last { continues = first }
+      case 4 where model.items.contains { $0.state == .ready }:
+        // A retry makes a loaded item a placeholder again.
+        let index = model.items.firstIndex { $0.state == .ready }!
+        model.items[index].state = .placeholder
+        model.items[index].placeholder = Item.placeholder(id: "x", source: "file:///x", now: JournalTests.date).placeholder
+      case 5 where !stack.undoable.isEmpty:
+        let target = stack.undoable.last!
+        let taken = records.filter { stack.operations[target]!.contains($0.revision) }
+        for record in taken.reversed() { _ = record.change.reversed.apply(to: &model) }
+        undoing = target
+      case 6 where !stack.redoable.isEmpty:
+        let target = stack.redoable.last!
+        for record in records where stack.operations[target]!.contains(record.revision) { _ = record.change.apply(to: &model) }
+        redoing = target
+      default:
+        JournalTests.randomEdit(&model, &random, next: &next)
+      }
+      records.append(
+        JournalRecord(
+          revision: revision, id: JournalRecord.newID(), parent: records.last?.id, time: JournalTests.date, summary: "",
+          undoing: undoing, redoing: redoing, continues: continues, change: ModelChange(from: before, to: model)))
+    }
+    return records
+  }
+
+  @Test("The undo stack an index stores, read back and continued with the records after it, is the stack of the whole history")
+  func indexedUndoStack() throws {
+    var random = SplitMix(state: 11)
+    for _ in 0..<30 {
+      let records = Self.randomHistory(&random, length: 40)
+      let whole = UndoStack(records)
+      #expect(!whole.operations.values.allSatisfy { $0.count == 1 } || records.allSatisfy { $0.continues == nil })
+      for split in 0...records.count {
+        let stored = IndexedHistory(
+          places: records.prefix(split).map(\.place),
+          digest: History.Digest(count: split, undo: UndoStack(Array(records.prefix(split))), ids: ["abc234", "q9"]))
+        var writer = JSONWriter(capacity: 256)
+        stored.write(into: &writer)
+        let read = try writer.bytes.withUnsafeBytes { raw in
+          var reader = JSONReader(raw)
+          return try IndexedHistory(&reader)
+        }
+        #expect(read == stored)
+        var continued = read.undo
+        for record in records[split...] { continued.add(record) }
+        #expect(continued == whole, "split at \(split)")
+      }
+    }
   }
 }

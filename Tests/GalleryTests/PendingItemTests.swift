@@ -291,7 +291,7 @@ extension PendingItemTests {
     #expect(thrown == nil && saved > 1)
     let file = try FileHandleFD(path: document, flags: O_RDONLY)
     let (indexed, whole) = (try DocumentArchive.openThroughIndex(file, lazily: true), try DocumentArchive.scan(file))
-    #expect(indexed.model == whole.model && indexed.itemSource != nil && indexed.indexOutlinesCheckpoint)
+    #expect(indexed.model == whole.model && indexed.itemSource != nil && indexed.indexIsComplete)
     #expect(try Run.gallery(["check", document]).status == 0)
 
     // The same, with an item deep in the checkpoint broken: the edits before the checkpoint
@@ -338,12 +338,12 @@ extension PendingItemTests {
     try IndexTests().patch(document, "{\"checkpointOutline\":", "{\"checkpointOutlinX\":")
     let file = try FileHandleFD(path: document, flags: O_RDONLY)
     let before = try DocumentArchive.openThroughIndex(file, lazily: true)
-    #expect(before.itemSource == nil && !before.indexOutlinesCheckpoint && before.readThroughIndex)
+    #expect(before.itemSource == nil && !before.indexIsComplete && before.readThroughIndex)
     let indexes = try archiveNames(document).filter { $0 == ArchiveIndex.name }.count
     #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
     #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count == indexes + 1)
     let after = try DocumentArchive.openThroughIndex(try FileHandleFD(path: document, flags: O_RDONLY), lazily: true)
-    #expect(after.itemSource != nil && after.indexOutlinesCheckpoint)
+    #expect(after.itemSource != nil && after.indexIsComplete)
     // And the one after it writes none.
     #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
     #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count == indexes + 1)

@@ -41,18 +41,17 @@ struct HistoryCommand: ParsableCommand {
   }
 
   func run() throws {
-    let document = try target.open()
-    let history = try document.history()
-    let stack = UndoStack(history)
+    // The history, not the items: a gallery of 100,000 is not read for it.
+    let document = try target.open(lazily: true)
+    let stack = try document.undoStack()
     // One line per operation, at the revision where it ended: a drop's placeholder save
-    // and its commits are one drop.
-    let operationOf = stack.operationOf
-    var lines = history.reversed().compactMap { record -> HistoryLine? in
-      let first = operationOf[record.revision] ?? record.revision
-      guard stack.settled(first) == record.revision else { return nil }
-      return HistoryLine(record: record, first: first, stack: stack)
+    // and its commits are one drop. Only the records shown are read, without their change.
+    var shown = document.historyRevisions.reversed().filter { stack.settled(stack.operationOf[$0] ?? $0) == $0 }
+    if let limit { shown = Array(shown.prefix(limit)) }
+    let records = try document.historyRecordsWithoutChange(Set(shown))
+    let lines = shown.compactMap { revision in
+      records[revision].map { HistoryLine(record: $0, first: stack.operationOf[revision] ?? revision, stack: stack) }
     }
-    if let limit { lines = Array(lines.prefix(limit)) }
     if output.json {
       try JSONOutput.write(lines)
       return
@@ -76,7 +75,7 @@ private func timeText(_ time: Date) -> String {
 
 /// One revision in `history --json`.
 struct HistoryLine: JSONWritable {
-  /// The operation's last record.
+  /// The operation's last record (without its change).
   var record: JournalRecord
   /// The operation's first revision (undo and redo name an operation by it).
   var first: Int

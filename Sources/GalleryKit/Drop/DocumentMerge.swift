@@ -33,19 +33,22 @@ public enum DocumentMerge {
 
   /// Adds carried items at a position (nil: the end), skipping content the document has
   /// (or that came earlier in `carried`). Returns the items added, with their new ids.
-  public static func add(_ carried: [Carried], to edit: inout DocumentEdit, at position: Int?) -> [Item] {
-    addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: true).map(\.item)
+  public static func add(_ carried: [Carried], to edit: inout DocumentEdit, at position: Int?) throws -> [Item] {
+    try addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: true).map(\.item)
   }
 
   /// `add`, telling for each item added the id it had in its source; with
   /// `skippingDuplicates` false every carried item is added (what a user dragged is kept).
   static func addKeepingTrack(
     _ carried: [Carried], to edit: inout DocumentEdit, at position: Int?, skippingDuplicates: Bool
-  ) -> [(sourceID: String, item: Item)] {
+  ) throws -> [(sourceID: String, item: Item)] {
     var hashes = Set(edit.model.items.compactMap(\.hash) + edit.model.trash.compactMap(\.item.hash))
     var sources = Set(edit.model.items.filter { $0.state == .failed }.map(\.source))
     var added: [Item] = []
     var sourceIDs: [String] = []
+    // An item keeps its id unless the items, the trash or the history have it (a thumbnail
+    // undo may bring back is never replaced).
+    var taken = try edit.takenIDs()
     for entry in carried {
       var item = entry.item
       if let hash = item.hash {
@@ -54,8 +57,8 @@ public enum DocumentMerge {
         guard sources.insert(item.source).inserted || !skippingDuplicates else { continue }
       }
       sourceIDs.append(item.id)
-      let taken = Set(edit.model.items.map(\.id) + edit.model.trash.map(\.item.id) + added.map(\.id))
       if taken.contains(item.id) { item.id = ItemID.make(avoiding: taken) }
+      taken.insert(item.id)
       item.thumbnail = entry.thumbnail.map { edit.addThumbnail($0, for: item.id) }
       if let original = entry.original, let hash = item.hash {
         item.original = edit.addOriginal(original, hash: hash, format: item.format ?? "bin")
@@ -74,7 +77,7 @@ public enum DocumentMerge {
     let carried = try sources.flatMap { try Self.carried(from: $0) }
     if create { try GalleryDocument.create(target) }
     do {
-      return try GalleryDocument.edit(target) { edit in add(carried, to: &edit, at: nil) }
+      return try GalleryDocument.edit(target) { edit in try add(carried, to: &edit, at: nil) }
     } catch {
       if create { FileSystem.remove(target) }
       throw error

@@ -140,7 +140,7 @@ public struct DragPayload: Sendable {
         original: entry.original)
     }
     let added = try GalleryDocument.edit(path) { edit in
-      DocumentMerge.addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: false)
+      try DocumentMerge.addKeepingTrack(carried, to: &edit, at: position, skippingDuplicates: false)
     }
     var outcome = Outcome(items: added.map(\.item))
     guard move else { return outcome }
