@@ -86,7 +86,6 @@ bench: setup-bench setup-browser
 	bench/watch
 	bench/view
 	bench/format
-	bench/grown
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release

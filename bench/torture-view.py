@@ -16,7 +16,8 @@ import time
 gallery, work, images = sys.argv[1], sys.argv[2], sys.argv[3:]
 seconds = float(os.environ.get("VIEW_SECONDS", "60"))
 document = os.path.join(work, "view.gallery")
-subprocess.run([gallery, "new", document], check=True, capture_output=True)
+if not os.path.exists(document):  # bench/torture may have grown it already
+    subprocess.run([gallery, "new", document], check=True, capture_output=True)
 subprocess.run([gallery, "drop", document, *images[:6]], check=True, capture_output=True)
 server = subprocess.Popen([gallery, "serve", document], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 url = server.stdout.readline().decode().strip()
