@@ -61,8 +61,6 @@ package struct History: Sendable, Equatable {
   package var count: Int { entries.count }
   package var isEmpty: Bool { entries.isEmpty }
   package var revisions: [Int] { entries.map(\.place.revision) }
-  /// Whether the undo stack and the ids are known without reading the located records.
-  package var isDigested: Bool { digest != nil || entries.allSatisfy { if case .decoded = $0 { true } else { false } } }
 
   package mutating func append(_ record: JournalRecord) { entries.append(.decoded(record)) }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GalleryDocument
+@testable import GalleryKit
 @testable import GalleryModel
 
 /// Conflict merges as pure logic: random edits on two copies from a shared revision, merged,
@@ -186,5 +188,27 @@ struct MergeTests {
     let changed = merge(theirsLater: false, ours: { $0.trash(["a"]) }, theirs: { $0.items[0].width = 4000 })
     #expect(changed.model.trash.map(\.item.width) == [4000])
     #expect(changed.conflicts.isEmpty)
+  }
+}
+
+extension MergeTests {
+  @Test("An item carried in keeps its id unless the items, the trash or the history have it")
+  func carriedItemsAvoidTheHistorysIDs() throws {
+    let date = JournalTests.date
+    var before = GalleryModel(title: "t", now: date)
+    before.items = [JournalTests.item("gone01"), JournalTests.item("here01")]
+    var after = before
+    after.items.removeFirst()
+    // The history took "gone01" out; undo could bring it back, with its thumbnail.
+    let record = JournalRecord(
+      revision: 1, id: JournalRecord.newID(), parent: nil, time: date, summary: "trash --empty",
+      change: ModelChange(from: before, to: after))
+    var edit = DocumentEdit(model: after, history: History([record]))
+    let carried = ["gone01", "here01", "new001"].map { DocumentMerge.Carried(item: JournalTests.item($0, 7)) }
+    let added = try DocumentMerge.addKeepingTrack(carried, to: &edit, at: nil, skippingDuplicates: false)
+    #expect(added.map(\.sourceID) == ["gone01", "here01", "new001"])
+    let ids = added.map(\.item.id)
+    #expect(ids[2] == "new001" && ids[0] != "gone01" && ids[1] != "here01", "\(ids)")
+    #expect(Set(ids).count == 3 && !ids.contains("gone01") && !ids.contains("here01"))
   }
 }

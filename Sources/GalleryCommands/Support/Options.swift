@@ -13,8 +13,8 @@ struct DocumentArgument: ParsableArguments {
 
   /// Opens the document to read it, warning on standard error when it is damaged: what is
   /// shown is then the last revision that could be read, and edits refuse the document.
-  /// The document, warning when it is damaged. `lazily` leaves its items unread until
-  /// needed, for a command that shows none of them (`history`).
+  /// `lazily` leaves its items unread until needed, for a command that shows none of them
+  /// (`history`).
   func open(lazily: Bool = false) throws -> GalleryDocument {
     let opened = lazily ? try GalleryDocument.openLazily(document) : try GalleryDocument.open(document)
     if let damage = opened.damage {
