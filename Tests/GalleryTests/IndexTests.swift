@@ -323,3 +323,33 @@ extension IndexTests {
     }
   }
 }
+
+extension IndexTests {
+  @Test("A placeholder belongs to the operation that made it one: a retry's load is the retry's, not the first drop's")
+  func retriedPlaceholdersBelongToTheRetry() {
+    let date = JournalTests.date
+    let empty = GalleryModel(title: "t", now: date)
+    var placed = empty
+    placed.insert([Item.placeholder(id: "p1", source: "file:///p1", now: date)], at: nil)
+    var failed = placed
+    failed.items[0] = placed.items[0].failed(because: "not there yet")
+    var retried = failed
+    retried.items[0] = placed.items[0]
+    var loaded = retried
+    loaded.items[0] = JournalTests.item("p1")
+    var records: [JournalRecord] = []
+    func add(_ from: GalleryModel, _ to: GalleryModel, continues: Int? = nil) {
+      records.append(
+        JournalRecord(
+          revision: records.count + 1, id: JournalRecord.newID(), parent: records.last?.id, time: date, summary: "",
+          continues: continues, change: ModelChange(from: from, to: to)))
+    }
+    add(empty, placed)
+    add(placed, failed, continues: 1)
+    add(failed, retried)
+    add(retried, loaded)
+    let stack = UndoStack(records)
+    #expect(stack.operations[1] == [1, 2] && stack.operations[3] == [3, 4] && stack.undoable == [1, 3])
+    #expect(stack.placedBy.isEmpty)
+  }
+}
