@@ -90,27 +90,30 @@ public enum DocumentConflict {
     let theirs = try GalleryDocument.open(copy)
     if let damage = theirs.damage { throw DocumentError.damaged(copy, damage) }
     let report = try GalleryDocument.edit(path) { edit -> Report in
-      let ours = try edit.history.records()
-      let theirHistory = try theirs.history()
+      // Found by the records' places (which the index gives), then only the records since
+      // are read: a merge costs what the copies did apart, not their whole history.
+      let theirHistory = theirs.layout.history
       var ourIDs: [String: Int] = [:]
-      for record in ours { ourIDs[record.id] = record.revision }
+      for place in edit.history.entries.map(\.place) { ourIDs[place.id] = place.revision }
       if let id = edit.model.revisionID { ourIDs[id] = edit.model.revision }
       // The newest revision of theirs that we have too.
       var shared: (ours: Int, theirs: Int)?
       if let id = theirs.model.revisionID, let revision = ourIDs[id] { shared = (revision, theirs.model.revision) }
-      for record in theirHistory.reversed() where shared == nil {
-        if let revision = ourIDs[record.id] { shared = (revision, record.revision) }
+      for place in theirHistory.entries.map(\.place).reversed() where shared == nil {
+        if let revision = ourIDs[place.id] { shared = (revision, place.revision) }
       }
       guard let shared else { throw Failure.unrelated(path, copy) }
-      let theirRecords = theirHistory.filter { $0.revision > shared.theirs }
-      let ourRecords = ours.filter { $0.revision > shared.ours }
+      let theirRecords = try theirHistory.records(Set(theirHistory.revisions.filter { $0 > shared.theirs }))
+      let ourRecords = try edit.history.records(Set(edit.history.revisions.filter { $0 > shared.ours }))
       let merged = ModelMerge.merge(
         ours: edit.model, theirs: theirs.model, ourRecords: ourRecords, theirRecords: theirRecords)
       edit.model = merged.model
       let report = Report(
         base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: merged.conflicts)
-      // The thumbnails and originals of what came from the copy.
-      for item in edit.model.items + edit.model.trash.map(\.item) {
+      // The thumbnails and originals of what came from the copy (items its records name:
+      // the others are ours, and not read).
+      let named = theirRecords.reduce(into: Set<String>()) { $0.formUnion($1.change.keys) }
+      for item in edit.model.items + edit.model.trash.map(\.item) where named.contains(item.id) {
         for name in [item.thumbnail, item.original].compactMap({ $0 }) where !edit.holds(name) {
           guard let location = theirs.layout.entries[name] else { continue }
           edit.addEntry(name, data: try DocumentArchive.read(location, named: name, from: theirs.file))
