@@ -224,7 +224,7 @@ enum LoadPipeline {
       let left = ids.filter { !done.contains($0) }
       _ = try? GalleryDocument.edit(path) { edit in
         edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
-        PlaceholderCommit.apply(
+        _ = PlaceholderCommit.apply(
           loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
       }
       throw error
