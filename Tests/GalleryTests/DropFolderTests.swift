@@ -221,6 +221,31 @@ struct DropFolderTests {
     #expect(watcher.stop() == 0)
   }
 
+  @Test(
+    "A running watcher sees what other processes did: content trashed and emptied is new again, content dropped beside it is a duplicate"
+  )
+  func sameContentAfterOtherEdits() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    let first = try setup.image("first.jpg", seed: 31)
+    let second = try setup.image("second.jpg", seed: 32)
+    #expect(try Run.program("cp", [first, setup.folder + "/a.jpg"]).status == 0)
+    watcher.waitFor("a committed") { $0.contains { $0.event == "committed" } }
+    // Another process takes that content out for good, and drops the other one.
+    #expect(try Run.gallery(["trash", setup.document, "1"]).status == 0)
+    #expect(try Run.gallery(["trash", setup.document, "--empty"]).status == 0)
+    #expect(try Run.gallery(["drop", setup.document, second]).status == 0)
+    #expect(try Run.program("cp", [first, setup.folder + "/a-again.jpg"]).status == 0)
+    #expect(try Run.program("cp", [second, setup.folder + "/b.jpg"]).status == 0)
+    watcher.waitFor("a-again committed and b a duplicate") { events in
+      events.contains { $0.event == "committed" && $0.path.hasSuffix("a-again.jpg") }
+        && events.contains { $0.event == "duplicate" && $0.path.hasSuffix("b.jpg") }
+    }
+    let sources = try setup.items().map(\.source)
+    #expect(sources.count == 2 && sources.last?.hasSuffix("a-again.jpg") == true, "\(sources)")
+    #expect(watcher.stop() == 0)
+  }
+
   @Test("Restart: files added while stopped are imported, nothing twice; --once scans and exits")
   func restart() throws {
     let setup = try DropFolderSetup()

@@ -720,3 +720,45 @@ struct WatcherInProcessTests {
     #expect(items.map(\.state) == [.ready, .ready, .ready, .ready])
   }
 }
+
+extension WatchStateMachineTests {
+  @Test("A drop folder's census of sources and contents, brought forward by the records, is the one counted from the model")
+  func contentCensusFollowsRecords() {
+    var random = SplitMix(state: 5)
+    for _ in 0..<20 {
+      var model = GalleryModel(title: "t", now: JournalTests.date)
+      var next = 0
+      var records: [JournalRecord] = []
+      var censuses = [ContentCensus(model)]
+      for revision in 1...40 {
+        let before = model
+        JournalTests.randomEdit(&model, &random, next: &next)
+        // Contents from a small pool, so that several items share one; now and then one
+        // changes (a retry that loaded another file).
+        for index in model.items.indices
+        where model.items[index].hash == nil || Int.random(in: 0..<20, using: &random) == 0 {
+          model.items[index].hash = "sha256:" + String(repeating: String(Int.random(in: 0..<4, using: &random)), count: 64)
+        }
+        model.revision = revision
+        model.revisionID = JournalRecord.newID()
+        records.append(
+          JournalRecord(
+            revision: revision, id: model.revisionID!, parent: before.revisionID, time: JournalTests.date, summary: "",
+            change: ModelChange(from: before, to: model)))
+        var census = censuses.last!
+        let followed = census.apply(records.last!)
+        #expect(followed && census == ContentCensus(model))
+        let again = census.apply(records.last!)
+        #expect(!again && census == ContentCensus(model), "a record that does not follow is refused")
+        censuses.append(census)
+      }
+      let counted = ContentCensus(model)
+      #expect(model.items.allSatisfy { counted.holds(source: $0.source) && counted.holds(hash: $0.hash!) })
+      // From any revision, through the history; without the records it needs, counted anew.
+      for start in stride(from: 0, through: 40, by: 7) {
+        #expect(ContentCensus.current(censuses[start], of: model, history: History(records)) == counted)
+        #expect(ContentCensus.current(censuses[start], of: model, history: History(Array(records.suffix(3)))) == counted)
+      }
+    }
+  }
+}

@@ -175,6 +175,9 @@ public struct DropFolderWatcher: Service {
     var memories: [ImportMemory]
     /// Imported files to remember, written once the actions of an input are done.
     private var remembered: [[(path: String, record: ImportMemory.Record)]]
+    /// What each document holds by source and content, as last seen (by document path:
+    /// two folders may drop into one).
+    private var censuses: [String: ContentCensus] = [:]
 
     init(watcher: DropFolderWatcher) {
       self.watcher = watcher
@@ -279,7 +282,7 @@ public struct DropFolderWatcher: Service {
     }
 
     /// Every complete-looking file below `folder` not imported before.
-    private func scan(_ folder: String, pair: Int) -> [WatchStateMachine.Event] {
+    private mutating func scan(_ folder: String, pair: Int) -> [WatchStateMachine.Event] {
       let paths =
         watcher.options.recursive
         ? DropSourceParser.filesBelow(folder)
@@ -293,25 +296,33 @@ public struct DropFolderWatcher: Service {
         else { return nil }
         return (path, stamp)
       }
-      // The document is read (every item's source) only when there is something to compare:
-      // a watcher started on an empty folder beside 100,000 items does not wait for it.
+      // The document is read only when there is something to compare: a watcher started on
+      // an empty folder beside 100,000 items does not wait for it.
       guard !candidates.isEmpty else { return [] }
-      let known = knownSources(pair: pair)
-      return candidates.filter { !known.contains(DropSource.fileURL($0.path)) }.map {
+      let document = pairs[pair].document
+      // Counted once from every item (read on both cores), then brought forward by records.
+      let opened = try? censuses[document] == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
+      guard let opened else {
+        return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
+      }
+      let known = census(of: document, model: opened.model, history: opened.layout.history)
+      return candidates.filter { !known.holds(source: DropSource.fileURL($0.path)) }.map {
         .found(path: $0.path, pair: pair, stamp: $0.stamp)
       }
     }
 
-    /// Sources the document already holds (also in its trash).
-    private func knownSources(pair: Int) -> Set<String> {
-      guard let model = try? GalleryDocument.open(pairs[pair].document).model else { return [] }
-      return Set(model.items.map(\.source) + model.trash.map(\.item.source))
+    /// What a document holds now (also in its trash): counted from every item the first
+    /// time, then from the records saved since.
+    private mutating func census(of document: String, model: GalleryModel, history: History) -> ContentCensus {
+      let census = ContentCensus.current(censuses[document], of: model, history: history)
+      censuses[document] = census
+      return census
     }
 
     /// Saves one commit: files moved aside first (`--then move:DIR`), so that their items
     /// reference them there; duplicates left out under the document's lock; rejected files
     /// moved aside once the save is durable.
-    private func save(_ commit: WatchStateMachine.Commit) throws -> WatchStateMachine.CommitResult {
+    private mutating func save(_ commit: WatchStateMachine.Commit) throws -> WatchStateMachine.CommitResult {
       let started = ContinuousClock.now
       var result = WatchStateMachine.CommitResult(commit: commit)
       for file in commit.loaded {
@@ -319,10 +330,11 @@ public struct DropFolderWatcher: Service {
           result.movedTo[file.path] = moved
         }
       }
-      result.duplicates = try GalleryDocument.edit(pairs[commit.pair].document) { edit in
+      let document = pairs[commit.pair].document
+      result.duplicates = try GalleryDocument.edit(document) { edit in
         edit.summary = "watch \(pairs[commit.pair].folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
         let plan = WatchCommitPlan(commit, movedTo: result.movedTo)
-        return plan.apply(to: &edit)
+        return plan.apply(to: &edit, census: census(of: document, model: edit.model, history: edit.history))
       }
       for file in commit.rejected {
         guard let folder = file.moveTo, let moved = Self.moveAside(file.path, into: folder) else { continue }
@@ -368,14 +380,19 @@ package struct WatchCommitPlan {
   }
 
   /// Applies the commit; returns the paths of the loaded files left out as duplicates.
-  package func apply(to edit: inout DocumentEdit) -> Set<String> {
-    // The contents the document holds already, looked for among the few this commit
-    // brings (not a set of every hash in a document of 100,000 items).
+  /// `census`, when given, is what the document holds as the edit read it (otherwise every
+  /// item is read for its content).
+  package func apply(to edit: inout DocumentEdit, census: ContentCensus? = nil) -> Set<String> {
+    // The contents the document holds already, among the few this commit brings.
     let arriving = Set(commit.loaded.map(\.image.hash))
     var hashes = Set<String>()
     if !commit.allowDuplicates {
-      for item in edit.model.items { if let hash = item.hash, arriving.contains(hash) { hashes.insert(hash) } }
-      for entry in edit.model.trash { if let hash = entry.item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+      if let census {
+        hashes = arriving.filter(census.holds(hash:))
+      } else {
+        for item in edit.model.items { if let hash = item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+        for entry in edit.model.trash { if let hash = entry.item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+      }
     }
     var accepted: [(id: String, image: ProcessedImage)] = []
     var duplicates: Set<String> = []
