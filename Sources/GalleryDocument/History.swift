@@ -9,7 +9,7 @@ import GallerySystem
 /// them, or only those it takes back. A record is read, decoded and checked when something
 /// needs it whole (undo, redo, revert, merge, `history`); one that does not decode then is
 /// damage, reported as such.
-package struct History: Sendable, Equatable {
+package struct History: Sendable {
   package enum Entry: Sendable, Equatable {
     case decoded(JournalRecord)
     /// A record an index located, with the place it gives; not read yet.
@@ -55,8 +55,6 @@ package struct History: Sendable, Equatable {
       self.digest = digest
     }
   }
-
-  package static func == (a: History, b: History) -> Bool { a.entries == b.entries }
 
   package var count: Int { entries.count }
   package var isEmpty: Bool { entries.isEmpty }
