@@ -48,16 +48,16 @@ extension Gallery {
     Glibc.exit(0)
   }
 
-  /// Prints what an error says, in our style, and exits with its status: ours say their
-  /// status (`GalleryError`), the argument parser's say theirs (64 for usage), and what
-  /// else reaches here (Foundation's) is described without its domain, and its status
-  /// follows its errno (74 when it has none).
+  /// Prints what an error says, in our style, and exits with its status: ours say what
+  /// went wrong (`GalleryError`) and `ExitStatus(for:)` maps them, the argument parser's
+  /// say theirs (64 for usage), and what else reaches here (Foundation's) is described
+  /// without its domain, and its status follows its errno (74 when it has none).
   static func exit(reporting error: Error) -> Never {
     // An ExitCode thrown by a command: its message was printed already.
     if let code = error as? ExitCode { Glibc.exit(code.rawValue) }
     if let error = error as? GalleryError {
       printMessage(error.description)
-      Glibc.exit(error.exitStatus.rawValue)
+      Glibc.exit(ExitStatus(for: error).rawValue)
     }
     let code = exitCode(for: error)
     if code == .success {
@@ -72,7 +72,7 @@ extension Gallery {
       Glibc.exit(code.rawValue)
     }
     printMessage(SystemErrorText.describe(error))
-    Glibc.exit(SystemErrorText.exitStatus(of: error).rawValue)
+    Glibc.exit(ExitStatus(for: error).rawValue)
   }
 
   /// Errors may quote what a document, a file or another program said: control characters

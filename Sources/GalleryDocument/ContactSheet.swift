@@ -183,7 +183,4 @@ public enum ContactSheet {
   }
 }
 
-extension ContactSheet.TooLarge: GalleryError {
-  /// The size asked for on the command line is too large.
-  public var exitStatus: ExitStatus { .usage }
-}
+extension ContactSheet.TooLarge: GalleryError {}

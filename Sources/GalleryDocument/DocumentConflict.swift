@@ -79,7 +79,6 @@ public enum DocumentConflict {
         "\(copy) and \(path) share no revision in the history they keep: they are not copies of one document (`gallery merge --into` adds one's items to the other)"
       }
     }
-    public var exitStatus: ExitStatus { .dataError }
   }
 
   /// Merges what `copy` changed since the last revision it shares with `path` into `path`

@@ -26,7 +26,6 @@ public enum DocumentHistory {
       case .nothingToRedo(let path): "\(path): nothing to redo"
       }
     }
-    public var exitStatus: ExitStatus { .notFound }
   }
 
   /// Takes back the last operation that can be.
@@ -110,6 +109,4 @@ extension GalleryDocument {
   }
 }
 
-extension ModelHistory.Beyond: GalleryError {
-  public var exitStatus: ExitStatus { .notFound }
-}
+extension ModelHistory.Beyond: GalleryError {}

@@ -221,6 +221,4 @@ public enum ImageRefusal: Error, Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-extension ImageRefusal: GalleryError {
-  public var exitStatus: ExitStatus { .dataError }
-}
+extension ImageRefusal: GalleryError {}

@@ -42,22 +42,6 @@ public enum DocumentError: Error, CustomStringConvertible {
   }
 }
 
-extension DocumentError: GalleryError {
-  public var exitStatus: ExitStatus {
-    switch self {
-    case .notFound, .itemNotFound: .notFound
-    case .exists: .cannotCreate
-    case .badName: .usage
-    case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: .dataError
-    case .io(let error), .saveFailed(_, let error): SystemErrorText.exitStatus(of: error)
-    }
-  }
-}
-
-extension ModelValidation.Failure: GalleryError {
-  public var exitStatus: ExitStatus { .dataError }
-}
-
-extension JSONReadError: GalleryError {
-  package var exitStatus: ExitStatus { .dataError }
-}
+extension DocumentError: GalleryError {}
+extension ModelValidation.Failure: GalleryError {}
+extension JSONReadError: GalleryError {}

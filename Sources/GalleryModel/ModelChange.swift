@@ -239,7 +239,6 @@ public struct ReplayingModel: Sendable {
 public struct ChangeMismatch: Error, CustomStringConvertible, Sendable, GalleryError {
   public var description: String
   package init(_ description: String) { self.description = description }
-  public var exitStatus: ExitStatus { .dataError }
 }
 
 /// How one ordered list changed, keyed by its elements' keys.

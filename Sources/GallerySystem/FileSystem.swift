@@ -376,8 +376,6 @@ package enum OutputFile {
     package var path: String
     package var errno: Int32
     package var description: String { "cannot write \(path): \(String(cString: strerror(errno)))" }
-    /// sysexits' "cannot create", but a full or failing disk is I/O.
-    package var exitStatus: ExitStatus { [ENOSPC, EIO, EDQUOT].contains(errno) ? .ioError : .cannotCreate }
 
     package init(path: String, errno: Int32) {
       self.path = path

@@ -1,5 +1,7 @@
 import Foundation
 import GalleryDocument
+import GalleryImaging
+import GalleryKit
 import GalleryModel
 import GallerySystem
 import GalleryViewRules
@@ -63,18 +65,34 @@ struct AccessMiddleware: RouterMiddleware {
     return response
   }
 
-  /// A failure of the machine, not of the request: a full disk is 507 (Insufficient
-  /// Storage), anything else the server could not do 500.
+  /// What an error the library threw answers a page with. What the library refuses says
+  /// why: what is not there is 404, a request that asks the impossible 400, a document or
+  /// an image that refuses the edit 409. A failure of the machine, not of the request, is
+  /// the server's: a full disk 507 (Insufficient Storage), anything else 500.
   static func status(of error: any Error) -> HTTPResponse.Status {
-    let cause: any Error =
-      switch error as? DocumentError {
-      case .saveFailed(_, let inner), .io(let inner): inner
-      default: error
+    switch error {
+    case let error as DocumentError:
+      switch error {
+      case .notFound, .itemNotFound: return .notFound
+      case .exists: return .conflict
+      case .badName: return .badRequest
+      case .notAGallery, .corrupt, .invalid, .damaged, .unsupportedFormat: return .conflict
+      case .saveFailed(_, let cause), .io(let cause): return status(of: cause)
       }
-    if let code = SystemErrorText.errorNumber(of: cause), code == ENOSPC || code == EDQUOT {
-      return .init(code: 507, reasonPhrase: "Insufficient Storage")
+    case is DocumentHistory.Failure, is ModelHistory.Beyond: return .notFound
+    case is ContactSheet.TooLarge: return .badRequest
+    case is ModelValidation.Failure, is JSONReadError, is ChangeMismatch, is ImageRefusal, is DocumentConflict.Failure,
+      is VipsError, is DragPayload.Refusal, is ImageRetry.Refusal, is DropFailure:
+      return .conflict
+    case let error as ArchiveError where !error.writing: return .conflict
+    case let error as WebFailure: return error == .cancelled ? .serviceUnavailable : .badGateway
+    default: break
     }
-    return .internalServerError
+    switch SystemErrorText.errorNumber(of: error) {
+    case ENOSPC, EDQUOT: return .init(code: 507, reasonPhrase: "Insufficient Storage")
+    case ENOENT, ENOTDIR: return .notFound
+    default: return .internalServerError
+    }
   }
 
   private func answer(
@@ -108,26 +126,6 @@ struct AccessMiddleware: RouterMiddleware {
         return ViewError.response(status: error.status, message: error.body ?? "\(error.status)")
       } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
         return ViewError.response(status: error.status, message: "the request is larger than this server takes")
-      } catch let error as DocumentError {
-        let status: HTTPResponse.Status =
-          switch error {
-          case .notFound, .itemNotFound: .notFound
-          case .exists: .conflict
-          case .badName: .badRequest
-          case .saveFailed(_, let cause), .io(let cause): Self.status(of: cause)
-          default: .conflict
-          }
-        return ViewError.response(status: status, message: error.description)
-      } catch let error as any GalleryError {
-        // What the library refuses says why; a failing disk or system is the server's.
-        let status: HTTPResponse.Status =
-          switch error.exitStatus {
-          case .notFound: .notFound
-          case .usage: .badRequest
-          case .ioError: Self.status(of: error)
-          default: .conflict
-          }
-        return ViewError.response(status: status, message: error.description)
       } catch {
         return ViewError.response(status: Self.status(of: error), message: SystemErrorText.describe(error))
       }

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 
+@testable import GalleryCommands
 @testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryKit
 @testable import GalleryModel
 @testable import GallerySystem
 
-@Suite("Errors say their exit status")
+@Suite("Errors map to the exit statuses gallery(1) documents")
 struct ExitStatusTests {
   @Test("Each error type of the library maps to the status gallery(1) documents for it")
   func statuses() {
-    let cases: [(error: any GalleryError, status: GallerySystem.ExitStatus)] = [
+    let cases: [(error: any Error, status: GalleryCommands.ExitStatus)] = [
       (DocumentError.notFound("d"), .notFound),
       (DocumentError.itemNotFound("9"), .notFound),
       (DocumentError.exists("d"), .cannotCreate),
@@ -34,9 +35,14 @@ struct ExitStatusTests {
       (WebFailure.cancelled, .interrupted),
       (WebFailure.status(404, "Not Found"), .unavailable),
       (ChildProcess.Failure(description: "x"), .unavailable),
+      (DocumentError.saveFailed("d", FileSystemError(errno: ENOSPC, operation: "write", path: "d")), .ioError),
+      (ContactSheet.TooLarge(width: 9, height: 9), .usage),
+      (ModelHistory.Beyond(revision: 9, oldest: 1, latest: 5), .notFound),
+      (CommandFailure.usage("x"), .usage),
+      (CocoaError(.fileReadNoSuchFile), .notFound),
     ]
     for (error, status) in cases {
-      #expect(error.exitStatus == status, "\(error)")
+      #expect(GalleryCommands.ExitStatus(for: error) == status, "\(error)")
     }
   }
 
@@ -44,11 +50,11 @@ struct ExitStatusTests {
   func foreignErrors() {
     let missing = CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: "/x/y"])
     #expect(SystemErrorText.describe(missing) == "/x/y: No such file or directory")
-    #expect(SystemErrorText.exitStatus(of: missing) == .notFound)
+    #expect(GalleryCommands.ExitStatus(for: missing) == .notFound)
     let denied = NSError(
       domain: NSCocoaErrorDomain, code: CocoaError.fileWriteUnknown.rawValue,
       userInfo: [NSFilePathErrorKey: "/z", NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(EACCES))])
     #expect(SystemErrorText.describe(denied) == "/z: Permission denied")
-    #expect(SystemErrorText.exitStatus(of: denied) == .ioError)
+    #expect(GalleryCommands.ExitStatus(for: denied) == .ioError)
   }
 }

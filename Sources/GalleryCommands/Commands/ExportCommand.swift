@@ -100,7 +100,7 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 /// Why one item was not exported; the others go on.
-struct ExportFailure: GalleryError {
+struct ExportFailure: CommandError {
   var description: String
   var exitStatus: ExitStatus { .partial }
   init(_ description: String) { self.description = description }

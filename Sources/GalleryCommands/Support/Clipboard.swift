@@ -14,7 +14,7 @@ struct Clipboard {
     case x11 = "X11"
   }
 
-  struct Unavailable: GalleryError {
+  struct Unavailable: CommandError {
     var description: String
     var exitStatus: ExitStatus { .unavailable }
   }

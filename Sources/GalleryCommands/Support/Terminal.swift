@@ -79,7 +79,7 @@ extension ExitCode {
 
 /// A failure a command names itself, with its exit status (a usage error found while
 /// running, a missing input), printed without the usage text.
-struct CommandFailure: GalleryError {
+struct CommandFailure: CommandError {
   var exitStatus: ExitStatus
   var description: String
 

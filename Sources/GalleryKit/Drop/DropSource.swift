@@ -140,7 +140,7 @@ public enum DropSourceParser {
   }
 
   /// `checkingFiles` false never asks the file system (for the fuzz target).
-  static func source(for text: String, checkingFiles: Bool = true) -> Result<DropSource, DropFailure> {
+  package static func source(for text: String, checkingFiles: Bool = true) -> Result<DropSource, DropFailure> {
     guard let colon = text.firstIndex(of: ":"), let scheme = schemeOf(text, colon: colon) else {
       return .success(DropSource(given: text, location: .file(path: absolute(text))))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryDocument
 import GalleryImaging
+import GalleryKit
 import GalleryModel
 import GallerySystem
 
@@ -11,10 +12,10 @@ import GallerySystem
 /// What the fuzz targets (`Sources/gallery-fuzz`) run on each input: the readers of
 /// everything that comes from outside, from bytes, with the properties that must hold for
 /// any input checked by `precondition` (a violation is a crash libFuzzer reports).
-package enum FuzzEntryPoints {
+enum FuzzEntryPoints {
   /// A `.gallery` file's bytes: scan, decode, validate; every entry of the last revision
   /// read; and whatever opens must write back to a model that reads again the same.
-  package static func document(_ data: Data, scratch: String) {
+  static func document(_ data: Data, scratch: String) {
     guard let file = try? FileHandleFD(path: scratch, flags: O_RDWR | O_CREAT | O_TRUNC, mode: 0o600) else { return }
     guard (try? file.writeAll(data)) != nil else { return }
     guard let layout = try? DocumentArchive.scan(file) else { return }
@@ -47,7 +48,7 @@ package enum FuzzEntryPoints {
   /// `gallery.json` or journal record bytes: decode and validate; what is accepted must
   /// round-trip, and a record applied to an empty model (as undo and redo apply one to a
   /// model it was not made on) leaves a model that obeys every rule.
-  package static func model(_ data: Data) {
+  static func model(_ data: Data) {
     if let model = try? ModelCoding.decode(data) { checkRoundTrip(model) }
     checkItemsInTwoHalves(data)
     guard let record = try? JournalCoding.decode(data) else { return }
@@ -94,7 +95,7 @@ package enum FuzzEntryPoints {
 
   /// Standard input of `gallery drop DOC -` (or a pasted clipboard): a gallery payload or a
   /// uri-list. A payload that is accepted holds only valid items.
-  package static func dropInput(_ data: Data) {
+  static func dropInput(_ data: Data) {
     do {
       if let payload = try DragPayload.decode(data) {
         for entry in payload.items {
@@ -116,7 +117,7 @@ package enum FuzzEntryPoints {
 
   /// A dropped JPEG through libjpeg alone: its header, its scans counted, its thumbnail. A
   /// thumbnail made is one libjpeg reads back, of the size said and within the box.
-  package static func jpeg(_ data: Data) {
+  static func jpeg(_ data: Data) {
     guard let header = PlainJPEG.header(of: data) else { return }
     precondition((1...8).contains(header.orientation), "an EXIF orientation out of range")
     // Large images decode slowly even when their data is missing: bounded as --max-pixels

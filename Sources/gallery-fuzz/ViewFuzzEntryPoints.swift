@@ -1,10 +1,11 @@
 import Foundation
+import GalleryViewRules
 
 /// The view's readers of what a page sends, for the fuzz target `view-request`: the first
 /// byte chooses the reader, the rest is its input. Nothing may crash, hang or allocate
 /// beyond the stated bounds.
-package enum ViewFuzzEntryPoints {
-  package static func request(_ data: Data) {
+enum ViewFuzzEntryPoints {
+  static func request(_ data: Data) {
     guard let choice = data.first else { return }
     let input = data.dropFirst()
     switch choice % 3 {
