@@ -21,7 +21,7 @@ VENV = .venv-browser
 
 DEMO = demo.gallery
 
-.PHONY: setup setup-bench setup-browser browser-test build release demo test lint format fuzz fuzz-smoke bench docs clean install install-binary install-files deb \
+.PHONY: setup setup-bench setup-browser browser-test build release demo test lint format fuzz fuzz-smoke bench docs examples clean install install-binary install-files deb \
 	uninstall refresh-databases
 
 setup:
@@ -61,16 +61,21 @@ test: setup lint
 	$(SWIFT) build --product generate-manual
 	$(MAKE) install-binary
 	SWIFT=$(SWIFT) scripts/run-swift-tests
+	$(MAKE) examples
 	$(MAKE) browser-test
 	$(MAKE) fuzz-smoke
 
+# GalleryKit used as a library by the Examples/ package: built, and its programs run on Samples/.
+examples: setup
+	scripts/run-examples
+
 # One formatter, its configuration committed (.swift-format); `make format` applies it.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Plugins Package.swift Examples/Package.swift Examples/Sources
 	scripts/check-layers
 
 format:
-	$(SWIFT) format format --in-place --recursive Sources Tests Plugins Package.swift
+	$(SWIFT) format format --in-place --recursive Sources Tests Plugins Package.swift Examples/Package.swift Examples/Sources
 
 # The fuzz targets for FUZZ_SECONDS (default 1800) each; findings land in Tests/Fuzz/crashes.
 fuzz: setup

@@ -3,11 +3,12 @@ import PackageDescription
 
 let package = Package(
   name: "Gallery",
-  // Linux is what it is built and tested on; on macOS, Synchronization's Mutex and Atomic
-  // need 15.
-  platforms: [.macOS(.v15)],
+  // Linux only (Debian 12 and later): the system layer calls inotify, /proc and glibc, so no
+  // Apple platform is claimed.
   products: [
     .executable(name: "gallery", targets: ["gallery"]),
+    // The library: documents, drops, drop folders, history (see GalleryKit.docc, and the
+    // programs of Examples/).
     .library(name: "GalleryKit", targets: ["GalleryKit"]),
   ],
   dependencies: [

@@ -10,7 +10,7 @@ import GallerySystem
   import Glibc
 #endif
 
-extension Gallery {
+extension GalleryCommand {
   /// The one entry point: parses, runs, and turns every error into one message style
   /// (`gallery: ...` on standard error) and its documented exit status. Help, versions and
   /// completion scripts go to standard output with status 0.

@@ -188,7 +188,7 @@ package final class ViewServer: Sendable {
 
   private func listing() async throws -> Response {
     let documents = self.documents
-    let bytes = try await Blocking.run {
+    let bytes = try await BlockingWork.run {
       let summaries = documents.listedPaths().map { path in
         var summary = ViewJSON.Summary(id: documents.id(for: path), path: path)
         do {
@@ -212,7 +212,7 @@ package final class ViewServer: Sendable {
   private func model(_ id: String) async throws -> Response {
     let path = try path(id)
     let documents = self.documents
-    let model = try await Blocking.run { try documents.model(of: path) }
+    let model = try await BlockingWork.run { try documents.model(of: path) }
     return Self.json(ViewJSON.document(id: id, path: path, model: model))
   }
 
@@ -220,7 +220,7 @@ package final class ViewServer: Sendable {
     let path = try path(id)
     let documents = self.documents
     // The cover a save made; a document from elsewhere may lack it: made from its thumbnails.
-    let data = try await Blocking.run {
+    let data = try await BlockingWork.run {
       try documents.reading(path) { document in
         try (try? document.cover()) ?? document.cover(size: 256, suffix: ".jpg")
       }
@@ -236,7 +236,7 @@ package final class ViewServer: Sendable {
   private func thumbnail(_ id: String, item itemID: String, request: Request) async throws -> Response {
     let path = try path(id)
     let documents = self.documents
-    let (data, item) = try await Blocking.run {
+    let (data, item) = try await BlockingWork.run {
       try documents.reading(path) { document -> (Data, Item) in
         guard let item = Self.item(itemID, in: document.model), item.thumbnail != nil else {
           throw ViewError.notFound("no thumbnail for item \(itemID)")
@@ -259,7 +259,7 @@ package final class ViewServer: Sendable {
   private func original(_ id: String, item itemID: String) async throws -> Response {
     let path = try path(id)
     let documents = self.documents
-    let (data, item) = try await Blocking.run {
+    let (data, item) = try await BlockingWork.run {
       try documents.reading(path) { document -> (Data, Item) in
         guard let item = Self.item(itemID, in: document.model), item.state == .ready else {
           throw ViewError.notFound("no original for item \(itemID)")
@@ -314,22 +314,22 @@ package final class ViewServer: Sendable {
     let feed = self.feed
     switch action {
     case "move":
-      let ids = try await Blocking.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
+      let ids = try await BlockingWork.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
       return Self.json(ViewJSON.items(ids))
     case "trash":
-      try await Blocking.run { try GalleryDocument.edit(path) { $0.model.trash(request.ids) } }
+      try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.trash(request.ids) } }
       return Self.json(Array("{}".utf8))
     case "restore":
-      try await Blocking.run { try GalleryDocument.edit(path) { $0.model.restore(request.ids) } }
+      try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.restore(request.ids) } }
       return Self.json(Array("{}".utf8))
     case "empty-trash":
-      try await Blocking.run { _ = try GalleryDocument.edit(path) { $0.model.emptyTrash() } }
+      try await BlockingWork.run { _ = try GalleryDocument.edit(path) { $0.model.emptyTrash() } }
       return Self.json(Array("{}".utf8))
     case "transfer":
       guard let from = request.from, let source = documents.path(for: from) else {
         throw ViewError.notFound("the items come from a document this server does not show")
       }
-      let items = try await Blocking.run {
+      let items = try await BlockingWork.run {
         try ViewEdits.transfer(
           request.ids, from: source, to: path, move: request.move, before: request.before, documents: documents)
       }
@@ -342,7 +342,9 @@ package final class ViewServer: Sendable {
       // The document's history, as `gallery undo` and `redo` use it: a new revision.
       let outcome: DocumentHistory.Outcome
       do {
-        outcome = try await Blocking.run { action == "undo" ? try DocumentHistory.undo(path) : try DocumentHistory.redo(path) }
+        outcome = try await BlockingWork.run {
+          action == "undo" ? try DocumentHistory.undo(path) : try DocumentHistory.redo(path)
+        }
       } catch let failure as DocumentHistory.Failure {
         switch failure {
         case .nothingToUndo: throw ViewError.conflict("nothing to undo")
@@ -361,7 +363,7 @@ package final class ViewServer: Sendable {
     case "rename":
       // A new name, not a path: the document stays in its folder.
       guard let name = request.name, !name.contains("/") else { throw ViewError.badRequest("rename needs a name (no /)") }
-      let renamed = try await Blocking.run {
+      let renamed = try await BlockingWork.run {
         let target = try DocumentFiles.target(name, beside: path)
         try DocumentFiles.rename(path, to: target)
         RecentDocuments.forget(path)
@@ -373,7 +375,7 @@ package final class ViewServer: Sendable {
       feed.publish(.documents)
       return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", newID) } }.utf8))
     case "duplicate":
-      let copy = try await Blocking.run {
+      let copy = try await BlockingWork.run {
         let target = DocumentFiles.copyName(of: path)
         try DocumentFiles.duplicate(path, to: target)
         RecentDocuments.note(target)
@@ -383,7 +385,7 @@ package final class ViewServer: Sendable {
       feed.publish(.documents)
       return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", newID) } }.utf8))
     case "delete":
-      try await Blocking.run {
+      try await BlockingWork.run {
         try DocumentFiles.moveToTrash(path)
         RecentDocuments.forget(path)
       }
@@ -460,7 +462,7 @@ package final class ViewServer: Sendable {
     }
     var options = DropOptions()
     let documents = self.documents
-    options.position = try await Blocking.run { () throws -> Int? in
+    options.position = try await BlockingWork.run { () throws -> Int? in
       try ViewEdits.position(before: before, in: path, documents: documents)
     }
     options.commitInterval = 0.2
@@ -498,7 +500,7 @@ package final class ViewServer: Sendable {
       throw ViewError.badRequest("no folder to create documents in: serve one (`gallery serve DIR`)")
     }
     let title = request.title.flatMap { $0.isEmpty ? nil : $0 }
-    let path = try await Blocking.run {
+    let path = try await BlockingWork.run {
       let path = DocumentFiles.freeName(in: folder, stem: Self.fileStem(title))
       let created = try GalleryDocument.create(path, title: title)
       RecentDocuments.note(created.path)
@@ -519,17 +521,9 @@ package final class ViewServer: Sendable {
   /// `gallery open` asks a running server to show one more document (bearer token only).
   private func openDocument(_ request: EditRequest) async throws -> Response {
     guard let name = request.name, name.hasPrefix("/") else { throw ViewError.badRequest("open needs an absolute path") }
-    try await Blocking.run { _ = try GalleryDocument.open(name) }
+    try await BlockingWork.run { _ = try GalleryDocument.open(name) }
     let id = documents.serveDocument(name)
     feed.publish(.documents)
     return Self.json(Array(ViewJSON.encode { $0.object { $0.string("id", id) } }.utf8))
-  }
-}
-
-/// Runs blocking work (file locks, fsync, archive reads) on NIO's thread pool, off the
-/// threads that serve requests.
-enum Blocking {
-  static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await NIOThreadPool.singleton.runIfActive(work)
   }
 }

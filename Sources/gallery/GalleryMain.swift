@@ -2,5 +2,5 @@ import GalleryCommands
 
 @main
 enum GalleryMain {
-  static func main() async { await Gallery.runFromCommandLine() }
+  static func main() async { await GalleryCommand.runFromCommandLine() }
 }

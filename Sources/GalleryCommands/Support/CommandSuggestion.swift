@@ -4,7 +4,7 @@ import ArgumentParser
 /// a mistyped option is.
 package enum CommandSuggestion {
   /// Every subcommand's name.
-  static var names: [String] { Gallery.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"] }
+  static var names: [String] { GalleryCommand.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"] }
 
   /// The message for a first argument that is no subcommand, or nil when it is one (or
   /// could be: help, a version request).

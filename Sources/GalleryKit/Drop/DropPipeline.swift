@@ -58,7 +58,7 @@ public enum ImageDrop {
     _ sources: [DropSource], into path: String, options: DropOptions = .init(),
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
   ) async throws -> DropReport {
-    let settings = try GalleryDocument.openLazily(path).model.settings
+    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).model.settings }
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
     let imageOptions = ImageOptions(
@@ -120,7 +120,7 @@ enum LoadPipeline {
     _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
     restoring originals: [String: Item] = [:],
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
-    savePlaceholders: () throws -> (ids: [String], save: SaveMark?)
+    savePlaceholders: @escaping @Sendable () throws -> (ids: [String], save: SaveMark?)
   ) async throws -> DropReport {
     let clock = ContinuousClock()
     let window = sources.contains(where: \.isWeb) ? max(loader.parallelism, loader.downloads) : 2 * loader.parallelism
@@ -135,8 +135,8 @@ enum LoadPipeline {
       }
       // Local files load while the placeholders are saved; downloads wait for them.
       while started < sources.count, running < window, !sources[started].isWeb { startNext() }
-      let (ids, placeholderSave) = try savePlaceholders()
-      var cover = CoverPlan(document: path, dropped: ids)
+      let (ids, placeholderSave) = try await BlockingWork.run(savePlaceholders)
+      var cover = try? await BlockingWork.run { CoverPlan(document: path, dropped: ids) }
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
       var report = DropReport()
       var timerSet = false
@@ -151,13 +151,17 @@ enum LoadPipeline {
         while started < sources.count, running < window { startNext() }
         switch batch.next(now: clock.now) {
         case .finish:
-          if batch.isLostCause(keepFailed: keepFailed), let placeholderSave, try GalleryDocument.rollBack(path, placeholderSave) {
+          var rolledBack = false
+          if batch.isLostCause(keepFailed: keepFailed), let placeholderSave {
+            rolledBack = try await BlockingWork.run { try GalleryDocument.rollBack(path, placeholderSave) }
+          }
+          if rolledBack {
             let taken = batch.take()
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
-              try commit(
+            try await takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
+              try await commit(
                 batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
                 restoring: originals, report: &report)
             }
@@ -168,8 +172,8 @@ enum LoadPipeline {
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
           return report
         case .commitNow:
-          try takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
-            try commit(
+          try await takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
+            try await commit(
               batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
               restoring: originals, report: &report)
           }
@@ -216,16 +220,22 @@ enum LoadPipeline {
   /// placeholders are removed, if that can be saved.
   private static func takingBackOnFailure(
     ids: [String], save: SaveMark?, into path: String, report: DropReport, restoring originals: [String: Item],
-    _ commit: () throws -> Void
-  ) throws {
-    do { try commit() } catch {
-      if report.committed.isEmpty, let save, (try? GalleryDocument.rollBack(path, save)) == true { throw error }
+    _ commit: () async throws -> Void
+  ) async throws {
+    do { try await commit() } catch {
+      if report.committed.isEmpty, let save,
+        (try? await BlockingWork.run { try GalleryDocument.rollBack(path, save) }) == true
+      {
+        throw error
+      }
       let done = Set(report.committed.map(\.id))
       let left = ids.filter { !done.contains($0) }
-      _ = try? GalleryDocument.edit(path) { edit in
-        edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
-        _ = PlaceholderCommit.apply(
-          loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
+      _ = try? await BlockingWork.run {
+        try GalleryDocument.edit(path) { edit in
+          edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
+          _ = PlaceholderCommit.apply(
+            loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
+        }
       }
       throw error
     }
@@ -234,19 +244,21 @@ enum LoadPipeline {
   private static func commit(
     _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, operation: Int?,
     restoring originals: [String: Item], report: inout DropReport
-  ) throws {
+  ) async throws {
     guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
-    let committed = try GalleryDocument.edit(path) { edit in
-      // Undo takes the drop back whole: placeholders and what loaded.
-      edit.continuing = operation
-      edit.summary =
-        "drop: " + JournalRecord.counted(taken.loaded.count, "image") + " loaded"
-        + (taken.failed.isEmpty ? "" : ", \(taken.failed.count) failed")
-      return PlaceholderCommit.apply(
-        loaded: taken.loaded.map { (ids[$0.index], $0.image) },
-        failed: taken.failed.map { (ids[$0.index], $0.failure) },
-        cancelled: taken.cancelled.map { ids[$0] },
-        keepFailed: keepFailed, restoring: originals, to: &edit)
+    let committed = try await BlockingWork.run {
+      try GalleryDocument.edit(path) { edit in
+        // Undo takes the drop back whole: placeholders and what loaded.
+        edit.continuing = operation
+        edit.summary =
+          "drop: " + JournalRecord.counted(taken.loaded.count, "image") + " loaded"
+          + (taken.failed.isEmpty ? "" : ", \(taken.failed.count) failed")
+        return PlaceholderCommit.apply(
+          loaded: taken.loaded.map { (ids[$0.index], $0.image) },
+          failed: taken.failed.map { (ids[$0.index], $0.failure) },
+          cancelled: taken.cancelled.map { ids[$0] },
+          keepFailed: keepFailed, restoring: originals, to: &edit)
+      }
     }
     if keepFailed {
       report.keptFailures += taken.failed.map(\.failure)

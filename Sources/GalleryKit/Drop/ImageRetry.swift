@@ -16,15 +16,31 @@ public enum ImageRetry {
 
   /// Retries the given items, or every stale placeholder and failed item when `ids` is nil.
   public static func retry(_ ids: [String]?, in path: String, options: DropOptions = .init()) async throws -> DropReport {
-    let settings = try GalleryDocument.openLazily(path).model.settings
+    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).model.settings }
     let imageOptions = ImageOptions(
       thumbnailSize: settings.thumbnailSize, maxPixels: options.maxPixels ?? settings.maxPixels,
       keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
 
     // Each item becomes a placeholder of this process again, where it stands; one whose
-    // source names nothing loadable stays failed, with the reason.
+    // source names nothing loadable stays failed, with the reason. What each was goes in
+    // `originals`: a load cancelled by a shutdown gives it back, never takes it away.
+    let (targets, unusable, originals) = try await BlockingWork.run { try placeholders(for: ids, in: path) }
+    guard !targets.isEmpty else { return DropReport(failures: unusable) }
+
+    let report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
+      try await LoadPipeline.run(
+        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
+        restoring: originals
+      ) { (targets.map(\.id), nil) }
+    }
+    // A retry keeps what fails again as a failed item, and says why.
+    return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
+  }
+
+  private static func placeholders(
+    for ids: [String]?, in path: String
+  ) throws -> (targets: [(id: String, source: DropSource)], unusable: [DropFailure], originals: [String: Item]) {
     var unusable: [DropFailure] = []
-    // What each was: a load cancelled by a shutdown gives it back, never takes it away.
     var originals: [String: Item] = [:]
     let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
       let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
@@ -53,15 +69,6 @@ public enum ImageRetry {
       }
       return targets
     }
-    guard !targets.isEmpty else { return DropReport(failures: unusable) }
-
-    let report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
-      try await LoadPipeline.run(
-        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
-        restoring: originals
-      ) { (targets.map(\.id), nil) }
-    }
-    // A retry keeps what fails again as a failed item, and says why.
-    return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
+    return (targets, unusable, originals)
   }
 }

@@ -97,7 +97,7 @@ public struct DropFolderWatcher: Service {
         }
         var armed: ContinuousClock.Instant?
 
-        func run(_ actions: [WatchStateMachine.Action]) throws {
+        func run(_ actions: [WatchStateMachine.Action]) async throws {
           var queue = actions[...]
           while let action = queue.popFirst() {
             if case .load(let path, let pair) = action {
@@ -117,7 +117,7 @@ public struct DropFolderWatcher: Service {
               }
               continue
             }
-            for answer in try performer.perform(action) {
+            for answer in try await performer.perform(action) {
               queue += machine.event(answer, now: clock.now)
             }
           }
@@ -125,7 +125,7 @@ public struct DropFolderWatcher: Service {
         }
 
         do {
-          try run(machine.start())
+          try await run(machine.start())
           var iterator = inputs.makeAsyncIterator()
           while !machine.isFinished {
             if let deadline = machine.nextDeadline, armed.map({ deadline < $0 }) ?? true {
@@ -139,14 +139,14 @@ public struct DropFolderWatcher: Service {
             guard let next = await iterator.next() else { break }
             switch next {
             case .inotify(let item):
-              try run(performer.translate(item, into: &machine, now: clock.now))
+              try await run(performer.translate(item, into: &machine, now: clock.now))
             case .event(let event):
-              try run(machine.event(event, now: clock.now))
+              try await run(machine.event(event, now: clock.now))
             case .tick(let deadline):
               if armed == deadline { armed = nil }
-              try run(machine.tick(now: clock.now))
+              try await run(machine.tick(now: clock.now))
             case .stop:
-              try run(machine.stop(now: clock.now))
+              try await run(machine.stop(now: clock.now))
             }
           }
           group.cancelAll()
@@ -220,16 +220,21 @@ public struct DropFolderWatcher: Service {
       }
     }
 
-    mutating func perform(_ action: WatchStateMachine.Action) throws -> [WatchStateMachine.Event] {
+    /// Performs one action; what blocks (a lock waited for, an fsync, a document read) runs
+    /// on `BlockingWork`'s threads.
+    mutating func perform(_ action: WatchStateMachine.Action) async throws -> [WatchStateMachine.Event] {
       switch action {
       case .savePlaceholders(let pair, let paths):
         let started = ContinuousClock.now
-        let ids = try GalleryDocument.edit(pairs[pair].document) { edit in
-          let ids = try edit.newItemIDs(paths.count)
-          edit.summary = "watch \(pairs[pair].folder): " + JournalRecord.counted(paths.count, "file")
-          edit.model.insert(
-            zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
-          return ids
+        let (folder, document) = (pairs[pair].folder, pairs[pair].document)
+        let ids = try await BlockingWork.run {
+          try GalleryDocument.edit(document) { edit in
+            let ids = try edit.newItemIDs(paths.count)
+            edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
+            edit.model.insert(
+              zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
+            return ids
+          }
         }
         logger.debug("\(paths.count) placeholder(s) in \(pairs[pair].document)")
         return [.placeholdersSaved(pair: pair, paths: paths, ids: ids, took: ContinuousClock.now - started)]
@@ -241,10 +246,10 @@ public struct DropFolderWatcher: Service {
         return [.examined(paths.map { ($0, FileSystem.stamp(of: $0, askingWriters: true)) })]
 
       case .scan(let folder, let pair):
-        return scan(folder, pair: pair)
+        return await scan(folder, pair: pair)
 
       case .commit(let commit):
-        return [.committed(try save(commit))]
+        return [.committed(try await save(commit))]
 
       case .report(let kind, let path, let pair, let id, let reason):
         watcher.report(kind, path: path, pair: pair, id: id, reason: reason)
@@ -282,7 +287,7 @@ public struct DropFolderWatcher: Service {
     }
 
     /// Every complete-looking file below `folder` not imported before.
-    private mutating func scan(_ folder: String, pair: Int) -> [WatchStateMachine.Event] {
+    private mutating func scan(_ folder: String, pair: Int) async -> [WatchStateMachine.Event] {
       let paths =
         watcher.options.recursive
         ? DropSourceParser.filesBelow(folder)
@@ -301,28 +306,24 @@ public struct DropFolderWatcher: Service {
       guard !candidates.isEmpty else { return [] }
       let document = pairs[pair].document
       // Counted once from every item (read on both cores), then brought forward by records.
-      let opened = try? censuses[document] == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
-      guard let opened else {
+      let previous = censuses[document]
+      let counted = try? await BlockingWork.run {
+        let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
+        return ContentCensus.current(previous, of: opened.model, history: opened.layout.history)
+      }
+      guard let known = counted else {
         return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
       }
-      let known = census(of: document, model: opened.model, history: opened.layout.history)
+      censuses[document] = known
       return candidates.filter { !known.holds(source: DropSource.fileURL($0.path)) }.map {
         .found(path: $0.path, pair: pair, stamp: $0.stamp)
       }
     }
 
-    /// What a document holds now (also in its trash): counted from every item the first
-    /// time, then from the records saved since.
-    private mutating func census(of document: String, model: GalleryModel, history: History) -> ContentCensus {
-      let census = ContentCensus.current(censuses[document], of: model, history: history)
-      censuses[document] = census
-      return census
-    }
-
     /// Saves one commit: files moved aside first (`--then move:DIR`), so that their items
     /// reference them there; duplicates left out under the document's lock; rejected files
     /// moved aside once the save is durable.
-    private mutating func save(_ commit: WatchStateMachine.Commit) throws -> WatchStateMachine.CommitResult {
+    private mutating func save(_ commit: WatchStateMachine.Commit) async throws -> WatchStateMachine.CommitResult {
       let started = ContinuousClock.now
       var result = WatchStateMachine.CommitResult(commit: commit)
       for file in commit.loaded {
@@ -330,12 +331,20 @@ public struct DropFolderWatcher: Service {
           result.movedTo[file.path] = moved
         }
       }
-      let document = pairs[commit.pair].document
-      result.duplicates = try GalleryDocument.edit(document) { edit in
-        edit.summary = "watch \(pairs[commit.pair].folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
-        let plan = WatchCommitPlan(commit, movedTo: result.movedTo)
-        return plan.apply(to: &edit, census: census(of: document, model: edit.model, history: edit.history))
+      let (folder, document) = (pairs[commit.pair].folder, pairs[commit.pair].document)
+      // What a document holds (also in its trash): counted from every item the first time,
+      // then brought forward by the records saved since.
+      let (previous, movedTo) = (censuses[document], result.movedTo)
+      let saved = try await BlockingWork.run {
+        try GalleryDocument.edit(document) { edit in
+          edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
+          let census = ContentCensus.current(previous, of: edit.model, history: edit.history)
+          let plan = WatchCommitPlan(commit, movedTo: movedTo)
+          return (duplicates: plan.apply(to: &edit, census: census), census: census)
+        }
       }
+      result.duplicates = saved.duplicates
+      censuses[document] = saved.census
       for file in commit.rejected {
         guard let folder = file.moveTo, let moved = Self.moveAside(file.path, into: folder) else { continue }
         logger.info("moved \(file.path) to \(moved)")

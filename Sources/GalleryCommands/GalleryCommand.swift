@@ -2,7 +2,7 @@ import ArgumentParser
 import GalleryKit
 
 /// The `gallery` command: image galleries as scriptable documents.
-public struct Gallery: ParsableCommand {
+public struct GalleryCommand: ParsableCommand {
   public static let version = GalleryVersion.current
 
   public static let configuration = CommandConfiguration(

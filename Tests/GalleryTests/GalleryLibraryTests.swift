@@ -1,0 +1,100 @@
+import Foundation
+import GalleryKit
+import Testing
+
+/// GalleryKit as a program uses it: only what `import GalleryKit` gives (no @testable), on
+/// real documents and the real photographs of Samples/.
+@Suite("GalleryKit as a library")
+struct GalleryLibraryTests {
+  static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Samples").path
+
+  @Test("Create, drop real photos, edit, undo, redo, revert and read the history through Gallery")
+  func documentRoundTrip() async throws {
+    let work = try TestWorkspace()
+    let gallery = try await Gallery.create(at: work.path("Trip.gallery"), title: "Trip")
+    #expect(try await gallery.model().title == "Trip")
+
+    let photos = ["landscape.jpg", "portrait-exif-rotated.jpg", "transparent.png"].map { Self.samples + "/" + $0 }
+    let report = try await gallery.drop(files: photos + [work.path("missing.jpg")])
+    #expect(report.committed.count == 3)
+    #expect(report.failures.map(\.source) == [work.path("missing.jpg")])
+    let ids = try await gallery.items().map(\.id)
+    #expect(ids == report.committed.map(\.id))
+    // The rotated portrait is displayed upright: taller than wide.
+    let portrait = try #require(try await gallery.items().first { $0.source.hasSuffix("portrait-exif-rotated.jpg") })
+    #expect(portrait.aspectRatio < 1 && portrait.displayState == .ready)
+    #expect(try await gallery.thumbnail(of: ids[0]).starts(with: [0xFF, 0xD8]))
+
+    try await gallery.move([ids[2]], to: 1)
+    #expect(try await gallery.items().map(\.id) == [ids[2], ids[0], ids[1]])
+    try await gallery.trash([ids[0]])
+    #expect(try await gallery.model().trash.map(\.item.id) == [ids[0]])
+    try await gallery.restore([ids[0]])
+    try await gallery.setTitle("Summer")
+    let undone = try await gallery.undo()
+    #expect(undone.summary.contains("undo"))
+    #expect(try await gallery.model().title == "Trip")
+    try await gallery.redo()
+    #expect(try await gallery.model().title == "Summer")
+
+    let history = try await gallery.history()
+    let afterDrop = try #require(history.first { $0.summary.hasSuffix("loaded") }).revision
+    let reverted = try await gallery.revert(to: afterDrop)
+    #expect(reverted.target == afterDrop)
+    #expect(try await gallery.items().map(\.id) == ids)
+    #expect(try await gallery.model().title == "Trip")
+
+    // An edit of one's own: one revision, taken back whole by undo.
+    let revision = try await gallery.edit { edit in
+      edit.model.move([ids[1]], to: 1)
+      edit.model.title = "Both"
+      edit.summary = "reorder and rename"
+      return edit.model.revision + 1
+    }
+    #expect(try await gallery.history().last?.summary == "reorder and rename")
+    #expect(try await gallery.model().revision == revision)
+    try await gallery.undo()
+    #expect(try await gallery.items().map(\.id) == ids)
+  }
+
+  @Test("Library errors say what went wrong by their type and case")
+  func errors() async throws {
+    let work = try TestWorkspace()
+    let path = work.path("a.gallery")
+    let gallery = try await Gallery.create(at: path)
+    await #expect {
+      try await Gallery.create(at: path)
+    } throws: { error in
+      guard case DocumentError.exists = error else { return false }
+      return "\(error)".contains(path)
+    }
+    await #expect {
+      try await Gallery(path: work.path("none.gallery")).model()
+    } throws: { error in
+      guard case DocumentError.notFound = error else { return false }
+      return true
+    }
+    await #expect {
+      try await gallery.undo()
+    } throws: { error in
+      guard case DocumentHistory.Failure.nothingToUndo = error else { return false }
+      return true
+    }
+    await #expect {
+      try await gallery.thumbnail(of: "nosuch")
+    } throws: { error in
+      guard case DocumentError.itemNotFound = error else { return false }
+      return true
+    }
+  }
+
+  @Test("Blocking work asked by a cancelled task still runs: a cancelled drop must still save what loaded")
+  func blockingWorkIgnoresCancellation() async throws {
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await BlockingWork.run { 42 }
+    }
+    #expect(try await task.value == 42)
+  }
+}
