@@ -7,6 +7,7 @@ let package = Package(
   name: "GalleryKitExamples",
   dependencies: [
     .package(name: "Gallery", path: ".."),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
@@ -17,6 +18,7 @@ let package = Package(
       name: "watch-folder",
       dependencies: [
         .product(name: "GalleryKit", package: "Gallery"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ]),

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryKit
+import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
