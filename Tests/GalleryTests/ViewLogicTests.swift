@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryModel
+@testable import GallerySystem
 @testable import GalleryView
 @testable import GalleryViewRules
 
@@ -202,5 +204,25 @@ struct ViewLogicTests {
     #expect(try ViewInstance.parse(Array(text.utf8)) == instance)
     #expect(throws: (any Error).self) { try ViewInstance.parse(Array(#"{"base":"x","pid":99999999999,"token":"t"}"#.utf8)) }
     #expect(throws: (any Error).self) { try ViewInstance.parse(Array(#"{"base":"x"}"#.utf8)) }
+  }
+
+  @Test("What the library throws answers a page by its type: missing 404, refused 409, a full disk 507, the rest 500")
+  func errorStatuses() {
+    let full = FileSystemError(errno: ENOSPC, operation: "write", path: "d")
+    let cases: [(any Error, Int)] = [
+      (DocumentError.notFound("d"), 404),
+      (DocumentError.itemNotFound("x"), 404),
+      (DocumentError.badName(".."), 400),
+      (DocumentError.damaged("d", "x"), 409),
+      (DocumentError.saveFailed("d", full), 507),
+      (DocumentError.io(FileSystemError(errno: EACCES, operation: "open", path: "d")), 500),
+      (DocumentHistory.Failure.nothingToUndo("d"), 404),
+      (ModelValidation.Failure(problems: [.init("x")]), 409),
+      (full, 507),
+      (CocoaError(.fileReadUnknown), 500),
+    ]
+    for (error, status) in cases {
+      #expect(AccessMiddleware.status(of: error).code == status, "\(error)")
+    }
   }
 }
