@@ -140,7 +140,8 @@ public struct Gallery: Sendable, Hashable {
   /// The history the document keeps, oldest first: each revision's time and summary.
   public func history() async throws -> [JournalRecord] {
     let path = path
-    return try await BlockingWork.run { try GalleryDocument.open(path).history() }
+    // The records are read where the index locates them; the items are not needed.
+    return try await BlockingWork.run { try GalleryDocument.openLazily(path).history() }
   }
 
   // MARK: Drop folders
