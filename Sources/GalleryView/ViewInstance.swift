@@ -88,7 +88,9 @@ extension ViewInstance {
     request.method = .POST
     request.headers.add(name: "Authorization", value: "Bearer " + token)
     request.headers.add(name: "Content-Type", value: "application/json")
-    request.body = .bytes(ByteBuffer(string: ViewJSON.encode { $0.object { $0.string("name", absolute) } }))
+    struct Open: Encodable { var name: String }
+    guard let payload = try? JSONEncoder().encode(Open(name: absolute)) else { return nil }
+    request.body = .bytes(ByteBuffer(bytes: payload))
     guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(10)), response.status == .ok,
       let body = try? await response.body.collect(upTo: 64 << 10),
       let id = try? EditRequest.parseID(Array(buffer: body))

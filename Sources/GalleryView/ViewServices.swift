@@ -44,27 +44,45 @@ package enum ViewError: Error, HTTPResponseError, CustomStringConvertible {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
     headers[.cacheControl] = "no-store"
-    let body = ViewJSON.encode { $0.object { $0.string("error", message) } }
-    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    struct Answer: Encodable { var error: String }
+    let body = (try? JSONEncoder().encode(Answer(error: message))) ?? Data()
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
   }
 }
 
-/// Checks every request against `ViewAccess` before a route sees it, answers the library's
-/// errors with a status and a message, and adds the security headers to every response.
-struct AccessMiddleware: RouterMiddleware {
-  typealias Context = BasicRequestContext
-  let server: ViewServer
-
+/// Adds the security headers to every response, and keeps the API's answers out of caches
+/// unless a route says otherwise. The outermost middleware: refusals get them too.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-  ) async throws
-    -> Response
-  {
-    var response = try await answer(request, context: context, next: next)
+  ) async throws -> Response {
+    var response = try await next(request, context)
     for (name, value) in ViewAccess.securityHeaders { response.headers[.init(name)!] = value }
+    if request.uri.path.hasPrefix("/api/"), response.headers[.cacheControl] == nil {
+      response.headers[.cacheControl] = "no-store"
+    }
     return response
   }
+}
 
+/// Answers what a route throws with a status and a JSON message the page shows.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    do { return try await next(request, context) } catch let error as ViewError {
+      return ViewError.response(status: error.status, message: error.description)
+    } catch let error as HTTPError {
+      return ViewError.response(status: error.status, message: error.body ?? "\(error.status)")
+    } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+      return ViewError.response(status: error.status, message: "the request is larger than this server takes")
+    } catch {
+      return ViewError.response(status: ViewError.status(of: error), message: SystemErrorText.describe(error))
+    }
+  }
+}
+
+extension ViewError {
   /// What an error the library threw answers a page with. What the library refuses says
   /// why: what is not there is 404, a request that asks the impossible 400, a document or
   /// an image that refuses the edit 409. A failure of the machine, not of the request, is
@@ -94,12 +112,17 @@ struct AccessMiddleware: RouterMiddleware {
     default: return .internalServerError
     }
   }
+}
 
-  private func answer(
+/// Checks every request against `ViewAccess` before a route sees it: the token (from the
+/// cookie, a bearer header, or once in the URL, which then becomes the cookie), the Host
+/// and, for a change, the Origin.
+struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
+  let server: ViewServer
+
+  func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-  ) async throws
-    -> Response
-  {
+  ) async throws -> Response {
     guard let access = server.currentAccess() else {
       return ViewError.response(status: .serviceUnavailable, message: "starting")
     }
@@ -108,7 +131,7 @@ struct AccessMiddleware: RouterMiddleware {
     let verdict = access.verdict(
       for: ViewAccess.Request(
         method: request.method.rawValue, path: request.uri.path, query: query, host: request.head.authority,
-        origin: request.headers[.origin], cookieToken: Self.cookie(ViewAccess.cookieName, in: request.headers[.cookie]),
+        origin: request.headers[.origin], cookieToken: request.cookies[ViewAccess.cookieName]?.value,
         authorization: request.headers[.authorization]))
     switch verdict {
     case .refuse(let status, let reason):
@@ -116,29 +139,14 @@ struct AccessMiddleware: RouterMiddleware {
     case .setCookie(let location):
       var headers = HTTPFields()
       headers[.location] = location
-      headers[.setCookie] = "\(ViewAccess.cookieName)=\(access.token); Path=/; HttpOnly; SameSite=Strict"
+      headers[.setCookie] =
+        Cookie(name: ViewAccess.cookieName, value: access.token, path: "/", httpOnly: true, sameSite: .strict)
+        .description
       headers[.cacheControl] = "no-store"
       return Response(status: .seeOther, headers: headers)
     case .allow:
-      do { return try await next(request, context) } catch let error as ViewError {
-        return ViewError.response(status: error.status, message: error.description)
-      } catch let error as HTTPError {
-        return ViewError.response(status: error.status, message: error.body ?? "\(error.status)")
-      } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-        return ViewError.response(status: error.status, message: "the request is larger than this server takes")
-      } catch {
-        return ViewError.response(status: Self.status(of: error), message: SystemErrorText.describe(error))
-      }
+      return try await next(request, context)
     }
-  }
-
-  static func cookie(_ name: String, in header: String?) -> String? {
-    guard let header else { return nil }
-    for part in header.split(separator: ";") {
-      let pair = part.trimmingCharacters(in: .whitespaces)
-      if pair.hasPrefix(name + "=") { return String(pair.dropFirst(name.count + 1)) }
-    }
-    return nil
   }
 }
 

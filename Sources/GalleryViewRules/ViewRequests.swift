@@ -1,9 +1,8 @@
 import Foundation
-import GalleryModel
 
-/// What a page asks of the server, read from its JSON body with the model's codec; every
-/// member bounded. One shape for every edit: each route reads the members it needs.
-package struct EditRequest: Equatable {
+/// What a page asks of the server, read from its JSON body by `JSONDecoder`; every member
+/// bounded. One shape for every edit: each route reads the members it needs.
+package struct EditRequest: Decodable, Equatable {
   package var ids: [String] = []
   /// The item the moved or dropped items go before; nil: the end.
   package var before: String?
@@ -20,57 +19,51 @@ package struct EditRequest: Equatable {
 
   package init() {}
 
-  package static func parse(_ bytes: [UInt8]) throws -> EditRequest {
-    guard bytes.count <= maxBytes else { throw JSONReadError(message: "the request is too large", offset: 0) }
-    var request = EditRequest()
-    try bytes.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      try reader.object { r, key in
-        if try r.isNull() { return }
-        switch key {
-        case "ids": request.ids = try r.strings(limit: maxIDs)
-        case "before": request.before = try r.string()
-        case "from": request.from = try r.string()
-        case "move": request.move = try r.bool()
-        case "uris": request.uris = try r.strings(limit: maxURIs)
-        case "title": request.title = try r.string()
-        case "name": request.name = try r.string()
-        default: try r.skipValue()
-        }
-      }
-      reader.skipSpace()
-      guard reader.index == raw.count else { throw reader.fail("trailing data after the request") }
+  /// A request too large, or a list longer than its bound.
+  package struct Refusal: Error, CustomStringConvertible {
+    package var description: String
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case ids, before, from, move, uris, title, name
+  }
+
+  package init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    ids = try Self.strings(in: container, forKey: .ids, limit: Self.maxIDs)
+    before = try container.decodeIfPresent(String.self, forKey: .before)
+    from = try container.decodeIfPresent(String.self, forKey: .from)
+    move = try container.decodeIfPresent(Bool.self, forKey: .move) ?? false
+    uris = try Self.strings(in: container, forKey: .uris, limit: Self.maxURIs)
+    title = try container.decodeIfPresent(String.self, forKey: .title)
+    name = try container.decodeIfPresent(String.self, forKey: .name)
+  }
+
+  /// A list of strings, refused as soon as it passes `limit`.
+  private static func strings(
+    in container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys, limit: Int
+  ) throws -> [String] {
+    guard container.contains(key), try !container.decodeNil(forKey: key) else { return [] }
+    var list = try container.nestedUnkeyedContainer(forKey: key)
+    var values: [String] = []
+    while !list.isAtEnd {
+      guard values.count < limit else { throw Refusal(description: "more than \(limit) \(key.stringValue)") }
+      values.append(try list.decode(String.self))
     }
-    return request
+    return values
+  }
+
+  package static func parse(_ bytes: [UInt8]) throws -> EditRequest {
+    guard bytes.count <= maxBytes else { throw Refusal(description: "the request is too large") }
+    return try JSONDecoder().decode(EditRequest.self, from: Data(bytes))
   }
 }
 
 extension EditRequest {
   /// The `id` of a server's answer.
   package static func parseID(_ bytes: [UInt8]) throws -> String {
-    var id: String?
-    try bytes.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      try reader.object { r, key in
-        switch key {
-        case "id": id = try r.string()
-        default: try r.skipValue()
-        }
-      }
-    }
-    guard let id else { throw JSONReadError(message: "no id in the answer", offset: 0) }
-    return id
-  }
-}
-
-extension JSONReader {
-  fileprivate mutating func strings(limit: Int) throws -> [String] {
-    var values: [String] = []
-    try array { r in
-      guard values.count < limit else { throw r.fail("more than \(limit) values") }
-      values.append(try r.string())
-    }
-    return values
+    struct Answer: Decodable { var id: String }
+    return try JSONDecoder().decode(Answer.self, from: Data(bytes)).id
   }
 }
 

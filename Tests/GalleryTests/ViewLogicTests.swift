@@ -222,7 +222,7 @@ struct ViewLogicTests {
       (CocoaError(.fileReadUnknown), 500),
     ]
     for (error, status) in cases {
-      #expect(AccessMiddleware.status(of: error).code == status, "\(error)")
+      #expect(ViewError.status(of: error).code == status, "\(error)")
     }
   }
 }

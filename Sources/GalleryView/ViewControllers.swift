@@ -1,0 +1,456 @@
+import Foundation
+import GalleryDocument
+import GalleryImaging
+import GalleryKit
+import GalleryModel
+import GallerySystem
+import GalleryViewRules
+import Hummingbird
+import NIOCore
+import Synchronization
+
+// The view's routes, a controller per resource: the page's files, the list of documents,
+// and one document. Each registers its own routes (`addRoutes`); blocking work goes to
+// `BlockingWork`, answers are Codable values (`ViewResponses.swift`) or, for items, the
+// model's own JSON.
+
+/// The page's own files: the document browser and gallery pages (one `index.html`), their
+/// scripts, styles and icons, and the stream of changes they listen to.
+struct PageController {
+  let feed: ChangeFeed
+
+  func addRoutes(to router: Router<BasicRequestContext>) {
+    router.get("/") { _, _ in Self.asset("index.html") }
+    router.get("/d/:id") { _, _ in Self.asset("index.html") }
+    router.get("/assets/:name") { request, context in
+      let name = try context.parameters.require("name")
+      guard EmbeddedAssets.files[name] != nil else { throw ViewError.notFound("no such file") }
+      return Self.asset(name, ifNoneMatch: request.headers[.ifNoneMatch])
+    }
+    router.get("/api/events") { _, _ in events() }
+  }
+
+  static func asset(_ name: String, ifNoneMatch: String? = nil) -> Response {
+    let text = EmbeddedAssets.files[name] ?? ""
+    let tag = "\"" + String(contentHash(of: Data(text.utf8)).dropFirst("sha256:".count).prefix(20)) + "\""
+    var headers = HTTPFields()
+    headers[.contentType] = mediaType(ofAsset: name)
+    headers[.eTag] = tag
+    // The page's files change with the binary: revalidated each load, 304 when unchanged.
+    headers[.cacheControl] = "no-cache"
+    if ifNoneMatch == tag { return Response(status: .notModified, headers: headers) }
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  static func mediaType(ofAsset name: String) -> String {
+    guard let type = MediaType.getMediaType(forExtension: (name as NSString).pathExtension) else {
+      return MediaType.applicationBinary.description
+    }
+    return (type.type == .text ? type.withParameter(name: "charset", value: "utf-8") : type).description
+  }
+
+  func events() -> Response {
+    let stream = feed.listen()
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-store"
+    return Response(
+      status: .ok, headers: headers,
+      body: ResponseBody { writer in
+        try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+        for await event in stream { try await writer.write(ByteBuffer(string: event.serverSent)) }
+        try await writer.finish(nil)
+      })
+  }
+}
+
+/// The documents this server shows: listed, created, and (for `gallery open`) added.
+struct DocumentListController {
+  let documents: ServedDocuments
+  let feed: ChangeFeed
+
+  func addRoutes(to router: Router<BasicRequestContext>) {
+    router.get("/api/documents") { _, _ in try await listing() }
+    router.post("/api/documents") { request, _ in try await create(try await ViewServer.edit(request)) }
+    // For `gallery open` only: a page never names a path (a bearer token is what the
+    // middleware checked; a cookie does not do here).
+    router.post("/api/open") { request, _ in
+      guard request.headers[.authorization] != nil else { throw ViewError.forbidden("for `gallery open` only") }
+      return try await openDocument(try await ViewServer.edit(request))
+    }
+  }
+
+  func listing() async throws -> Response {
+    let bytes = try await BlockingWork.run {
+      let summaries = documents.listedPaths().map { path in
+        var summary = ViewJSON.Summary(id: documents.id(for: path), path: path)
+        do {
+          let model = try documents.model(of: path)
+          summary.title = model.title
+          summary.items = model.items.count
+          summary.pending = model.items.filter { $0.state == .placeholder }.count
+          summary.failed = model.items.filter { $0.state == .failed }.count
+          summary.trashed = model.trash.count
+          summary.modified = model.modified
+        } catch {
+          summary.problem = "\(error)"
+        }
+        return summary
+      }
+      return ViewJSON.documents(summaries, folders: documents.servedFolders)
+    }
+    return ViewServer.json(bytes)
+  }
+
+  func create(_ request: EditRequest) async throws -> EditedResponse<DocumentID> {
+    let folders = documents.servedFolders
+    guard let folder = folders.first ?? documents.listedPaths().first.map({ ($0 as NSString).deletingLastPathComponent }) else {
+      throw ViewError.badRequest("no folder to create documents in: serve one (`gallery serve DIR`)")
+    }
+    let title = request.title.flatMap { $0.isEmpty ? nil : $0 }
+    let path = try await BlockingWork.run {
+      let path = DocumentFiles.freeName(in: folder, stem: Self.fileStem(title))
+      let created = try GalleryDocument.create(path, title: title)
+      RecentDocuments.note(created.path)
+      return ServedDocuments.absolute(created.path)
+    }
+    let id = documents.serveDocument(path)
+    feed.publish(.documents)
+    return EditedResponse(status: .created, response: DocumentID(id: id))
+  }
+
+  /// A file name for a title: no slash, no control character, not hidden, not too long.
+  static func fileStem(_ title: String?) -> String {
+    let kept = (title ?? "").unicodeScalars.filter { !ModelValidation.isControl($0) && $0 != "/" }
+    let stem = String(String(String.UnicodeScalarView(kept)).trimmingCharacters(in: .whitespaces).prefix(120))
+    return stem.isEmpty || stem.hasPrefix(".") ? "Untitled" : stem
+  }
+
+  /// `gallery open` asks a running server to show one more document (bearer token only).
+  func openDocument(_ request: EditRequest) async throws -> DocumentID {
+    guard let name = request.name, name.hasPrefix("/") else { throw ViewError.badRequest("open needs an absolute path") }
+    try await BlockingWork.run { _ = try GalleryDocument.open(name) }
+    let id = documents.serveDocument(name)
+    feed.publish(.documents)
+    return DocumentID(id: id)
+  }
+}
+
+/// One document this server shows, by its id: its model, cover, thumbnails and originals,
+/// and every edit a page makes, one route each.
+struct DocumentController {
+  let server: ViewServer
+  var documents: ServedDocuments { server.documents }
+  var feed: ChangeFeed { server.feed }
+  var drops: DropRunner { server.drops }
+  var configuration: ViewConfiguration { server.configuration }
+
+  func addRoutes(to group: RouterGroup<BasicRequestContext>) {
+    group.get { _, context in try await model(try id(context)) }
+    group.get("cover") { _, context in try await cover(try id(context)) }
+    group.get("thumbnails/:item") { request, context in
+      try await thumbnail(try id(context), item: try context.parameters.require("item"), request: request)
+    }
+    group.get("originals/:item") { _, context in
+      try await original(try id(context), item: try context.parameters.require("item"))
+    }
+    group.post("move") { request, context in try await move(try id(context), try await ViewServer.edit(request)) }
+    group.post("trash") { request, context in try await trash(try id(context), try await ViewServer.edit(request)) }
+    group.post("restore") { request, context in try await restore(try id(context), try await ViewServer.edit(request)) }
+    group.post("empty-trash") { _, context in try await emptyTrash(try id(context)) }
+    group.post("transfer") { request, context in
+      try await transfer(try id(context), try await ViewServer.edit(request))
+    }
+    group.post("retry") { request, context in try await retry(try id(context), try await ViewServer.edit(request)) }
+    group.post("undo") { _, context in try await step(try id(context), undoing: true) }
+    group.post("redo") { _, context in try await step(try id(context), undoing: false) }
+    group.post("rename") { request, context in try await rename(try id(context), try await ViewServer.edit(request)) }
+    group.post("duplicate") { _, context in try await duplicate(try id(context)) }
+    group.post("delete") { _, context in try await delete(try id(context)) }
+    group.post("drop") { request, context in try await drop(into: try id(context), request) }
+  }
+
+  /// The id of the route's document, when this server shows it.
+  private func id(_ context: BasicRequestContext) throws -> String {
+    let id = try context.parameters.require("id")
+    guard documents.path(for: id) != nil else { throw ViewError.notFound("no such document: open it again from the list") }
+    return id
+  }
+
+  private func path(_ id: String) throws -> String {
+    guard let path = documents.path(for: id) else { throw ViewError.notFound("no such document") }
+    return path
+  }
+
+  func model(_ id: String) async throws -> Response {
+    let path = try path(id)
+    let model = try await BlockingWork.run { try documents.model(of: path) }
+    return ViewServer.json(ViewJSON.document(id: id, path: path, model: model))
+  }
+
+  func cover(_ id: String) async throws -> Response {
+    let path = try path(id)
+    // The cover a save made; a document from elsewhere may lack it: made from its thumbnails.
+    let data = try await BlockingWork.run {
+      try documents.reading(path) { document in
+        try (try? document.cover()) ?? document.cover(size: 256, suffix: ".jpg")
+      }
+    }
+    var headers = HTTPFields()
+    headers[.contentType] = "image/jpeg"
+    headers[.cacheControl] = "no-cache"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// A thumbnail; its address carries the item's hash (`?v=`), so it may be cached for a
+  /// year: another image under the same id has another address.
+  func thumbnail(_ id: String, item itemID: String, request: Request) async throws -> Response {
+    let path = try path(id)
+    let (data, item) = try await BlockingWork.run {
+      try documents.reading(path) { document -> (Data, Item) in
+        guard let item = Self.item(itemID, in: document.model), item.thumbnail != nil else {
+          throw ViewError.notFound("no thumbnail for item \(itemID)")
+        }
+        return (try document.thumbnail(of: item), item)
+      }
+    }
+    let tag = "\"" + (item.hash.map { String($0.dropFirst("sha256:".count).prefix(24)) } ?? item.id) + "\""
+    var headers = HTTPFields()
+    headers[.contentType] = Self.imageType(extension: ((item.thumbnail ?? "") as NSString).pathExtension) ?? "image/jpeg"
+    headers[.eTag] = tag
+    headers[.cacheControl] = "private, max-age=31536000, immutable"
+    if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// An item's original: embedded in the document, or its local source file when that still
+  /// has the content the item was made from (a document cannot make the server read any
+  /// other file: it would have to know the file's hash already).
+  func original(_ id: String, item itemID: String) async throws -> Response {
+    let path = try path(id)
+    let (data, item) = try await BlockingWork.run {
+      try documents.reading(path) { document -> (Data, Item) in
+        guard let item = Self.item(itemID, in: document.model), item.state == .ready else {
+          throw ViewError.notFound("no original for item \(itemID)")
+        }
+        if let embedded = try document.original(of: item) { return (embedded, item) }
+        guard let path = PathBytes.path(fromFileURL: item.source), let hash = item.hash,
+          let bytes = try? FileSystem.read(path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
+          contentHash(of: bytes) == hash
+        else {
+          throw ViewError.notFound(
+            "the original of item \(itemID) is not in the document and its source has changed or is elsewhere")
+        }
+        return (bytes, item)
+      }
+    }
+    var headers = HTTPFields()
+    let format = item.format ?? ""
+    let stem = item.id
+    if let type = Self.imageType(extension: format) {
+      headers[.contentType] = type
+      headers[.contentDisposition] = "inline; filename=\"\(stem).\(format)\""
+    } else {
+      headers[.contentType] = "application/octet-stream"
+      headers[.contentDisposition] = "attachment; filename=\"\(stem).\(format.isEmpty ? "bin" : format)\""
+    }
+    headers[.cacheControl] = "private, no-cache"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// An item of the gallery or of its trash (whose view shows thumbnails too).
+  static func item(_ id: String, in model: GalleryModel) -> Item? {
+    model.items.first { $0.id == id } ?? model.trash.lazy.map(\.item).first { $0.id == id }
+  }
+
+  /// The types a browser shows inline; anything else is served as an attachment.
+  static func imageType(extension name: String) -> String? {
+    switch name.lowercased() {
+    case "jpg", "jpeg": "image/jpeg"
+    case "png": "image/png"
+    case "webp": "image/webp"
+    case "gif": "image/gif"
+    case "avif": "image/avif"
+    default: nil
+    }
+  }
+
+  // MARK: - Edits
+
+  func move(_ id: String, _ request: EditRequest) async throws -> Response {
+    let path = try path(id)
+    let ids = try await BlockingWork.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
+    return ViewServer.json(ViewJSON.items(ids))
+  }
+
+  func trash(_ id: String, _ request: EditRequest) async throws -> Done {
+    let path = try path(id)
+    try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.trash(request.ids) } }
+    return Done()
+  }
+
+  func restore(_ id: String, _ request: EditRequest) async throws -> Done {
+    let path = try path(id)
+    try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.restore(request.ids) } }
+    return Done()
+  }
+
+  func emptyTrash(_ id: String) async throws -> Done {
+    let path = try path(id)
+    try await BlockingWork.run { _ = try GalleryDocument.edit(path) { $0.model.emptyTrash() } }
+    return Done()
+  }
+
+  func transfer(_ id: String, _ request: EditRequest) async throws -> Response {
+    let path = try path(id)
+    guard let from = request.from, let source = documents.path(for: from) else {
+      throw ViewError.notFound("the items come from a document this server does not show")
+    }
+    let documents = self.documents
+    let items = try await BlockingWork.run {
+      try ViewEdits.transfer(
+        request.ids, from: source, to: path, move: request.move, before: request.before, documents: documents)
+    }
+    return ViewServer.json(ViewJSON.items(items))
+  }
+
+  func retry(_ id: String, _ request: EditRequest) async throws -> EditedResponse<Done> {
+    let path = try path(id)
+    let (ids, feed) = (request.ids, feed)
+    drops.submit { await Self.report(feed, id) { try await ImageRetry.retry(ids.isEmpty ? nil : ids, in: path) } }
+    return EditedResponse(status: .accepted, response: Done())
+  }
+
+  /// The document's history, as `gallery undo` and `redo` use it: a new revision.
+  func step(_ id: String, undoing: Bool) async throws -> HistoryStep {
+    let path = try path(id)
+    let outcome: DocumentHistory.Outcome
+    do {
+      outcome = try await BlockingWork.run { undoing ? try DocumentHistory.undo(path) : try DocumentHistory.redo(path) }
+    } catch let failure as DocumentHistory.Failure {
+      switch failure {
+      case .nothingToUndo: throw ViewError.conflict("nothing to undo")
+      case .nothingToRedo: throw ViewError.conflict("nothing to redo")
+      }
+    }
+    return HistoryStep(revision: outcome.revision, skipped: outcome.skipped, summary: outcome.summary)
+  }
+
+  /// A new name, not a path: the document stays in its folder.
+  func rename(_ id: String, _ request: EditRequest) async throws -> DocumentID {
+    let path = try path(id)
+    guard let name = request.name, !name.contains("/") else { throw ViewError.badRequest("rename needs a name (no /)") }
+    let renamed = try await BlockingWork.run {
+      let target = try DocumentFiles.target(name, beside: path)
+      try DocumentFiles.rename(path, to: target)
+      RecentDocuments.forget(path)
+      RecentDocuments.note(target)
+      return ServedDocuments.absolute(target)
+    }
+    documents.forget(id)
+    let newID = documents.serveDocument(renamed)
+    feed.publish(.documents)
+    return DocumentID(id: newID)
+  }
+
+  func duplicate(_ id: String) async throws -> DocumentID {
+    let path = try path(id)
+    let copy = try await BlockingWork.run {
+      let target = DocumentFiles.copyName(of: path)
+      try DocumentFiles.duplicate(path, to: target)
+      RecentDocuments.note(target)
+      return ServedDocuments.absolute(target)
+    }
+    let newID = documents.serveDocument(copy)
+    feed.publish(.documents)
+    return DocumentID(id: newID)
+  }
+
+  func delete(_ id: String) async throws -> Done {
+    let path = try path(id)
+    try await BlockingWork.run {
+      try DocumentFiles.moveToTrash(path)
+      RecentDocuments.forget(path)
+    }
+    documents.forget(id)
+    feed.publish(.documents)
+    return Done()
+  }
+
+  /// Files or links dropped on a page: the same drop as `gallery drop`, run by the server
+  /// (so that it goes on when the page is closed); placeholders are saved at once, and the
+  /// page sees them, and each image as it is committed, through the change stream.
+  func drop(into id: String, _ request: Request) async throws -> EditedResponse<DropAnswer> {
+    let path = try path(id)
+    var request = request
+    let before = request.uri.queryParameters["before"].map(String.init)
+    var sources: [DropSource] = []
+    var refused: [DropFailure] = []
+    if request.headers[.contentType] == UploadFrames.mediaType {
+      guard server.uploads.add(1, ordering: .relaxed).newValue <= ViewServer.maxUploadsAtOnce else {
+        server.uploads.subtract(1, ordering: .relaxed)
+        throw ViewError.busy("\(ViewServer.maxUploadsAtOnce) uploads are being received: drop again in a moment")
+      }
+      defer { server.uploads.subtract(1, ordering: .relaxed) }
+      // Read as it arrives: a file over the limit is refused at its length, before its
+      // bytes come, and only the images among the files are kept.
+      var reader = UploadFrames.Reader(maxFileBytes: ImageOptions.defaultMaxFileBytes)
+      var kept = 0
+      func take(_ files: [UploadFrames.File]) throws {
+        for file in files {
+          // Sniffed like any drop: what is not an image gets no placeholder.
+          guard DropSource.isImageData(file.data) else {
+            refused.append(DropFailure(source: file.name, reason: "not an image"))
+            continue
+          }
+          kept += file.data.count
+          guard kept <= configuration.maxUploadBytes else {
+            throw ViewError.tooLarge("a drop of more than \(configuration.maxUploadBytes >> 20) MiB")
+          }
+          sources.append(.data(file.data, given: file.name))
+        }
+      }
+      do {
+        for try await piece in request.body { try take(try reader.feed(piece.readableBytesView)) }
+        try take(try reader.finish())
+      } catch let refusal as UploadFrames.Refusal {
+        throw ViewError.badRequest("\(refusal)")
+      }
+    } else {
+      let edit = try await ViewServer.edit(request)
+      // A page is not a shell: it names no local file (that would read the server's disk,
+      // and even a refusal would tell whether a path exists). Only web links are parsed.
+      let isWeb = { (uri: String) in ["http://", "https://"].contains { uri.lowercased().hasPrefix($0) } }
+      let parsed = DropSourceParser.parse(edit.uris.filter(isWeb), recursive: false) { Data() }
+      sources = parsed.0.filter(\.isWeb)
+      refused = parsed.1
+      for uri in edit.uris where !isWeb(uri) {
+        refused.append(DropFailure(source: uri, reason: "a page can drop web links and files, not local paths"))
+      }
+    }
+    for failure in refused { feed.publish(.failure(document: id, source: failure.source, reason: failure.reason)) }
+    guard !sources.isEmpty else { return EditedResponse(response: DropAnswer(accepted: 0, refused: refused.count)) }
+    var options = DropOptions()
+    options.position = try await BlockingWork.run { () throws -> Int? in
+      try ViewEdits.position(before: before, in: path, documents: documents)
+    }
+    options.commitInterval = 0.2
+    let dropping = sources
+    let dropOptions = options
+    drops.submit {
+      await Self.report(feed, id) { try await ImageDrop.drop(dropping, into: path, options: dropOptions) }
+    }
+    return EditedResponse(status: .accepted, response: DropAnswer(accepted: dropping.count, refused: refused.count))
+  }
+
+  static func report(_ feed: ChangeFeed, _ id: String, _ work: () async throws -> DropReport) async {
+    do {
+      let report = try await work()
+      for failure in report.failures + report.keptFailures {
+        feed.publish(.failure(document: id, source: failure.source, reason: failure.reason))
+      }
+    } catch {
+      feed.publish(.failure(document: id, source: "", reason: "\(error)"))
+    }
+  }
+}
