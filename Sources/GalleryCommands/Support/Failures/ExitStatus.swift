@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GalleryDocument
 import GalleryImaging
@@ -93,4 +94,18 @@ extension ExitStatus {
     default: self = .ioError
     }
   }
+}
+
+extension ExitCode {
+  init(_ status: ExitStatus) { self.init(status.rawValue) }
+}
+
+/// A failure a command names itself, with its exit status (a usage error found while
+/// running, a missing input), printed without the usage text.
+struct CommandFailure: CommandError {
+  var exitStatus: ExitStatus
+  var description: String
+
+  static func usage(_ message: String) -> CommandFailure { CommandFailure(exitStatus: .usage, description: message) }
+  static func notFound(_ message: String) -> CommandFailure { CommandFailure(exitStatus: .notFound, description: message) }
 }

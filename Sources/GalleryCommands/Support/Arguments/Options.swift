@@ -63,65 +63,6 @@ extension ItemReference: ExpressibleByArgument {
   }
 }
 
-/// Completion of item arguments: the ids and positions of the document named earlier on the
-/// line, described by their file names where the shell shows descriptions (zsh, fish). Runs
-/// on every Tab, so it only reads (no lock, no recent-documents note).
-enum ItemCompletion {
-  static let items = CompletionKind.custom { words, _, prefix in candidates(words, prefix: prefix, trash: false) }
-  static let trashedItems = CompletionKind.custom { words, _, prefix in candidates(words, prefix: prefix, trash: true) }
-
-  static func candidates(
-    _ words: [String], prefix: String, trash: Bool, shell: String? = ProcessInfo.processInfo.environment["SAP_SHELL"]
-  ) -> [String] {
-    guard let word = words.dropFirst().map(ShellWord.unquoted).first(where: { $0.hasSuffix("." + DocumentName.fileExtension) }),
-      let model = try? GalleryDocument.open(XDGDirectory.expandingTilde(word)).model
-    else { return [] }
-    let items = trash ? model.trash.map(\.item) : model.items
-    var candidates: [(value: String, item: Item)] = items.map { ($0.id, $0) }
-    candidates += items.enumerated().map { (String($0.offset + 1), $0.element) }
-    return candidates.filter { $0.value.hasPrefix(prefix) }.map { value, item in
-      let name = TerminalText.escaped(PathBytes.lastSegment(ofURL: item.source))
-      switch shell {
-      case "zsh": return value + ":" + name.replacingOccurrences(of: ":", with: "\\:")
-      case "fish": return value + "\t" + name.replacingOccurrences(of: "\t", with: " ")
-      default: return value
-      }
-    }
-  }
-}
-
-/// A word of a command line as the shell showed it to a completion function, with its
-/// quoting still on (`My\ Trip.gallery`, `'My Trip.gallery'`, `"My Trip.gallery`): the
-/// text it stands for.
-enum ShellWord {
-  static func unquoted(_ word: String) -> String {
-    var result = ""
-    var quote: Character?
-    var escaped = false
-    for character in word {
-      if escaped {
-        result.append(character)
-        escaped = false
-      } else if let open = quote {
-        if character == open {
-          quote = nil
-        } else if character == "\\" && open == "\"" {
-          escaped = true
-        } else {
-          result.append(character)
-        }
-      } else if character == "\\" {
-        escaped = true
-      } else if character == "'" || character == "\"" {
-        quote = character
-      } else {
-        result.append(character)
-      }
-    }
-    return result
-  }
-}
-
 /// How web images are downloaded: by `drop`, `retry` and `export`.
 struct WebOptions: ParsableArguments {
   @Option(help: ArgumentHelp("How many web downloads run at once.", valueName: "n"))

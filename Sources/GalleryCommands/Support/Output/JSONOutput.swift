@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import GalleryDocument
+import GalleryImaging
+import GalleryKit
+import GalleryModel
+import GallerySystem
+
+/// JSON for standard output, one rule for every `--json`: sorted keys, ISO 8601 dates,
+/// pretty-printed when standard output is a terminal (a person reads it), one line in a pipe
+/// or a file (a program reads it). `watch --events json` is a stream: one object a line.
+enum JSONOutput {
+  static var pretty: Bool { StandardStream.output.isTerminal }
+
+  /// A value written by the model's codec (`JSONWritable`): compact, one line, or indented
+  /// for a terminal.
+  static func write<T: JSONWritable>(_ value: T) throws {
+    try write(compact: value.jsonBytes + [0x0A])
+  }
+
+  /// JSON written by our own codec in pieces, each written out as it comes (a listing of
+  /// 100,000 items is never whole in memory), or collected and re-indented for a terminal.
+  static func write(pieces: (_ emit: ([UInt8]) -> Void) -> Void) throws {
+    guard pretty else { return pieces { Terminal.out($0) } }
+    var bytes: [UInt8] = []
+    pieces { bytes.append(contentsOf: $0) }
+    try write(compact: bytes)
+  }
+
+  /// JSON written by our own codec (compact): re-indented for a terminal.
+  static func write(compact bytes: [UInt8]) throws {
+    guard pretty else { return Terminal.out(bytes) }
+    let object = try JSONSerialization.jsonObject(with: Data(bytes))
+    let data = try JSONSerialization.data(
+      withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    Terminal.out(Array(data) + [0x0A])
+  }
+}
