@@ -21,7 +21,7 @@ package enum DocumentArchive {
   package static let originalsFolder = EntryName.originalsFolder
 
   /// Limits that keep a hostile archive from making us allocate without bound. A
-  /// document we write never comes near them: the model of 100,000 items is about 40 MB.
+  /// document we write never comes near them, even at 100,000 items.
   package static let modelSizeLimit: Int64 = 128 << 20
   package static let thumbnailSizeLimit: Int64 = 16 << 20
   /// Originals are embedded only up to the download limit's ceiling (see `WebLimits`).

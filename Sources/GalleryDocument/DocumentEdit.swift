@@ -204,10 +204,9 @@ extension GalleryDocument {
   /// of its size (and this many bytes): opening then replays at most that much.
   package static let checkpointFraction: Int64 = 8
   package static let journalAllowance: Int64 = 16 * 1024
-  /// And when this many records follow it: each costs an opening about 12 µs on a document
-  /// of 100,000 items (decoded, checked against the items it names, its handles moved), so
-  /// that an edit there pays at most 6 ms for them. The checkpoint that the 500th edit
-  /// writes there takes 0.4 s: less than 1 ms an edit.
+  /// And when this many records follow it: each costs an opening a replay (decoded, checked
+  /// against the items it names, its handles moved), so their number is bounded too; the
+  /// checkpoint the last of them writes is shared by all of them.
   package static let journalRecordLimit = 500
 
   /// The thumbnails of the first ready items, as many as the cover has tiles. The loop

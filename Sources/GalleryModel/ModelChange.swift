@@ -166,7 +166,7 @@ public struct HeadChange: Sendable, Equatable {
 
 /// A list being replayed: its elements stay where they are and its order is a list of
 /// handles (`Int32` indices into them), so that a record that moves one item among 100,000
-/// moves 400 KB of handles, not 30 MB of items; an element put in or changed is appended.
+/// moves small handles, not the items; an element put in or changed is appended.
 public struct HandleList<Element: KeyedElement>: Sendable {
   /// The list it started from, shared (never copied: 100,000 items would be retained one
   /// by one), and the elements stored since.

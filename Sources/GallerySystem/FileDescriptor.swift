@@ -76,9 +76,9 @@ package final class FileHandleFD {
 
   /// Reads up to `count` bytes from the current offset (fewer at the end of the file), into
   /// a buffer of `expected` bytes at first (a file's size, when known), grown while more
-  /// arrives. A buffer sized to a limit far above what is read (50 MB for a 5 MB photo)
-  /// would be memory of its own, given back to the kernel and faulted in again for every
-  /// file; one of the file's size is memory the allocator reuses.
+  /// arrives. A buffer sized to a limit far above what is read would be memory of its own,
+  /// given back to the kernel and faulted in again for every file; one of the file's size
+  /// is memory the allocator reuses.
   /// The corresponding C function is `read`.
   package func read(upTo count: Int, expecting expected: Int? = nil) throws(FileSystemError) -> Data {
     var capacity = min(count, max(expected ?? count, 1))

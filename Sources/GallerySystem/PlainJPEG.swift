@@ -3,8 +3,8 @@ import Foundation
 
 /// JPEGs read and thumbnailed with libjpeg alone (see CJPEG.h). Most dropped images are
 /// plain JPEGs (8-bit YCbCr or grey, no ICC profile): for them a drop need not load libvips
-/// and its hundred libraries (about 20 ms that every drop process paid before its first
-/// thumbnail), and their thumbnails skip libvips' pipeline. Anything else, and any JPEG
+/// and its hundred libraries (time every drop process paid before its first thumbnail),
+/// and their thumbnails skip libvips' pipeline. Anything else, and any JPEG
 /// libjpeg does not read cleanly, is left to libvips as before.
 package enum PlainJPEG {
   package struct Header: Sendable, Equatable {
@@ -57,7 +57,7 @@ package enum PlainJPEG {
   }
 
   /// Refuses a JPEG whose markers announce more than `maxScans` scans, counted without
-  /// decoding (a millisecond for a 5 MB photo). Decoders pass over the whole image once per
+  /// decoding (a pass over the markers only). Decoders pass over the whole image once per
   /// scan, libvips' as well as ours.
   package static func checkScans(_ data: Data) throws(TooManyScans) {
     guard isJPEG(data) else { return }

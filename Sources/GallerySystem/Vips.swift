@@ -38,7 +38,7 @@ package enum VipsRuntime {
   /// races with every getenv): decode problems reach the user as errors naming the file, so
   /// libvips' own warnings on stderr, which would only repeat them without the name, are
   /// hidden (GALLERY_VIPS_WARNINGS=1 keeps them); and libvips loads only its HEIF module,
-  /// not those whose loaders Gallery blocks (about 25 ms less start-up). A VIPSHOME set
+  /// not those whose loaders Gallery blocks (a shorter start-up). A VIPSHOME set
   /// before (by the user, or inherited from a process that runs libvips, which sets it) is
   /// kept, and libvips then loads all its modules as usual.
   package static func prepareProcess() {

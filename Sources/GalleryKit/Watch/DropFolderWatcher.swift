@@ -61,7 +61,7 @@ public struct DropFolderWatcher: Service {
   /// Runs until a graceful shutdown (or, with `once`, until what is there has been
   /// imported). Cancellation ends it at once, leaving placeholders (stale, retried later).
   /// libvips is loaded by the first image that needs it: a watcher that only ever sees
-  /// plain JPEGs never loads it (17 MB it would keep resident, and 30 ms at start).
+  /// plain JPEGs never loads it (memory it would keep resident, and time at start).
   public func run() async throws {
     if options.once { return try await watch(nil) }
     // Watches are set before the first scan, so nothing arriving meanwhile falls in between.
