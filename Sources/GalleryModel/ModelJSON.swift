@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // `gallery.json` is read and written on every save, and holds one object per image. This
 // hand-written codec for our one schema avoids Codable's generic metadata and
@@ -1113,17 +1114,20 @@ extension JSONReader {
 public enum DocumentListingJSON {
   /// The listing whole (to re-indent it for a terminal).
   public static func make(path: String, model: GalleryModel) -> [UInt8] {
-    var bytes: [UInt8] = []
-    write(path: path, model: model) { bytes.append(contentsOf: $0) }
-    return bytes
+    let bytes = Mutex<[UInt8]>([])
+    write(path: path, model: model) { piece in bytes.withLock { $0 += piece } }
+    return bytes.withLock { $0 }
   }
 
   /// The listing in order, in pieces: the members before the items, the items, the members
   /// after them. A long list's first half is handed over in pieces of about `pieceSize`
   /// bytes as it is written, while its second half is written at once into a buffer of its
   /// own. A listing of 100,000 items is so never whole in memory: on this kind of
-  /// machine, fresh memory costs more than writing the bytes into it.
-  public static func write(path: String, model: GalleryModel, pieceSize: Int = 1 << 20, emit: ([UInt8]) -> Void) {
+  /// machine, fresh memory costs more than writing the bytes into it. `emit` is called from
+  /// the thread that writes the first half, which need not be the caller's.
+  public static func write(
+    path: String, model: GalleryModel, pieceSize: Int = 1 << 20, emit: @Sendable ([UInt8]) -> Void
+  ) {
     var writer = JSONWriter(capacity: 1024)
     var itemsAt = 0
     writer.object { o in
@@ -1148,7 +1152,7 @@ public enum DocumentListingJSON {
 
   /// The items with their positions, comma-separated, in pieces (see `write`): the same bytes
   /// however the list is split.
-  static func listItems(_ items: [Item], pieceSize: Int, emit: ([UInt8]) -> Void) {
+  static func listItems(_ items: [Item], pieceSize: Int, emit: @Sendable ([UInt8]) -> Void) {
     func write(_ range: Range<Int>, into writer: inout JSONWriter, emittingEvery limit: Int?) {
       for index in range {
         if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }

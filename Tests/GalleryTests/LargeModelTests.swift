@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import GalleryDocument
@@ -179,8 +180,11 @@ struct LargeModelTests {
       #expect(Data(listing).range(of: Data(oracle.bytes)) != nil, "\(count): the same bytes")
       // In pieces of any size: the same bytes, the first half's pieces never much over the size.
       for pieceSize in [1, 5_000] {
-        var pieces: [[UInt8]] = []
-        DocumentListingJSON.write(path: "/d/x.gallery", model: model, pieceSize: pieceSize) { pieces.append($0) }
+        let emitted = Mutex<[[UInt8]]>([])
+        DocumentListingJSON.write(path: "/d/x.gallery", model: model, pieceSize: pieceSize) { piece in
+          emitted.withLock { $0.append(piece) }
+        }
+        let pieces = emitted.withLock { $0 }
         #expect(pieces.flatMap { $0 } == listing, "\(count) in pieces of \(pieceSize)")
         let firstHalf = count >= ForkJoin.itemsWorthSplitting ? pieces.dropFirst().dropLast(2) : pieces.dropFirst().dropLast()
         #expect(firstHalf.allSatisfy { $0.count < pieceSize + 1_000 }, "\(count) in pieces of \(pieceSize)")

@@ -5,6 +5,7 @@ import GalleryImaging
 import GalleryKit
 import GalleryModel
 import GallerySystem
+import Synchronization
 
 /// JSON for standard output, one rule for every `--json`: sorted keys, ISO 8601 dates,
 /// pretty-printed when standard output is a terminal (a person reads it), one line in a pipe
@@ -20,11 +21,11 @@ enum JSONOutput {
 
   /// JSON written by our own codec in pieces, each written out as it comes (a listing of
   /// 100,000 items is never whole in memory), or collected and re-indented for a terminal.
-  static func write(pieces: (_ emit: ([UInt8]) -> Void) -> Void) throws {
+  static func write(pieces: (_ emit: @Sendable ([UInt8]) -> Void) -> Void) throws {
     guard pretty else { return pieces { Terminal.out($0) } }
-    var bytes: [UInt8] = []
-    pieces { bytes.append(contentsOf: $0) }
-    try write(compact: bytes)
+    let bytes = Mutex<[UInt8]>([])
+    pieces { piece in bytes.withLock { $0 += piece } }
+    try write(compact: bytes.withLock { $0 })
   }
 
   /// JSON written by our own codec (compact): re-indented for a terminal.
