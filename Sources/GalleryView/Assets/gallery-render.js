@@ -1,0 +1,164 @@
+// A gallery's tiles: placed in justified rows (layout.js), only those near the screen in the
+// DOM; captions and retry buttons on the tiles that are not ready; the tile size (slider,
+// Ctrl+wheel, touchpad pinch).
+import { element } from './api.js';
+import { firstVisible, place } from './layout.js';
+
+export const spacing = 8;
+export const minSize = 60;
+export const maxSize = 480;
+
+export function installRender(page) {
+  const { state, grid, main, slider } = page;
+
+  page.relayout = function relayout() {
+    const width = Math.max(100, grid.clientWidth);
+    state.placed = place(state.items.map((item) => item.aspectRatio), width, spacing, state.size);
+    grid.style.height = `${state.placed.height}px`;
+    page.render();
+  };
+
+  let frame = 0;
+  function scheduleRender() {
+    if (!frame) frame = requestAnimationFrame(() => { frame = 0; page.render(); });
+  }
+
+  page.render = function render() {
+    const { tiles } = state.placed;
+    const top = main.scrollTop - grid.offsetTop;
+    const height = main.clientHeight;
+    const first = firstVisible(tiles, top - height);
+    const keep = new Set();
+    for (let index = first; index < tiles.length && tiles[index].y < top + 2 * height; index++) {
+      const item = state.items[index];
+      keep.add(item.id);
+      const tile = tileFor(item);
+      const box = tiles[index];
+      tile.style.transform = `translate(${box.x}px, ${box.y}px)`;
+      tile.style.width = `${box.width}px`;
+      tile.style.height = `${box.height}px`;
+      tile.dataset.index = index;
+      tile.classList.toggle('selected', state.selected.has(item.id));
+      tile.setAttribute('aria-selected', state.selected.has(item.id));
+      tile.classList.toggle('focused', state.focus === item.id);
+      if (!tile.isConnected) grid.append(tile);
+    }
+    for (const [key, tile] of state.tiles) {
+      if (!keep.has(key)) { tile.remove(); state.tiles.delete(key); }
+    }
+    placeRetryButtons(keep);
+  };
+
+  // A tile that is not ready says where it comes from (a placeholder) or why it failed, and
+  // a stale placeholder (its loader stopped) or a failed item gets a retry button.
+  const retryButtons = new Map();
+  const captions = new Map();
+  function placeRetryButtons(visible) {
+    for (const [key, caption] of captions) {
+      const tile = state.tiles.get(key);
+      if (!visible.has(key) || !tile || tile.dataset.state === 'ready') { caption.remove(); captions.delete(key); }
+    }
+    for (const key of visible) {
+      const tile = state.tiles.get(key);
+      if (tile.dataset.state === 'ready') continue;
+      const item = state.items[Number(tile.dataset.index)];
+      const text = item.display === 'failed' ? (item.failure || 'cannot be loaded') : origin(item.placeholder?.from || item.source);
+      let caption = captions.get(key);
+      if (!caption) {
+        caption = element('span');
+        captions.set(key, caption);
+        grid.append(caption);
+      }
+      caption.className = `tile-caption ${item.display}`;
+      caption.textContent = text;
+      caption.style.transform = tile.style.transform;
+      caption.style.width = tile.style.width;
+      caption.style.height = tile.style.height;
+    }
+    for (const [key, button] of retryButtons) {
+      const tile = state.tiles.get(key);
+      if (!visible.has(key) || !tile || !['stale', 'failed'].includes(tile.dataset.state)) { button.remove(); retryButtons.delete(key); }
+    }
+    for (const key of visible) {
+      const tile = state.tiles.get(key);
+      if (!['stale', 'failed'].includes(tile.dataset.state)) continue;
+      let button = retryButtons.get(key);
+      if (!button) {
+        button = element('button', { type: 'button', class: 'retry-tile', 'aria-label': 'Retry', title: 'Retry', text: '↻', dataset: { for: key } });
+        button.addEventListener('click', (event) => { event.stopPropagation(); page.edit('retry', { ids: [key] }); });
+        retryButtons.set(key, button);
+        grid.append(button);
+      }
+      button.style.transform = tile.style.transform;
+    }
+  }
+
+  page.thumbnailURL = function thumbnailURL(item) {
+    return `/api/documents/${page.id}/thumbnails/${item.id}?v=${encodeURIComponent((item.hash || '').slice(7, 31))}`;
+  };
+
+  function tileFor(item) {
+    let tile = state.tiles.get(item.id);
+    const source = item.display === 'ready' ? page.thumbnailURL(item) : `/assets/${item.display === 'pending' ? 'spinner' : 'broken'}.svg`;
+    if (tile && tile.dataset.state === item.display && tile.dataset.src === source) return tile;
+    if (tile) tile.remove();
+    const label = item.display === 'ready' ? item.source
+      : item.display === 'pending' ? `Loading ${item.placeholder?.from || item.source}`
+      : item.display === 'stale' ? `Not loaded (its loader stopped): ${item.source}`
+      : `Failed: ${item.failure || 'cannot be loaded'} (${item.source})`;
+    tile = element('img', {
+      class: `tile ${item.display}`, src: source, alt: label, title: label, draggable: 'true', role: 'option',
+      loading: 'lazy', decoding: 'async', dataset: { id: item.id, state: item.display, src: source },
+    });
+    state.tiles.set(item.id, tile);
+    return tile;
+  }
+
+  main.addEventListener('scroll', scheduleRender, { passive: true });
+  new ResizeObserver(() => page.relayout()).observe(grid);
+
+  function resize(size) {
+    const anchorIndex = firstVisible(state.placed.tiles, main.scrollTop - grid.offsetTop);
+    state.size = Math.round(Math.min(maxSize, Math.max(minSize, size)));
+    slider.value = state.size;
+    if (state.doc) localStorage.setItem(`size:${state.doc.key}`, state.size);
+    page.relayout();
+    // The first tile on screen stays on screen.
+    const tile = state.placed.tiles[anchorIndex];
+    if (tile) main.scrollTop = tile.y + grid.offsetTop;
+  }
+  slider.addEventListener('input', () => resize(Number(slider.value)));
+  // Touchpad pinch arrives as Ctrl+wheel in Chromium.
+  main.addEventListener('wheel', (event) => {
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    resize(state.size * Math.exp(-event.deltaY / 200));
+  }, { passive: false });
+
+  page.columnsAt = function columnsAt(index) {
+    const tiles = state.placed.tiles;
+    if (index < 0 || !tiles[index]) return 1;
+    return tiles.filter((tile) => tile.row === tiles[index].row).length;
+  };
+
+  page.scrollToIndex = function scrollToIndex(index) {
+    const tile = state.placed.tiles[index];
+    if (!tile) return;
+    const top = tile.y + grid.offsetTop;
+    if (top < main.scrollTop) main.scrollTop = top - spacing;
+    else if (top + tile.height > main.scrollTop + main.clientHeight) main.scrollTop = top + tile.height - main.clientHeight + spacing;
+  };
+}
+
+// Where a source is: a web host and file name, or a file's name.
+function origin(source) {
+  try {
+    const url = new URL(source);
+    const name = decodeURIComponent(url.pathname.split('/').pop() || '');
+    if (url.protocol === 'file:') return name;
+    if (url.protocol === 'urn:') return 'dropped image';
+    return `${url.host}${name ? ' · ' + name : ''}`;
+  } catch {
+    return source;
+  }
+}

@@ -1,0 +1,36 @@
+// A gallery's trash (its items, restore, empty) and the retry of stale placeholders and
+// failed items (the tile's button, its context menu, "Retry failed").
+import { element } from './api.js';
+
+export function installTrash(page) {
+  const { state, grid, trashView, trashButton } = page;
+
+  trashButton.addEventListener('click', () => {
+    trashView.hidden = !trashView.hidden;
+    if (!trashView.hidden) page.showTrash();
+  });
+
+  page.showTrash = function showTrash() {
+    const trashed = state.doc?.trash ?? [];
+    const list = element('ul', { class: 'trashed' }, ...trashed.map(({ item }) => element('li', { dataset: { id: item.id } },
+      item.display === 'ready'
+        ? element('img', { class: 'trashed-tile', src: page.thumbnailURL(item), alt: item.source, title: item.source, dataset: { id: item.id } })
+        : element('span', { class: 'trashed-tile', text: item.source }),
+      element('button', { type: 'button', class: 'restore', text: 'Restore', onclick: () => page.edit('restore', { ids: [item.id] }) }))));
+    trashView.replaceChildren(
+      element('h2', { text: trashed.length ? 'Trash' : 'The trash is empty' }),
+      list,
+      trashed.length ? element('button', { type: 'button', class: 'restore-all', text: 'Restore all', onclick: () => page.edit('restore', { ids: trashed.map((t) => t.item.id) }) }) : null,
+      trashed.length ? element('button', { type: 'button', class: 'empty-trash', text: 'Empty trash', onclick: () => page.edit('empty-trash', {}) }) : null);
+  };
+
+  grid.addEventListener('contextmenu', (event) => {
+    const tile = event.target.closest('.tile');
+    if (!tile || !['stale', 'failed'].includes(tile.dataset.state)) return;
+    event.preventDefault();
+    page.edit('retry', { ids: [tile.dataset.id] });
+  });
+  const retryAll = element('button', { id: 'retry', type: 'button', text: 'Retry failed', hidden: true, onclick: () => page.edit('retry', {}) });
+  page.tools.prepend(retryAll);
+  page.showRetry = () => { retryAll.hidden = !state.items.some((item) => item.display === 'stale' || item.display === 'failed'); };
+}
