@@ -91,6 +91,7 @@ bench: setup-bench setup-browser
 	bench/watch
 	bench/view
 	bench/format
+	bench/json
 
 # Regenerates the committed man pages and shell completions from the command definitions.
 docs: release

@@ -120,6 +120,10 @@ let package = Package(
       dependencies: [
         "GalleryKit", "GalleryViewRules", "GallerySystem", "GalleryModel", "GalleryImaging", "GalleryDocument",
       ]),
+    // The model's hand-written codec against Codable, on real checkpoints (`bench/json`).
+    .executableTarget(
+      name: "json-bench",
+      dependencies: ["GalleryModel", "GalleryDocument"]),
     // What the tests need to make real images with libvips; never linked into `gallery`.
     .target(name: "CVipsFixture", dependencies: ["CGObject"]),
     .target(

@@ -9,7 +9,7 @@ import NIOCore
 /// folder (0700) with its address, token and process id, written when it listens and
 /// removed when it stops. `open` holds a lock beside it while it finds or starts a server,
 /// so that two at once start one.
-package struct ViewInstance: Equatable, Sendable {
+package struct ViewInstance: Codable, Equatable, Sendable {
   package var pid: Int32
   package var base: String
   package var token: String
@@ -33,13 +33,9 @@ package struct ViewInstance: Equatable, Sendable {
   }
 
   package func record() throws {
-    var writer = JSONWriter()
-    writer.object { o in
-      o.string("base", base)
-      o.int("pid", Int(pid))
-      o.string("token", token)
-    }
-    try FileSystem.writeAtomically(Data(writer.bytes), to: try Self.file(), mode: 0o600)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    try FileSystem.writeAtomically(try encoder.encode(self), to: try Self.file(), mode: 0o600)
   }
 
   /// Removes the record if it is this one's.
@@ -51,24 +47,7 @@ package struct ViewInstance: Equatable, Sendable {
   }
 
   package static func parse(_ bytes: [UInt8]) throws -> ViewInstance {
-    var pid: Int?
-    var base: String?
-    var token: String?
-    try bytes.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      try reader.object { r, key in
-        switch key {
-        case "pid": pid = try r.int()
-        case "base": base = try r.string()
-        case "token": token = try r.string()
-        default: try r.skipValue()
-        }
-      }
-    }
-    guard let pid, let base, let token, let pid32 = Int32(exactly: pid) else {
-      throw JSONReadError(message: "not a view record", offset: 0)
-    }
-    return ViewInstance(pid: pid32, base: base, token: token)
+    try JSONDecoder().decode(ViewInstance.self, from: Data(bytes))
   }
 
   /// Holds the lock of the record while `body` runs.
