@@ -7,12 +7,13 @@ export PATH := $(PATH):/opt/swift/usr/bin
 DESTDIR ?=
 SWIFT ?= swift
 
-# Libraries Gallery links, and the tools its tests and benchmarks compare against.
+# Libraries Gallery links, the tools its tests and benchmarks compare against, and the real
+# photographs (mate-backgrounds) and colour profiles (icc-profiles-free) its tests use.
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev libjpeg62-turbo-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
-	tumbler dbus binutils lintian dpkg-dev
+	tumbler dbus binutils lintian dpkg-dev mate-backgrounds icc-profiles-free
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).

@@ -44,8 +44,39 @@ static int exif_orientation(const unsigned char *block, size_t size) {
   return 0;
 }
 
+static int contains(const unsigned char *bytes, size_t size, const char *needle, size_t length) {
+  for (size_t i = 0; i + length <= size; i++)
+    if (memcmp(bytes + i, needle, length) == 0) return 1;
+  return 0;
+}
+
+// Whether an APP2 block holds a whole ICC profile (one chunk of one) that describes itself
+// as sRGB ("sRGB IEC61966-2.1", as cameras and editors embed it; ASCII in a version 2
+// `desc` tag, UTF-16 in a version 4 one): such a JPEG needs no colour conversion and keeps
+// the fast path. Any other profile is left to libvips, which converts with it.
+static int is_srgb_profile(const unsigned char *block, size_t size) {
+  if (size < 14 + 132 || block[12] != 1 || block[13] != 1) return 0;
+  const unsigned char *profile = block + 14;
+  size_t length = size - 14;
+  if (memcmp(profile + 16, "RGB ", 4) != 0) return 0;
+  unsigned long count = read32(profile + 128, 0);
+  if (count > (length - 132) / 12) return 0;
+  for (unsigned long i = 0; i < count; i++) {
+    const unsigned char *tag = profile + 132 + 12 * i;
+    if (memcmp(tag, "desc", 4) != 0) continue;
+    unsigned long offset = read32(tag + 4, 0), tag_size = read32(tag + 8, 0);
+    if (offset > length || tag_size > length - offset || tag_size > 4096) return 0;
+    const unsigned char *text = profile + offset;
+    int srgb = contains(text, tag_size, "sRGB", 4) || contains(text, tag_size, "\0s\0R\0G\0B", 8);
+    int linear = contains(text, tag_size, "inear", 5) || contains(text, tag_size, "\0i\0n\0e\0a\0r", 10);
+    return srgb && !linear;
+  }
+  return 0;
+}
+
 // Reads the header of `data` into `info` (created by the caller, errors set up) and fills
-// `header`. The APP1 and APP2 markers are kept for the orientation and the ICC profile.
+// `header`. The APP1 and APP2 markers are kept for the orientation and the ICC profile (an
+// sRGB profile leaves the image plain).
 static void read_header(struct jpeg_decompress_struct *info, const unsigned char *data, size_t size,
                         CJPEG_header *header) {
   jpeg_mem_src(info, data, (unsigned long)size);
@@ -68,7 +99,7 @@ static void read_header(struct jpeg_decompress_struct *info, const unsigned char
       }
     } else if (marker->marker == JPEG_APP0 + 2 && marker->data_length >= 12 &&
                memcmp(marker->data, "ICC_PROFILE", 12) == 0) {
-      has_profile = 1;
+      if (!is_srgb_profile(marker->data, marker->data_length)) has_profile = 1;
     }
   }
   int grey = info->jpeg_color_space == JCS_GRAYSCALE && info->num_components == 1;

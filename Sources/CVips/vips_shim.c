@@ -159,18 +159,28 @@ VipsImage *CVips_header_from_buffer(const void *data, size_t length) {
   return vips.vips_image_new_from_buffer(data, length, "", NULL);
 }
 
+// Thumbnails are sRGB without a profile, as every consumer of an untagged image assumes
+// (browsers, tumbler, GNOME): an image with an embedded profile (a phone's Display P3, Adobe
+// RGB, a grey profile) is converted with it. Without a profile the pixels are taken as sRGB
+// already, and the conversion (which costs a transform of every thumbnail pixel) is skipped.
+// CMYK is converted by vips_thumbnail in any case, with its profile or libvips' own.
+static int has_profile(VipsImage *header) { return vips.vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0; }
+
+static const char *export_profile(VipsImage *header) { return has_profile(header) ? "srgb" : NULL; }
+
 int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {
+  VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
+  if (!header) return -1;
+  const char *profile = export_profile(header);
   // A JPEG is decoded at the smallest DCT scale that still has `size` pixels on its longer
   // side. libvips' thumbnail leaves a factor of two for its resize (1/8 only from a shrink of
   // 16): a 3872-pixel photo thumbnailed to 256 would be decoded at 1/4, 13% more decoding
   // and a resize from 968 pixels instead of 484. The thumbnail is then made as before
   // (EXIF orientation, colour), from the decoded image.
   const char *loader = vips.vips_foreign_find_load_buffer(data, length);
+  int longest = MAX(vips.vips_image_get_width(header), vips.vips_image_get_height(header));
+  g_object_unref(header);
   if (loader && strcmp(loader, "VipsForeignLoadJpegBuffer") == 0) {
-    VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
-    if (!header) return -1;
-    int longest = MAX(vips.vips_image_get_width(header), vips.vips_image_get_height(header));
-    g_object_unref(header);
     int shrink = 8;
     while (shrink > 1 && longest / shrink < size) shrink /= 2;
     if (shrink > 1) {
@@ -178,23 +188,28 @@ int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage 
       if (vips.vips_jpegload_buffer((void *)data, length, &shrunk, "shrink", shrink, "fail_on", VIPS_FAIL_ON_TRUNCATED,
                                     NULL))
         return -1;
-      int result = vips.vips_thumbnail_image(shrunk, out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL);
+      int result = profile ? vips.vips_thumbnail_image(shrunk, out, size, "height", size, "size", VIPS_SIZE_DOWN,
+                                                       "export_profile", profile, NULL)
+                           : vips.vips_thumbnail_image(shrunk, out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL);
       g_object_unref(shrunk);
       return result;
     }
   }
-  return vips.vips_thumbnail_buffer((void *)data, length, out, size,
-                                    "height", size,
-                                    "size", VIPS_SIZE_DOWN,
-                                    "option_string", "fail_on=truncated",
-                                    NULL);
+  return profile ? vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "size", VIPS_SIZE_DOWN,
+                                              "option_string", "fail_on=truncated", "export_profile", profile, NULL)
+                 : vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "size", VIPS_SIZE_DOWN,
+                                              "option_string", "fail_on=truncated", NULL);
 }
 
 int CVips_square_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {
-  return vips.vips_thumbnail_buffer((void *)data, length, out, size,
-                                    "height", size,
-                                    "crop", VIPS_INTERESTING_CENTRE,
-                                    NULL);
+  VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
+  if (!header) return -1;
+  const char *profile = export_profile(header);
+  g_object_unref(header);
+  return profile ? vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "crop",
+                                              VIPS_INTERESTING_CENTRE, "export_profile", profile, NULL)
+                 : vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "crop",
+                                              VIPS_INTERESTING_CENTRE, NULL);
 }
 
 static int flatten_white(VipsImage *in, VipsImage **out) {
@@ -256,9 +271,15 @@ int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size
 }
 
 int CVips_thumbnail_exact(const void *data, size_t length, int width, int height, VipsImage **out) {
+  VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
+  if (!header) return -1;
+  const char *profile = export_profile(header);
+  g_object_unref(header);
   VipsImage *thumbnail = NULL;
-  if (vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width,
-                                 "height", height, "size", VIPS_SIZE_FORCE, NULL))
+  if (profile ? vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "size",
+                                           VIPS_SIZE_FORCE, "export_profile", profile, NULL)
+              : vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "size",
+                                           VIPS_SIZE_FORCE, NULL))
     return -1;
   int result = CVips_srgb(thumbnail, out);
   g_object_unref(thumbnail);

@@ -40,3 +40,52 @@ int CVipsFixture_grey(void *image, void **result_out) {
   (*out)->Type = VIPS_INTERPRETATION_B_W;
   return 0;
 }
+
+int CVipsFixture_to_profile(void *image, const char *profile, int depth, void **result_out) {
+  VipsImage *in = image, **out = (VipsImage **)result_out;
+  FIND(vips_icc_transform);
+  if (!vips_icc_transform_) return -1;
+  return vips_icc_transform_(in, out, profile, "input_profile", "srgb", "embedded", FALSE, "depth", depth, NULL);
+}
+
+int CVipsFixture_mean_de00(const void *data, unsigned long length, const void *reference,
+                           unsigned long reference_length, double *mean) {
+  FIND(vips_image_new_from_buffer);
+  FIND(vips_thumbnail_image);
+  FIND(vips_icc_transform);
+  FIND(vips_colourspace);
+  FIND(vips_dE00);
+  FIND(vips_avg);
+  FIND(vips_image_get_typeof);
+  FIND(g_object_ref);
+  FIND(g_object_unref);
+  VipsImage *image = vips_image_new_from_buffer_((void *)data, length, "", NULL);
+  VipsImage *whole = vips_image_new_from_buffer_((void *)reference, reference_length, "", NULL);
+  VipsImage *srgb = NULL, *scaled = NULL, *small = NULL, *lab = NULL, *reference_lab = NULL, *difference = NULL;
+  int result = -1;
+  if (!image || !whole) goto done;
+  // The reference as a colour-managed viewer shows it: converted with its own profile (or
+  // libvips' CMYK one). Both are compared at a quarter of the image's size, where colour
+  // shows and the thumbnail's JPEG coding and resampling average out.
+  if (vips_image_get_typeof_(whole, VIPS_META_ICC_NAME) || whole->Type == VIPS_INTERPRETATION_CMYK) {
+    if (vips_icc_transform_(whole, &srgb, "srgb", "embedded", TRUE, "depth", 8, NULL)) goto done;
+  } else {
+    srgb = whole;
+    g_object_ref_(srgb);
+  }
+  if (vips_thumbnail_image_(srgb, &scaled, image->Xsize / 4, "height", image->Ysize / 4, "size", VIPS_SIZE_FORCE,
+                            NULL) ||
+      vips_thumbnail_image_(image, &small, image->Xsize / 4, "height", image->Ysize / 4, "size", VIPS_SIZE_FORCE,
+                            NULL))
+    goto done;
+  if (vips_colourspace_(small, &lab, VIPS_INTERPRETATION_LAB, NULL) ||
+      vips_colourspace_(scaled, &reference_lab, VIPS_INTERPRETATION_LAB, NULL) ||
+      vips_dE00_(lab, reference_lab, &difference, NULL) || vips_avg_(difference, mean, NULL))
+    goto done;
+  result = 0;
+done:;
+  VipsImage *images[] = {image, whole, srgb, scaled, small, lab, reference_lab, difference};
+  for (size_t i = 0; i < sizeof images / sizeof *images; i++)
+    if (images[i]) g_object_unref_(images[i]);
+  return result;
+}

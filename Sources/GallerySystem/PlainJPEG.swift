@@ -2,7 +2,7 @@ import CJPEG
 import Foundation
 
 /// JPEGs read and thumbnailed with libjpeg alone (see CJPEG.h). Most dropped images are
-/// plain JPEGs (8-bit YCbCr or grey, no ICC profile): for them a drop need not load libvips
+/// plain JPEGs (8-bit YCbCr or grey, no ICC profile but sRGB): for them a drop need not load libvips
 /// and its hundred libraries (time every drop process paid before its first thumbnail),
 /// and their thumbnails skip libvips' pipeline. Anything else, and any JPEG
 /// libjpeg does not read cleanly, is left to libvips as before.

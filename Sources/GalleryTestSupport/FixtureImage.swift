@@ -46,4 +46,34 @@ public enum FixtureImage {
     }
     return try image.encoded(as: suffix ?? format.rawValue)
   }
+
+  /// A real photograph: one of `mate-backgrounds`' nature photos (`make setup` installs
+  /// them), scaled to `size` pixels on its longer side.
+  package static func photo(_ name: String = "Garden.jpg", size: Int) throws -> VipsImageHandle {
+    try VipsRuntime.start()
+    let data = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/backgrounds/mate/nature/" + name))
+    return try data.withUnsafeBytes { raw in try VipsImageHandle.thumbnail(of: raw, size: size).copiedToMemory() }
+  }
+
+  /// The sRGB image converted to an ICC profile (a file, or libvips' own "p3" or "cmyk") at
+  /// `depth` bits per sample, carrying it, encoded as libvips' `suffix` says.
+  package static func withProfile(_ image: VipsImageHandle, profile: String, depth: Int = 8, suffix: String) throws -> Data {
+    let converted = try VipsImageHandle.make("vips_icc_transform") { out in
+      out.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) {
+        CVipsFixture_to_profile(image.pointer, profile, CInt(depth), $0)
+      }
+    }
+    return try converted.encoded(as: suffix)
+  }
+
+  /// The mean CIEDE2000 difference between an sRGB image (a thumbnail) and `reference` as a
+  /// colour-managed viewer shows it, scaled to the image's size.
+  public static func meanDE00(_ image: Data, against reference: Data) throws -> Double {
+    var mean = 0.0
+    let status = image.withUnsafeBytes { a in
+      reference.withUnsafeBytes { b in CVipsFixture_mean_de00(a.baseAddress, UInt(a.count), b.baseAddress, UInt(b.count), &mean) }
+    }
+    guard status == 0 else { throw VipsError.take("dE00") }
+    return mean
+  }
 }

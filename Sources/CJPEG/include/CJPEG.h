@@ -18,7 +18,7 @@ typedef struct {
   int orientation;    // EXIF orientation, 1 to 8 (1 when there is none)
   int components;     // colour components
   int progressive;    // decoded whole: width x height x components x 2 bytes of coefficients
-  int plain;          // 8-bit grey, YCbCr or RGB with no ICC profile: what CJPEG_thumbnail makes
+  int plain;          // 8-bit grey, YCbCr or RGB, no ICC profile but sRGB: what CJPEG_thumbnail makes
 } CJPEG_header;
 
 /// Reads the header (through the markers, up to the image data). Returns 0, or -1 when

@@ -11,5 +11,12 @@ int CVipsFixture_make(int width, int height, int seed, int alpha, void **out);
 int CVipsFixture_with_orientation(void *in, int orientation, void **out);
 /// The image's first band alone, as grey.
 int CVipsFixture_grey(void *in, void **out);
+/// The sRGB image converted to the ICC profile `profile` (a file, or libvips' own "p3" or
+/// "cmyk") at `depth` bits, carrying it as a camera or an editor embeds it.
+int CVipsFixture_to_profile(void *in, const char *profile, int depth, void **out);
+/// The mean CIEDE2000 difference between an sRGB image and `reference` as a colour-managed
+/// viewer shows it (converted to sRGB with its own profile), scaled to the image's size.
+int CVipsFixture_mean_de00(const void *data, unsigned long length, const void *reference,
+                           unsigned long reference_length, double *mean);
 
 #endif
