@@ -112,6 +112,7 @@ int CVips_load(void) {
 }
 
 const char *CVips_load_error(void) { return load_error; }
+void CVips_allow_untrusted(void) { vips.vips_block_untrusted_set(FALSE); }
 int CVips_vector_enabled(void) { return vector_isenabled ? vector_isenabled() : 0; }
 const char *CVips_error_buffer(void) { return vips.vips_error_buffer(); }
 void CVips_error_clear(void) { vips.vips_error_clear(); }
@@ -126,6 +127,14 @@ int CVips_orientation(VipsImage *image) {
       vips.vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) == 0 &&
       orientation >= 1 && orientation <= 8)
     return orientation;
+  return 1;
+}
+
+int CVips_pages(VipsImage *image) {
+  int pages = 1;
+  if (vips.vips_image_get_typeof(image, VIPS_META_N_PAGES) && vips.vips_image_get_int(image, VIPS_META_N_PAGES, &pages) == 0 &&
+      pages >= 1)
+    return pages;
   return 1;
 }
 
@@ -199,6 +208,16 @@ int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage 
                                               "option_string", "fail_on=truncated", "export_profile", profile, NULL)
                  : vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "size", VIPS_SIZE_DOWN,
                                               "option_string", "fail_on=truncated", NULL);
+}
+
+int CVips_drawing_buffer(const void *data, size_t length, int size, VipsImage **out) {
+  VipsImage *header = vips.vips_image_new_from_buffer((void *)data, length, "", NULL);
+  if (!header) return -1;
+  const char *profile = export_profile(header);
+  g_object_unref(header);
+  return profile ? vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, "export_profile", profile,
+                                              NULL)
+                 : vips.vips_thumbnail_buffer((void *)data, length, out, size, "height", size, NULL);
 }
 
 int CVips_square_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out) {

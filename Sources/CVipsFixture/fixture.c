@@ -65,7 +65,7 @@ int CVipsFixture_mean_de00(const void *data, unsigned long length, const void *r
   int result = -1;
   if (!image || !whole) goto done;
   // The reference as a colour-managed viewer shows it: converted with its own profile (or
-  // libvips' CMYK one). Both are compared at a quarter of the image's size, where colour
+  // libvips' CMYK one). Both are compared at an eighth of the image's size, where colour
   // shows and the thumbnail's JPEG coding and resampling average out.
   if (vips_image_get_typeof_(whole, VIPS_META_ICC_NAME) || whole->Type == VIPS_INTERPRETATION_CMYK) {
     if (vips_icc_transform_(whole, &srgb, "srgb", "embedded", TRUE, "depth", 8, NULL)) goto done;
@@ -73,9 +73,9 @@ int CVipsFixture_mean_de00(const void *data, unsigned long length, const void *r
     srgb = whole;
     g_object_ref_(srgb);
   }
-  if (vips_thumbnail_image_(srgb, &scaled, image->Xsize / 4, "height", image->Ysize / 4, "size", VIPS_SIZE_FORCE,
+  if (vips_thumbnail_image_(srgb, &scaled, image->Xsize / 8, "height", image->Ysize / 8, "size", VIPS_SIZE_FORCE,
                             NULL) ||
-      vips_thumbnail_image_(image, &small, image->Xsize / 4, "height", image->Ysize / 4, "size", VIPS_SIZE_FORCE,
+      vips_thumbnail_image_(image, &small, image->Xsize / 8, "height", image->Ysize / 8, "size", VIPS_SIZE_FORCE,
                             NULL))
     goto done;
   if (vips_colourspace_(small, &lab, VIPS_INTERPRETATION_LAB, NULL) ||

@@ -15,9 +15,12 @@ extension GalleryCommand {
   /// (`gallery: ...` on standard error) and its documented exit status. Help, versions and
   /// completion scripts go to standard output with status 0.
   public static func runFromCommandLine() async {
-    VipsRuntime.prepareProcess()
     // As bytes: a file name need not be UTF-8 (see PathBytes).
     let arguments = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { PathBytes.string(cString: $0) } }
+    // The sandboxed decoder is this program started again: it loads every libvips module.
+    if arguments.first == SandboxedDecoder.childArgument { SandboxedDecoder.runChild(Array(arguments.dropFirst())) }
+    VipsRuntime.prepareProcess()
+    SandboxedDecoder.executable = ChildProcess.ownExecutable
     guard !arguments.isEmpty else {
       Terminal.message("no command given (`gallery --help` lists them; `gallery browse` shows the documents here)")
       Glibc.exit(ExitStatus.usage.rawValue)

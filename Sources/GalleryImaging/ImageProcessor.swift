@@ -69,8 +69,12 @@ public enum ImageProcessor {
   /// Whether the bytes (a prefix is enough) are an image Gallery reads, by content: a JPEG's
   /// first bytes (which need no libvips), or a format libvips recognises.
   public static func recognises(_ prefix: Data) -> Bool {
-    PlainJPEG.isJPEG(prefix) || VipsBuffer.loaderName(for: prefix) != nil
+    PlainJPEG.isJPEG(prefix) || VipsBuffer.loaderName(for: prefix) != nil || SandboxedDecoder.Format(prefix: prefix) != nil
   }
+
+  /// The formats whose libvips loaders run in this process (libvips trusts them, and they
+  /// are today's common ones); every other format goes to the `SandboxedDecoder`.
+  package static let formatsDecodedHere: Set<String> = ["jpeg", "png", "webp", "gif", "tiff", "heif"]
 
   /// Probes the header (no full decode), refuses what is not an image or too large, then makes
   /// the thumbnail with shrink-on-load: a plain JPEG with libjpeg alone, anything else (or a
@@ -114,8 +118,11 @@ public enum ImageProcessor {
     // Before libvips is loaded: an empty file needs no decoder to be refused.
     guard !data.isEmpty else { throw .empty }
     do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
-    guard let loader = VipsBuffer.loaderName(for: data) else { throw .notAnImage }
-    let format = formatName(loader: loader)
+    let loader = VipsBuffer.loaderName(for: data)
+    guard let format = loader.map(formatName(loader:)), formatsDecodedHere.contains(format) else {
+      guard loader != nil || SandboxedDecoder.Format(prefix: data) != nil else { throw .notAnImage }
+      return try processSandboxed(data, options: options)
+    }
     do {
       return try data.withUnsafeBytes { raw in
         // The image objects below point into `raw`: they must all be released in this scope.
@@ -151,6 +158,34 @@ public enum ImageProcessor {
     } catch {
       throw .undecodable("\(error)")
     }
+  }
+
+  /// A format decoded in the sandboxed process: its rendition at the thumbnail's size
+  /// (a PNG, sRGB, upright) becomes the thumbnail here.
+  static func processSandboxed(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
+    let decoded = try SandboxedDecoder.decode(data, size: options.thumbnailSize, maxPixels: options.maxPixels)
+    guard VipsBuffer.loaderName(for: decoded.rendition).map(formatName(loader:)) == "png" else {
+      throw .undecodable("the decoder's rendition is not a PNG")
+    }
+    let thumbnail: Thumbnail
+    do {
+      thumbnail = try decoded.rendition.withUnsafeBytes { raw in
+        try encodeThumbnail(try VipsImageHandle.thumbnail(of: raw, size: options.thumbnailSize), quality: options.quality)
+      }
+    } catch {
+      throw .undecodable("\(error)")
+    }
+    let facts = decoded.facts
+    let rotated = facts.orientation >= 5
+    return ProcessedImage(
+      width: rotated ? facts.height : facts.width,
+      height: rotated ? facts.width : facts.height,
+      orientation: facts.orientation,
+      format: SandboxedDecoder.Format(prefix: data)?.rawValue ?? facts.format,
+      hash: contentHash(of: data),
+      byteCount: data.count,
+      thumbnail: thumbnail,
+      original: options.keepOriginal ? data : nil)
   }
 
   /// JPEG for opaque images; WebP keeps the alpha channel of those that have one.

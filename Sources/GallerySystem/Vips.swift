@@ -117,6 +117,11 @@ extension VipsImageHandle {
     try make("vips_thumbnail_buffer") { CVips_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
   }
 
+  /// A drawing (SVG, PDF) rendered to fit `size` x `size`, enlarged if it says it is smaller.
+  package static func drawing(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
+    try make("vips_thumbnail_buffer") { CVips_drawing_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
+  }
+
   /// A thumbnail cropped to a `size` square around its centre.
   package static func squareThumbnail(of bytes: UnsafeRawBufferPointer, size: Int) throws -> VipsImageHandle {
     try make("vips_thumbnail_buffer") { CVips_square_thumbnail_buffer(bytes.baseAddress, bytes.count, CInt(size), $0) }
@@ -254,4 +259,15 @@ package enum VipsBuffer {
       return VipsImageHandle(image)
     }
   }
+}
+
+extension VipsRuntime {
+  /// Lets libvips use the loaders it marks untrusted. Only the sandboxed decoder does, once
+  /// confined: never a process that holds documents.
+  package static func allowUntrustedLoaders() { CVips_allow_untrusted() }
+}
+
+extension VipsImageHandle {
+  /// Pages in the file (a multi-page TIFF or PDF); 1 when the loader does not say.
+  package var pages: Int { Int(CVips_pages(pointer)) }
 }

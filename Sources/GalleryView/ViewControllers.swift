@@ -382,7 +382,6 @@ struct DocumentController {
   /// page sees them, and each image as it is committed, through the change stream.
   func drop(into id: String, _ request: Request) async throws -> EditedResponse<DropAnswer> {
     let path = try path(id)
-    var request = request
     let before = request.uri.queryParameters["before"].map(String.init)
     var sources: [DropSource] = []
     var refused: [DropFailure] = []

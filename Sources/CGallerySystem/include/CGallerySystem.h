@@ -41,4 +41,13 @@ int CGallerySystem_spawn(
     const char *path, char *const argv[], char *const envp[], int in, int out, int err,
     const char *directory, int new_session, int *pid);
 
+/// Confines this process for decoding hostile images: address space of `memory_bytes`,
+/// `cpu_seconds` of CPU (then SIGXCPU), files at most `output_bytes` long (its output goes
+/// to descriptors it has), no file opened for writing or changed (seccomp, and Landlock
+/// where the kernel has it: `file_system_layer` says 1 then), no core dump, no new
+/// privileges, and no network, exec or signal to another process (EPERM). Irreversible.
+/// 0, or an errno.
+int CGallerySystem_enter_decoder_sandbox(unsigned long long memory_bytes, int cpu_seconds,
+                                        unsigned long long output_bytes, int *file_system_layer);
+
 #endif

@@ -34,9 +34,13 @@ int CVips_orientation(VipsImage *image);
 /// Bytes a decode needs when the image cannot be streamed (an interlaced PNG or GIF, a
 /// progressive JPEG: decoded whole before it can be shrunk); 0 when it streams.
 long long CVips_full_decode_bytes(VipsImage *image);
+/// The number of pages (a multi-page TIFF or PDF), 1 when the loader does not say.
+int CVips_pages(VipsImage *image);
 void CVips_unref(VipsImage *image);
 void CVips_free(void *buffer);
 
+/// Lets libvips use the loaders it marks untrusted: only in the sandboxed decoder process.
+void CVips_allow_untrusted(void);
 /// The loader that recognises these bytes, or NULL (decides by content only).
 const char *CVips_find_load_buffer(const void *data, size_t length);
 /// Opens an image from memory for its header only (pixels are decoded lazily, never here).
@@ -44,6 +48,9 @@ VipsImage *CVips_header_from_buffer(const void *data, size_t length);
 /// Shrink-on-load thumbnail fitting in size x size, EXIF orientation applied; fails on
 /// truncated data instead of padding it with grey.
 int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out);
+/// Like CVips_thumbnail_buffer, but enlarged to fit when smaller: a drawing (SVG, PDF) is
+/// rendered at the size asked, not at the few points its page may say.
+int CVips_drawing_buffer(const void *data, size_t length, int size, VipsImage **out);
 /// Square thumbnail cropped at the centre, for the cover mosaic.
 int CVips_square_thumbnail_buffer(const void *data, size_t length, int size, VipsImage **out);
 /// Saves as baseline JPEG without metadata, flattening any alpha onto white.
