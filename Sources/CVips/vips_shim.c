@@ -295,10 +295,12 @@ int CVips_thumbnail_exact(const void *data, size_t length, int width, int height
   const char *profile = export_profile(header);
   g_object_unref(header);
   VipsImage *thumbnail = NULL;
-  if (profile ? vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "size",
-                                           VIPS_SIZE_FORCE, "export_profile", profile, NULL)
-              : vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "size",
-                                           VIPS_SIZE_FORCE, NULL))
+  // Filled and cropped at the centre: a tile whose shape the layout capped (a panorama)
+  // shows the middle of the image, undistorted.
+  if (profile ? vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "crop",
+                                           VIPS_INTERESTING_CENTRE, "export_profile", profile, NULL)
+              : vips.vips_thumbnail_buffer((void *)data, length, &thumbnail, width, "height", height, "crop",
+                                           VIPS_INTERESTING_CENTRE, NULL))
     return -1;
   int result = CVips_srgb(thumbnail, out);
   g_object_unref(thumbnail);

@@ -55,7 +55,17 @@ public enum ContactSheet {
   }
 
   /// Rows of tiles for items of these aspect ratios across `width` pixels (spacing between).
-  package static func rows(aspectRatios: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
+  package static func rows(aspectRatios given: [Double], width: Int, spacing: Int, layout: Layout) -> [[Tile]] {
+    // A tile at the layout's nominal height is at most the row's width (with --columns,
+    // whose nominal tile is square, at most twice as wide as high), and at least a third
+    // as wide as high: a panorama is drawn cropped instead of squashing its row (no row is
+    // then much under half the nominal height), a tall strip keeps a usable width.
+    let widest: Double
+    switch layout {
+    case .rowHeight(let target): widest = max(1, Double(width) / Double(target))
+    case .columns: widest = 2
+    }
+    let aspectRatios = given.map { min(max($0, 1.0 / 3.0), widest) }
     var rows: [[Tile]] = []
     var current: [Int] = []
     func close(justify: Bool) {

@@ -569,11 +569,16 @@ def test_a_server_started_by_open_stops_when_idle(workspace, images):
 
 
 def test_the_page_lays_out_tiles_as_gallery_sheet_does(workspace, images, serve, context):
-    """The collection view and `gallery sheet` share one layout: the same rows, tiles and sizes."""
-    document = new_document(workspace, "s.gallery", images)
+    """The collection view and `gallery sheet` share one layout: the same rows, tiles and sizes,
+    a panorama and a tall strip capped alike."""
+    panorama = workspace / "panorama.png"
+    strip = workspace / "strip.png"
+    make_image(panorama, width=3000, height=200)
+    make_image(strip, width=40, height=600)
+    document = new_document(workspace, "s.gallery", images + [panorama, strip])
     server = serve(document)
     page = open_page(context, server, document_id(server, document))
-    ready_tiles(page, len(images))
+    ready_tiles(page, len(images) + 2)
     for size in ["150", "300", "90"]:
         page.locator("#size").fill(size)
         placed = page.evaluate(

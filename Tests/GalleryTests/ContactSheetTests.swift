@@ -31,4 +31,34 @@ struct ContactSheetTests {
     #expect(tall.width == 1000 && tall.height > sheet.height)
     #expect(try Run.gallery(["sheet", document, "-o", columns, "--columns", "2", "--row-height", "90"]).status == 64)
   }
+
+  @Test("A panorama is capped at the row's width and never squashes its row; a tall strip keeps a third")
+  func extremeAspectRatios() {
+    let rows = ContactSheet.rows(aspectRatios: [1.5, 1.5, 15, 0.01, 1.5], width: 1200, spacing: 8, layout: .rowHeight(160))
+    let tiles = rows.flatMap { $0 }
+    #expect(tiles.map(\.index) == [0, 1, 2, 3, 4])
+    // 1.5 + 1.5 + 7.5 (the panorama capped at 1200 / 160) at most: no row under half of 160.
+    #expect(rows.allSatisfy { $0[0].height >= 80 })
+    let panorama = tiles[2]
+    #expect(Double(panorama.width) / Double(panorama.height) <= 7.5 + 0.05)
+    let strip = tiles[3]
+    #expect(abs(Double(strip.width) / Double(strip.height) - 1.0 / 3.0) < 0.05)
+
+    // Any mix of shapes: every full row about half the nominal height at least, every tile at
+    // most the width; with --columns the nominal tile is square.
+    var random = SplitMix(state: 42)
+    for _ in 0..<200 {
+      let ratios = (0..<40).map { _ in pow(10, Double(random.next() % 4000) / 1000 - 2) }
+      for layout in [ContactSheet.Layout.rowHeight(120), .rowHeight(300), .columns(4)] {
+        let laidOut = ContactSheet.rows(aspectRatios: ratios, width: 1000, spacing: 8, layout: layout)
+        let nominal = if case .rowHeight(let target) = layout { target } else { (1000 - 3 * 8) / 4 }
+        // Half the nominal height, less the row's share of the gaps between its tiles.
+        for row in laidOut.dropLast() {
+          let floor = Double(nominal) / 2 * Double(1000 - 8 * row.count) / 1000 - 1
+          #expect(Double(row[0].height) >= floor, "\(layout) \(ratios)")
+        }
+        #expect(laidOut.allSatisfy { $0.allSatisfy { $0.width <= 1000 } })
+      }
+    }
+  }
 }

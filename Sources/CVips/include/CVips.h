@@ -66,7 +66,7 @@ int CVips_srgb(VipsImage *in, VipsImage **out);
 /// Computes every pixel into memory now.
 int CVips_copy_memory(VipsImage *in, VipsImage **out);
 
-/// Resizes to exactly width x height (up or down; the aspect ratio is the caller's affair).
+/// Resizes to exactly width x height (up or down), filled and cropped at the centre.
 int CVips_thumbnail_exact(const void *data, size_t length, int width, int height, VipsImage **out);
 /// A width x height tile of one colour (r, g, b).
 int CVips_color_tile(int width, int height, double r, double g, double b, VipsImage **out);

@@ -1,11 +1,15 @@
 // Justified rows, the layout of `gallery sheet --row-height` (ContactSheet.rows in Swift):
 // items join a row until the row at `rowHeight` would fill `width`; a full row is then
-// scaled to fill it exactly, and the last row keeps at most `rowHeight`. A tile is at most
-// `width` wide and a row at most 4096 high, so a hostile aspect ratio cannot make a
-// tile of millions of pixels.
+// scaled to fill it exactly, and the last row keeps at most `rowHeight`. A tile at
+// `rowHeight` is at most the row's width and at least a third as wide as it is high (a
+// panorama is shown cropped instead of squashing its row). A tile is at most `width` wide
+// and a row at most 4096 high, so a hostile aspect ratio cannot make a tile of millions of
+// pixels.
 export const maxRowHeight = 4096;
 
-export function rows(aspectRatios, width, spacing, rowHeight) {
+export function rows(given, width, spacing, rowHeight) {
+  const widest = Math.max(1, width / rowHeight);
+  const aspectRatios = given.map((ratio) => Math.min(Math.max(ratio, 1.0 / 3.0), widest));
   const result = [];
   let current = [];
   let sum = 0;
