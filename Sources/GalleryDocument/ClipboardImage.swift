@@ -13,14 +13,7 @@ public enum ClipboardImage {
   public static func png(
     of item: Item, in document: GalleryDocument, maxBytes: Int = ImageOptions.defaultMaxFileBytes
   ) throws -> Data {
-    var candidates: [Data] = []
-    if let embedded = try? document.original(of: item) {
-      candidates.append(embedded)
-    } else if let path = PathBytes.path(fromFileURL: item.source), let hash = item.hash,
-      let data = try? FileSystem.read(path, limit: maxBytes), contentHash(of: data) == hash
-    {
-      candidates.append(data)
-    }
+    var candidates = ItemOriginal.read(item, in: document, limit: maxBytes).map { [$0] } ?? []
     candidates.append(try document.thumbnail(of: item))
     for data in candidates {
       if let png = try? encodePNG(data) { return png }

@@ -154,6 +154,9 @@ struct DocumentController {
     group.get("originals/:item") { _, context in
       try await original(try id(context), item: try context.parameters.require("item"))
     }
+    group.get("previews/:item") { request, context in
+      try await preview(try id(context), item: try context.parameters.require("item"), request: request)
+    }
     group.post("move") { request, context in try await move(try id(context), try await ViewServer.edit(request)) }
     group.post("trash") { request, context in try await trash(try id(context), try await ViewServer.edit(request)) }
     group.post("restore") { request, context in try await restore(try id(context), try await ViewServer.edit(request)) }
@@ -223,9 +226,9 @@ struct DocumentController {
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
   }
 
-  /// An item's original: embedded in the document, or its local source file when that still
-  /// has the content the item was made from (a document cannot make the server read any
-  /// other file: it would have to know the file's hash already).
+  /// An item's original: embedded in the document, its local source file or the download
+  /// cache's copy of it, when that still has the content the item was made from (see
+  /// `ItemOriginal`).
   func original(_ id: String, item itemID: String) async throws -> Response {
     let path = try path(id)
     let (data, item) = try await BlockingWork.run {
@@ -233,13 +236,10 @@ struct DocumentController {
         guard let item = Self.item(itemID, in: document.model), item.state == .ready else {
           throw ViewError.notFound("no original for item \(itemID)")
         }
-        if let embedded = try document.original(of: item) { return (embedded, item) }
-        guard let path = PathBytes.path(fromFileURL: item.source), let hash = item.hash,
-          let bytes = try? FileSystem.read(path, limit: ImageOptions.defaultMaxFileBytes, followLinks: false),
-          contentHash(of: bytes) == hash
-        else {
+        guard let bytes = ItemOriginal.read(item, in: document, cached: Self.downloaded) else {
           throw ViewError.notFound(
-            "the original of item \(itemID) is not in the document and its source has changed or is elsewhere")
+            "the original of item \(itemID) is not in the document, and its source has changed, is elsewhere "
+              + "or was not kept")
         }
         return (bytes, item)
       }
@@ -256,6 +256,55 @@ struct DocumentController {
     }
     headers[.cacheControl] = "private, no-cache"
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+
+  /// The download cache's copy of a web source, for its original.
+  @Sendable static func downloaded(_ url: String) -> Data? { DownloadCache().lookup(url)?.body() }
+
+  /// A preview of an item at a short edge the page asks for (`?short=`, one of
+  /// `PreviewCache.shortEdges`), made from its original on first use and cached; its
+  /// thumbnail when the original cannot be read (served so, not cached by the browser).
+  func preview(_ id: String, item itemID: String, request: Request) async throws -> Response {
+    guard let shortEdge = request.uri.queryParameters["short"].flatMap({ Int($0) }),
+      PreviewCache.shortEdges.contains(shortEdge)
+    else {
+      throw ViewError.badRequest("short must be one of \(PreviewCache.shortEdges.map(String.init).joined(separator: ", "))")
+    }
+    let path = try path(id)
+    let previews = server.previews
+    let (item, maxPixels) = try await BlockingWork.run {
+      try documents.reading(path) { document -> (Item, Int) in
+        guard let item = Self.item(itemID, in: document.model), item.state == .ready, item.hash != nil else {
+          throw ViewError.notFound("no preview for item \(itemID)")
+        }
+        return (item, document.model.settings.maxPixels)
+      }
+    }
+    let hash = item.hash ?? ""
+    let made = try await BlockingWork.run { () -> PreviewCache.Preview? in
+      if let cached = previews.cached(hash: hash, shortEdge: shortEdge) { return cached }
+      // Embedded, read under the document's lock; else the source, read (and hashed) outside it.
+      let embedded = try documents.reading(path) { document in try? document.original(of: item) }
+      guard let original = embedded ?? ItemOriginal.outside(item, cached: Self.downloaded),
+        let width = item.width, let height = item.height
+      else { return nil }
+      return try? previews.make(
+        from: original, width: width, height: height, format: item.format, hash: hash, shortEdge: shortEdge,
+        maxPixels: maxPixels)
+    }
+    var headers = HTTPFields()
+    guard let made else {
+      let thumbnail = try await BlockingWork.run {
+        try documents.reading(path) { document in try document.thumbnail(of: item) }
+      }
+      headers[.contentType] = Self.imageType(extension: ((item.thumbnail ?? "") as NSString).pathExtension) ?? "image/jpeg"
+      headers[.cacheControl] = "private, no-cache"
+      return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail)))
+    }
+    headers[.contentType] = made.mediaType
+    // Its address carries the content's hash (`?v=`), as a thumbnail's does.
+    headers[.cacheControl] = "private, max-age=31536000, immutable"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: made.data)))
   }
 
   /// An item of the gallery or of its trash (whose view shows thumbnails too).

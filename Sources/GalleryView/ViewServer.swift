@@ -34,6 +34,8 @@ package final class ViewServer: Sendable {
   package let configuration: ViewConfiguration
   package let documents: ServedDocuments
   let feed = ChangeFeed()
+  /// Larger renditions of originals, for sharp tiles (see `PreviewCache`).
+  let previews = PreviewCache()
   let drops: DropRunner
   private let access = Mutex<ViewAccess?>(nil)
   /// Uploads being received: each may hold up to `maxUploadBytes`, so only a few at once.

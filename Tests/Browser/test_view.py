@@ -611,3 +611,45 @@ def test_an_open_page_keeps_the_server_and_closing_it_lets_it_go(workspace, imag
     finally:
         if alive():
             subprocess.run(["kill", str(pid)], check=False)
+
+
+# ----- Pictures -----
+
+PHOTOS = pathlib.Path("/usr/share/backgrounds/mate/nature")
+
+
+def test_tiles_are_sharp_at_every_size_on_a_hidpi_screen(workspace, serve, browser):
+    """At device pixel ratio 2, at the smallest, default and largest tile sizes, every tile is
+    drawn from at least as many pixels as it covers (or all its original has): the thumbnail
+    first, then previews of the original at growing sizes, made by the server and cached."""
+    photos = [PHOTOS / name for name in ["Garden.jpg", "Storm.jpg", "LadyBird.jpg", "Dune.jpg"]]
+    panorama = workspace / "panorama.jpg"
+    subprocess.run(["vips", "arrayjoin", " ".join(str(p) for p in photos[:3]), str(panorama)], check=True)
+    document = new_document(workspace, "sharp.gallery", photos + [panorama])
+    server = serve(document)
+    context = browser.new_context(viewport={"width": 1100, "height": 760}, device_scale_factor=2)
+    try:
+        page = open_page(context, server, document_id(server, document))
+        ready_tiles(page, len(photos) + 1)
+        items = json.loads(run("show", "--json", document).stdout)["items"]
+        dims = {item["id"]: {"width": item["width"], "height": item["height"]} for item in items}
+        for size in ["60", "180", "480"]:
+            page.locator("#size").fill(size)
+            # Each visible tile: the pixels of the image it shows, against what it covers on
+            # the screen (its drawn width, before a panorama's crop, times the ratio),
+            # bounded by the original's own width.
+            measure = """async (dims) => Promise.all([...document.querySelectorAll('img.tile.ready')].map(async (tile) => {
+                const box = tile.getBoundingClientRect();
+                if (box.bottom < 0 || box.top > innerHeight || !tile.currentSrc) return null;
+                const bitmap = await createImageBitmap(await (await fetch(tile.currentSrc)).blob());
+                const item = dims[tile.dataset.id];
+                const drawn = Math.max(box.width, box.height * item.width / item.height);
+                return { id: tile.dataset.id, pixels: bitmap.width, needed: Math.min(item.width, Math.floor(drawn * devicePixelRatio) - 2) };
+            }))"""
+            def sharp():
+                shown = [t for t in page.evaluate(measure, dims) if t]
+                return shown and all(t["pixels"] >= t["needed"] for t in shown)
+            wait_until(sharp, timeout=60, interval=0.5, message=f"every tile sharp at size {size}")
+        assert page.evaluate("() => [...document.querySelectorAll('img.tile.ready')].some((t) => t.currentSrc.includes('/previews/'))")
+    finally:
+        context.close()

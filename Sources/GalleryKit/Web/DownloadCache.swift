@@ -12,9 +12,7 @@ import GallerySystem
 /// dropping again, `retry` and `export` revalidate (ETag, Last-Modified) instead of
 /// downloading again. Bounded in size: least recently used entries are evicted first.
 ///
-/// One file per URL: a header line of JSON, then the body. It is written to a temporary name
-/// and renamed, so another process reads either the old entry or the new one, never a mix.
-/// A file's modification time is its last use.
+/// One file per URL (in a `CacheFolder`): a header line of JSON, then the body.
 public struct DownloadCache: Sendable {
   /// What is known about a cached body.
   public struct Entry: Sendable, Equatable {
@@ -46,9 +44,9 @@ public struct DownloadCache: Sendable {
     ProcessInfo.processInfo.environment["GALLERY_CACHE_SIZE"].flatMap(ByteCount.parse) ?? defaultLimit
   }
 
-  func path(for url: String) -> String {
-    folder + "/" + contentHash(of: Data(url.utf8)).dropFirst("sha256:".count)
-  }
+  func path(for url: String) -> String { folder + "/" + name(for: url) }
+
+  private func name(for url: String) -> String { String(contentHash(of: Data(url.utf8)).dropFirst("sha256:".count)) }
 
   /// A cached copy: its entry, read at once, and its body, read only when wanted (a changed
   /// image needs only the entry's validators). The open file keeps reading the copy that was
@@ -110,62 +108,25 @@ public struct DownloadCache: Sendable {
     file.append(UInt8(ascii: "\n"))
     file.append(body)
     // A cache that cannot be written is no reason to fail a drop.
-    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let target = path(for: entry.url)
-    // Not fsynced: a cache entry lost to a crash is downloaded again.
-    let temporary = FileSystem.temporaryName(beside: target)
-    guard FileManager.default.createFile(atPath: temporary, contents: file) else { return }
-    do { try FileSystem.rename(temporary, to: target) } catch { FileSystem.remove(temporary) }
+    files.store(file, as: name(for: entry.url))
   }
 
   /// Marks an entry as just used.
-  public func touch(_ url: String) {
-    FileSystem.touch(path(for: url))
-  }
+  public func touch(_ url: String) { files.touch(name(for: url)) }
 
-  public struct Usage: Sendable, Equatable {
-    public var entries: Int
-    public var bytes: Int
-  }
+  public typealias Usage = CacheUsage
 
-  public func usage() -> Usage {
-    let files = entries()
-    return Usage(entries: files.count, bytes: files.reduce(0) { $0 + $1.size })
-  }
+  public func usage() -> Usage { files.usage() }
 
   /// Removes least recently used entries until the total is within the limit.
   @discardableResult
-  public func evict(to limit: Int? = nil) -> Usage {
-    let limit = limit ?? self.limit
-    var files = entries().sorted { $0.used < $1.used }
-    var total = files.reduce(0) { $0 + $1.size }
-    var removed = Usage(entries: 0, bytes: 0)
-    while total > limit, !files.isEmpty {
-      let oldest = files.removeFirst()
-      if FileSystem.remove(oldest.path) {
-        total -= oldest.size
-        removed.entries += 1
-        removed.bytes += oldest.size
-      }
-    }
-    return removed
-  }
+  public func evict(to limit: Int? = nil) -> Usage { files.evict(to: limit) }
 
   /// Removes every entry (and temporary files of writers that died).
   @discardableResult
   public func clear() -> Usage { evict(to: -1) }
 
-  private func entries() -> [(path: String, size: Int, used: Date)] {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-    return names.compactMap { name in
-      let path = folder + "/" + name
-      guard let info = FileSystem.status(of: path), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-      // Another writer's temporary file is left alone unless it is an hour old.
-      if name.hasPrefix("."), Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < 3600 { return nil }
-      let used = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-      return (path, Int(info.st_size), used)
-    }
-  }
+  private var files: CacheFolder { CacheFolder(path: folder, limit: limit) }
 }
 
 /// Byte counts as people write them: `500M`, `2G`, `1048576`.

@@ -7,6 +7,10 @@ import { firstVisible, place } from './layout.js';
 export const spacing = 8;
 export const minSize = 60;
 export const maxSize = 480;
+// The short edges the server makes previews at (PreviewCache in Swift), and their bound.
+export const previewShortEdges = [360, 720, 1440];
+const maxPreviewLongEdge = 4096;
+const drawingFormats = new Set(['svg', 'pdf']);
 
 export function installRender(page) {
   const { state, grid, main, slider } = page;
@@ -37,6 +41,9 @@ export function installRender(page) {
       tile.style.transform = `translate(${box.x}px, ${box.y}px)`;
       tile.style.width = `${box.width}px`;
       tile.style.height = `${box.height}px`;
+      // The image's width as drawn, before the crop of a capped panorama or strip.
+      const sizes = `${Math.ceil(Math.max(box.width, box.height * item.aspectRatio))}px`;
+      if (tile.sizes !== sizes) tile.sizes = sizes;
       tile.dataset.index = index;
       tile.classList.toggle('selected', state.selected.has(item.id));
       tile.setAttribute('aria-selected', state.selected.has(item.id));
@@ -97,6 +104,29 @@ export function installRender(page) {
     return `/api/documents/${page.id}/thumbnails/${item.id}?v=${encodeURIComponent((item.hash || '').slice(7, 31))}`;
   };
 
+  // Sharp at any tile size and screen: the thumbnail, then previews of the original at
+  // growing short edges, each with its width, so that the browser takes the smallest that
+  // covers the tile's device pixels. The thumbnail shows first; the set is given once it
+  // has loaded, and the tile keeps it until the preview has.
+  page.sourceSet = function sourceSet(item) {
+    const { width, height } = item;
+    if (!width || !height) return '';
+    const long = Math.max(width, height);
+    const short = Math.min(width, height);
+    // A bitmap is never enlarged; a drawing is drawn at the size asked.
+    const widthAt = (longest) => Math.max(1, Math.round(width * (drawingFormats.has(item.format) ? longest / long : Math.min(1, longest / long))));
+    const version = encodeURIComponent((item.hash || '').slice(7, 31));
+    let last = widthAt(state.doc?.thumbnailSize || 256);
+    const candidates = [`${page.thumbnailURL(item)} ${last}w`];
+    for (const edge of previewShortEdges) {
+      const next = widthAt(Math.min(maxPreviewLongEdge, Math.round(long * edge / short)));
+      if (next <= last) break;
+      candidates.push(`/api/documents/${page.id}/previews/${item.id}?short=${edge}&v=${version} ${next}w`);
+      last = next;
+    }
+    return candidates.join(', ');
+  };
+
   function tileFor(item) {
     let tile = state.tiles.get(item.id);
     const source = item.display === 'ready' ? page.thumbnailURL(item) : `/assets/${item.display === 'pending' ? 'spinner' : 'broken'}.svg`;
@@ -110,6 +140,9 @@ export function installRender(page) {
       class: `tile ${item.display}`, src: source, alt: label, title: label, draggable: 'true', role: 'option',
       loading: 'lazy', decoding: 'async', dataset: { id: item.id, state: item.display, src: source },
     });
+    if (item.display === 'ready') {
+      tile.addEventListener('load', () => { tile.srcset = page.sourceSet(item); }, { once: true });
+    }
     state.tiles.set(item.id, tile);
     return tile;
   }
