@@ -69,7 +69,16 @@ public enum ImageProcessor {
   /// Whether the bytes (a prefix is enough) are an image Gallery reads, by content: a JPEG's
   /// first bytes (which need no libvips), or a format libvips recognises.
   public static func recognises(_ prefix: Data) -> Bool {
-    PlainJPEG.isJPEG(prefix) || VipsBuffer.loaderName(for: prefix) != nil || SandboxedDecoder.Format(prefix: prefix) != nil
+    PlainJPEG.isJPEG(prefix) || isTIFF(prefix) || VipsBuffer.loaderName(for: prefix) != nil
+      || SandboxedDecoder.Format(prefix: prefix) != nil
+  }
+
+  /// A TIFF's first bytes (BigTIFF's too): libvips recognises a TIFF by reading its first
+  /// directory, which is often at the end of the file, past any prefix.
+  static func isTIFF(_ prefix: Data) -> Bool {
+    [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]].contains {
+      prefix.starts(with: $0)
+    }
   }
 
   /// The formats whose libvips loaders run in this process (libvips trusts them, and they

@@ -250,9 +250,10 @@ package enum VipsBuffer {
 
   /// Opens the header only. The corresponding C function is `vips_image_new_from_buffer`.
   package static func header(of data: Data) throws -> VipsImageHandle {
+    try VipsRuntime.start()
     // libvips may keep a pointer into the buffer for lazy decoding, so the image must not
     // outlive `data`: callers use it within the same scope.
-    try data.withUnsafeBytes { raw in
+    return try data.withUnsafeBytes { raw in
       guard let image = CVips_header_from_buffer(raw.baseAddress, raw.count) else {
         throw VipsError.take("vips_image_new_from_buffer")
       }

@@ -320,6 +320,7 @@ struct DocumentController {
     case "webp": "image/webp"
     case "gif": "image/gif"
     case "avif": "image/avif"
+    case "bmp": "image/bmp"
     default: nil
     }
   }

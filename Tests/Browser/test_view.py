@@ -6,6 +6,7 @@ import pathlib
 import re
 import subprocess
 import time
+import urllib.parse
 
 import pytest
 
@@ -328,6 +329,12 @@ def drop_carried(page, carried, shift=False):
         }""", [carried, shift])
 
 
+def pathname_of(document, item_id):
+    """The local file an item was dropped from."""
+    item = next(i for i in json.loads(run("show", "--json", document).stdout)["items"] if i["id"] == item_id)
+    return pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(item["source"]).path))
+
+
 def two_galleries(workspace, images, serve, context, first, second):
     """Two documents of `first` and `second` images, each open in a page of its own."""
     source = new_document(workspace, "source.gallery", images[:first])
@@ -346,7 +353,9 @@ def test_drag_between_two_documents_copies_and_with_shift_moves(workspace, image
     carried = capture_drag(one, [a])
     assert "application/x-gallery-items" in carried
     # (DataTransfer types are lower case.)
-    assert carried["downloadurl"].startswith("image/jpeg:") and f"/originals/{a}" in carried["downloadurl"]
+    # Saved by a file manager under its own name, not its id.
+    name = pathname_of(source, a).name
+    assert carried["downloadurl"].startswith(f"image/jpeg:{name}:") and f"/originals/{a}" in carried["downloadurl"]
     assert carried["text/uri-list"].startswith("file://")
     drop_carried(two, carried)
     ready_tiles(two, 2)
@@ -651,5 +660,53 @@ def test_tiles_are_sharp_at_every_size_on_a_hidpi_screen(workspace, serve, brows
                 return shown and all(t["pixels"] >= t["needed"] for t in shown)
             wait_until(sharp, timeout=60, interval=0.5, message=f"every tile sharp at size {size}")
         assert page.evaluate("() => [...document.querySelectorAll('img.tile.ready')].some((t) => t.currentSrc.includes('/previews/'))")
+    finally:
+        context.close()
+
+
+def test_the_large_view_shows_any_format_and_zooms_and_pans(workspace, serve, browser):
+    """HEIC and TIFF, which the browser cannot show, get a rendition made from the original
+    (at least 1000 pixels); a JPEG shows its original; a double-click zooms to 1:1, a drag
+    pans, the wheel zooms around the pointer, 0 fits it again."""
+    heic = workspace / "garden.heic"
+    tiff = workspace / "storm.tif"
+    subprocess.run(["vips", "copy", str(PHOTOS / "Garden.jpg"), f"{heic}[Q=60]"], check=True)
+    subprocess.run(["vips", "copy", str(PHOTOS / "Storm.jpg"), str(tiff)], check=True)
+    document = new_document(workspace, "large.gallery", [heic, tiff, PHOTOS / "Dune.jpg"])
+    heic_id, tiff_id, jpeg_id = item_ids(document)
+    server = serve(document)
+    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    try:
+        page = open_page(context, server, document_id(server, document))
+        ready_tiles(page, 3)
+        tile(page, heic_id).dblclick()
+        page.wait_for_selector("#viewer img#large")
+        large = "document.getElementById('large')"
+        for item_id, shown in [(heic_id, "/previews/"), (tiff_id, "/previews/"), (jpeg_id, "/originals/")]:
+            wait_until(lambda: page.evaluate(f"() => {large}.dataset.id") == item_id and page.evaluate(f"() => {large}.complete && {large}.naturalWidth >= 1000"),
+                       timeout=30, message=f"{item_id} shows at least 1000 pixels wide")
+            assert shown in page.evaluate(f"() => {large}.currentSrc")
+            if item_id != jpeg_id:
+                page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        wait_until(lambda: page.evaluate(f"() => {large}.dataset.id") == tiff_id and page.evaluate(f"() => {large}.complete"), message="back to the TIFF")
+        scale = lambda: page.evaluate(f"() => new DOMMatrix(getComputedStyle({large}).transform).a")
+        shift = lambda: page.evaluate(f"() => new DOMMatrix(getComputedStyle({large}).transform).e")
+        box = page.locator("#large").bounding_box()
+        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.dblclick(*centre)
+        assert scale() > 1.5, "a double-click zooms in"
+        page.mouse.move(*centre)
+        page.mouse.down()
+        page.mouse.move(centre[0] + 120, centre[1], steps=4)
+        page.mouse.up()
+        assert abs(shift() - 120) < 2, "a drag pans the zoomed image"
+        page.keyboard.press("0")
+        assert scale() == 1 and shift() == 0, "0 fits it again"
+        page.mouse.move(box["x"] + 20, box["y"] + 20)
+        page.mouse.wheel(0, -300)
+        assert scale() > 1 and shift() > 0, "the wheel zooms around the pointer (its corner stays put)"
+        page.keyboard.press("Escape")
+        assert page.locator("#viewer").count() == 0
     finally:
         context.close()

@@ -98,6 +98,25 @@ struct SandboxedDecoderTests {
     #expect(try GalleryDocument.open(document).model.items.isEmpty)
   }
 
+  @Test("A TIFF whose first directory follows its pixels (as libvips and scanners write it) is dropped, multi-page too")
+  func tiffDirectoryAtTheEnd() throws {
+    let workspace = try TestWorkspace()
+    let png = workspace.path("photo.png")
+    try FixtureImage.photo(size: 1200).encoded(as: ".png").write(to: URL(fileURLWithPath: png))
+    let tiff = workspace.path("scan.tif")
+    let pages = workspace.path("pages.tif")
+    #expect(try Run.program("/usr/bin/vips", ["copy", png, tiff + "[compression=deflate]"]).status == 0)
+    #expect(try Run.program("/usr/bin/vips", ["arrayjoin", "\(png) \(png)", pages + "[page-height=750]", "--across", "1"]).status == 0)
+    // The directory lies past the prefix a drop reads to recognise a file.
+    #expect(try workspace.bytes(tiff).count > 256 << 10)
+    let document = try workspace.document()
+    let dropped = try Run.gallery(["drop", document, tiff, pages])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    let items = try Self.items(document)
+    #expect(items.map { $0["format"] as? String } == ["tiff", "tiff"])
+    #expect(items.map { $0["height"] as? Int } == [750, 750])
+  }
+
   @Test("Recognised by their first bytes, not their names; an HTML page holding an SVG is not one")
   func recognition() {
     func format(_ text: String) -> SandboxedDecoder.Format? { SandboxedDecoder.Format(prefix: Data(text.utf8)) }

@@ -38,9 +38,7 @@ public enum LocalImageLoader {
     if let header = PlainJPEG.header(of: prefix) {
       size = (header.width, header.height)
     } else {
-      guard VipsBuffer.loaderName(for: prefix) != nil || SandboxedDecoder.Format(prefix: prefix) != nil else {
-        return ImageRefusal.notAnImage.description
-      }
+      guard ImageProcessor.recognises(prefix) else { return ImageRefusal.notAnImage.description }
       if let header = try? VipsBuffer.header(of: prefix) {
         size = (header.width, header.height)
       } else {

@@ -32,7 +32,7 @@ export function installDrag(page) {
       // Chromium saves this file when the tile is dropped on a desktop or a file manager.
       // The format is a validated name; checked again, as a ':' would move the URL's start.
       const format = /^[a-z0-9]{1,8}$/.test(first.format || '') ? first.format : 'jpg';
-      const name = `${first.id}.${format}`;
+      const name = fileName(first, format);
       transfer.setData('DownloadURL', `${mimeOf(first.format)}:${name}:${location.origin}/api/documents/${page.id}/originals/${first.id}`);
     }
   });
@@ -125,5 +125,14 @@ export function installDrag(page) {
 }
 
 function mimeOf(format) {
-  return { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', avif: 'image/avif' }[format] || 'application/octet-stream';
+  return { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', avif: 'image/avif', bmp: 'image/bmp' }[format] || 'application/octet-stream';
+}
+
+// The item's own file name (its source's last segment), made safe for a DownloadURL: no
+// ':' (it would move the URL's start), no path separator or control character; else its id.
+function fileName(item, format) {
+  let name = '';
+  try { name = decodeURIComponent(new URL(item.source).pathname.split('/').pop() || ''); } catch { name = ''; }
+  name = name.replace(/[:/\\\u0000-\u001f\u007f]/g, '_').slice(-120);
+  return name && !/^\.*$/.test(name) ? name : `${item.id}.${format}`;
 }
