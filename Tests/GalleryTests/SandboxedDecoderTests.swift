@@ -106,7 +106,8 @@ struct SandboxedDecoderTests {
     let tiff = workspace.path("scan.tif")
     let pages = workspace.path("pages.tif")
     #expect(try Run.program("/usr/bin/vips", ["copy", png, tiff + "[compression=deflate]"]).status == 0)
-    #expect(try Run.program("/usr/bin/vips", ["arrayjoin", "\(png) \(png)", pages + "[page-height=750]", "--across", "1"]).status == 0)
+    #expect(
+      try Run.program("/usr/bin/vips", ["arrayjoin", "\(png) \(png)", pages + "[page-height=750]", "--across", "1"]).status == 0)
     // The directory lies past the prefix a drop reads to recognise a file.
     #expect(try workspace.bytes(tiff).count > 256 << 10)
     let document = try workspace.document()
