@@ -135,4 +135,25 @@ public enum DocumentFiles {
     }
     throw DocumentError.exists(trash + "/files/" + base)
   }
+
+  /// Puts back a document `moveToTrash` moved to `trashed` (its file in the Trash), where
+  /// it was, unless something took that name since; returns its path. Its `.trashinfo`
+  /// says where: only a path that file gives is written to.
+  public static func restoreFromTrash(_ trashed: String) throws -> String {
+    let name = (trashed as NSString).lastPathComponent
+    let trash = ((trashed as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+    let info = trash + "/info/" + name + ".trashinfo"
+    let text = String(decoding: try FileSystem.read(info, limit: 64 * 1024), as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Path=") }),
+      let original = PathBytes.path(fromFileURL: "file://" + line.dropFirst("Path=".count))
+    else { throw DocumentError.notFound(info) }
+    do { try FileSystem.renameWithoutReplacing(trashed, to: original) } catch {
+      if error.errno == EEXIST { throw DocumentError.exists(original) }
+      guard error.errno == EXDEV else { throw DocumentError.io(error) }
+      guard FileSystem.status(of: original) == nil else { throw DocumentError.exists(original) }
+      try FileManager.default.moveItem(atPath: trashed, toPath: original)
+    }
+    FileSystem.remove(info)
+    return original
+  }
 }

@@ -19,6 +19,9 @@ package final class ServedDocuments: Sendable {
     var folders: [String] = []
     /// Documents given to `serve` or `open`, in order.
     var opened: [String] = []
+    /// Documents a page moved to the Trash, by the token that puts each back: the path of
+    /// its file in the Trash. A page never names that path either.
+    var trashed: [String: String] = [:]
   }
 
   private let state = Mutex(State())
@@ -44,6 +47,22 @@ package final class ServedDocuments: Sendable {
       return true
     }
     if added { foldersContinuation.yield() }
+  }
+
+  /// Remembers a document moved to the Trash (its file there); the token that puts it back.
+  package func noteTrashed(_ trashedPath: String) -> String {
+    let token = Self.newID()
+    state.withLock { state in
+      // The last few only: an undo is offered for a moment.
+      if state.trashed.count >= 64, let any = state.trashed.keys.first { state.trashed[any] = nil }
+      state.trashed[token] = trashedPath
+    }
+    return token
+  }
+
+  /// The file in the Trash a token puts back, taken (once).
+  package func takeTrashed(_ token: String) -> String? {
+    state.withLock { $0.trashed.removeValue(forKey: token) }
   }
 
   /// Serves a document and returns its id.

@@ -74,10 +74,25 @@ struct DocumentListController {
     router.post("/api/documents") { request, _ in try await create(try await ViewServer.edit(request)) }
     // For `gallery open` only: a page never names a path (a bearer token is what the
     // middleware checked; a cookie does not do here).
+    router.post("/api/documents/untrash") { request, _ in try await untrash(try await ViewServer.edit(request)) }
     router.post("/api/open") { request, _ in
       guard request.headers[.authorization] != nil else { throw ViewError.forbidden("for `gallery open` only") }
       return try await openDocument(try await ViewServer.edit(request))
     }
+  }
+
+  /// Puts back a document a page moved to the Trash (the undo its toast offers).
+  func untrash(_ request: EditRequest) async throws -> DocumentID {
+    guard let token = request.token, let trashed = documents.takeTrashed(token) else {
+      throw ViewError.notFound("nothing to put back: the token is unknown or was used")
+    }
+    let path = try await BlockingWork.run {
+      let path = try DocumentFiles.restoreFromTrash(trashed)
+      RecentDocuments.note(path)
+      return path
+    }
+    feed.publish(.documents)
+    return DocumentID(id: documents.id(for: path))
   }
 
   func listing() async throws -> Response {
@@ -88,7 +103,8 @@ struct DocumentListController {
           let model = try documents.model(of: path)
           summary.title = model.title
           summary.items = model.items.count
-          summary.pending = model.items.filter { $0.state == .placeholder }.count
+          summary.pending = model.items.filter { $0.displayState == .pending }.count
+          summary.stale = model.items.filter { $0.displayState == .stale }.count
           summary.failed = model.items.filter { $0.state == .failed }.count
           summary.trashed = model.trash.count
           summary.modified = model.modified
@@ -416,15 +432,16 @@ struct DocumentController {
     return DocumentID(id: newID)
   }
 
-  func delete(_ id: String) async throws -> Done {
+  func delete(_ id: String) async throws -> Trashed {
     let path = try path(id)
-    try await BlockingWork.run {
-      try DocumentFiles.moveToTrash(path)
+    let trashed = try await BlockingWork.run {
+      let trashed = try DocumentFiles.moveToTrash(path)
       RecentDocuments.forget(path)
+      return trashed
     }
     documents.forget(id)
     feed.publish(.documents)
-    return Done()
+    return Trashed(token: documents.noteTrashed(trashed))
   }
 
   /// Files or links dropped on a page: the same drop as `gallery drop`, run by the server

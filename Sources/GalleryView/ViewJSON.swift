@@ -46,6 +46,7 @@ package enum ViewJSON {
     package var title: String?
     package var items = 0
     package var pending = 0
+    package var stale = 0
     package var failed = 0
     package var trashed = 0
     package var modified: Date?
@@ -66,6 +67,7 @@ package enum ViewJSON {
             d.string("name", PathBytes.displayed((summary.path as NSString).lastPathComponent))
             d.int("pending", summary.pending)
             d.string("problem", summary.problem)
+            d.int("stale", summary.stale)
             d.string("title", summary.title)
             d.int("trashed", summary.trashed)
           }

@@ -6,6 +6,11 @@ import Hummingbird
 /// An edit that has nothing to tell but that it was done: `{}`.
 struct Done: ResponseEncodable {}
 
+/// A document moved to the Trash: the token that puts it back (`/api/documents/untrash`).
+struct Trashed: ResponseEncodable {
+  var token: String
+}
+
 /// A document the server now shows: created, renamed, duplicated or opened.
 struct DocumentID: ResponseEncodable {
   var id: String

@@ -12,6 +12,8 @@ package struct EditRequest: Decodable, Equatable {
   package var uris: [String] = []
   package var title: String?
   package var name: String?
+  /// What the server gave for a later step (a document moved to the Trash, to put back).
+  package var token: String?
 
   package static let maxBytes = 4 << 20
   package static let maxIDs = 100_000
@@ -25,7 +27,7 @@ package struct EditRequest: Decodable, Equatable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case ids, before, from, move, uris, title, name
+    case ids, before, from, move, uris, title, name, token
   }
 
   package init(from decoder: any Decoder) throws {
@@ -37,6 +39,7 @@ package struct EditRequest: Decodable, Equatable {
     uris = try Self.strings(in: container, forKey: .uris, limit: Self.maxURIs)
     title = try container.decodeIfPresent(String.self, forKey: .title)
     name = try container.decodeIfPresent(String.self, forKey: .name)
+    token = try container.decodeIfPresent(String.self, forKey: .token)
   }
 
   /// A list of strings, refused as soon as it passes `limit`.

@@ -247,7 +247,12 @@ def test_trash_by_dragging_and_by_delete_key_then_restore(workspace, images, ser
     page.keyboard.press("Delete")
     wait_until(lambda: item_ids(document) == [a], message="c in the trash")
     assert trash_ids(document) == [b, c]
+    # The trash opens as a panel in view, wherever the grid is scrolled.
+    page.evaluate("() => { document.getElementById('main').scrollTop = 10000; }")
     page.locator("#trash").click()
+    panel = page.locator("#trash-view").bounding_box()
+    viewport = page.viewport_size
+    assert panel and panel["y"] >= 0 and panel["y"] + 40 < viewport["height"] and panel["x"] + panel["width"] <= viewport["width"] + 1
     page.locator(f'.trashed li[data-id="{b}"] .restore').click()
     wait_until(lambda: item_ids(document) == [a, b], message="b back where it was")
     # c left from position 2 of [a, c]: it goes back to position 2.
@@ -464,19 +469,31 @@ def test_the_document_browser_creates_renames_duplicates_and_deletes(workspace, 
     assert (workspace / "Holiday.gallery").exists()
     assert show(workspace / "Holiday.gallery")["title"] == "Holiday"
     page.goto(server.page_url())
+    # A library: the served folder's section; each card's actions in its menu.
+    assert page.locator("section.library h2").first.text_content() == str(workspace)
     card = card_of(page, workspace / "first.gallery")
+    assert card.locator(".duplicate").is_hidden()
+    card.locator(".more").click()
     card.locator(".duplicate").click()
     wait_until(lambda: (workspace / "first copy.gallery").exists(), message="the copy")
     page.wait_for_selector("li.document >> text=first copy")
+    card.locator(".more").click()
     card.locator(".rename").click()
     card.locator(".rename-field").fill("Renamed")
-    card.locator(".rename").click()
+    card.locator(".rename-field").press("Enter")
     wait_until(lambda: (workspace / "Renamed.gallery").exists() and not (workspace / "first.gallery").exists(),
                message="the rename")
-    card_of(page, workspace / "Holiday.gallery").locator(".delete").click()
+    holiday = card_of(page, workspace / "Holiday.gallery")
+    holiday.locator(".more").click()
+    holiday.locator(".delete").click()
     wait_until(lambda: not (workspace / "Holiday.gallery").exists(), message="moved to the Trash")
     trash = pathlib.Path(workspace / "xdg" / "xdg_data_home" / "Trash" / "files" / "Holiday.gallery")
     assert trash.exists()
+    # ...with an Undo that puts it back.
+    page.locator(".toast .toast-action", has_text="Undo").click()
+    wait_until(lambda: (workspace / "Holiday.gallery").exists() and not trash.exists(), message="put back")
+    page.wait_for_selector("li.document >> text=Holiday")
+    assert not list((workspace / "xdg" / "xdg_data_home" / "Trash" / "info").glob("Holiday*"))
     # A document made by the CLI appears on the open page without a reload.
     run("new", workspace / "Later.gallery")
     page.wait_for_selector("li.document >> text=Later")

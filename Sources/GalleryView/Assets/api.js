@@ -89,9 +89,13 @@ export function element(tag, attributes = {}, ...children) {
   return node;
 }
 
-export function toast(message, kind = 'info') {
+// A passing message; with an `action` ({ label, run }), a button that runs it once (an Undo).
+export function toast(message, kind = 'info', action = null) {
   const box = document.getElementById('toasts');
-  const note = element('div', { class: `toast ${kind}`, text: message });
+  const note = element('div', { class: `toast ${kind}`, role: 'status', text: message });
+  if (action) {
+    note.append(element('button', { type: 'button', class: 'toast-action', text: action.label, onclick: () => { note.remove(); action.run(); } }));
+  }
   box.append(note);
-  setTimeout(() => note.remove(), kind === 'error' ? 8000 : 4000);
+  setTimeout(() => note.remove(), kind === 'error' || action ? 8000 : 4000);
 }

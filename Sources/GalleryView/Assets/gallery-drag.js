@@ -18,6 +18,7 @@ export function installDrag(page) {
     if (!state.selected.has(tile.dataset.id)) page.select(tile.dataset.id);
     const ids = page.selectedIDs();
     state.dragging = { ids };
+    document.body.classList.add('dragging-tiles');
     const items = ids.map((itemID) => state.items[page.indexOf(itemID)]);
     const transfer = event.dataTransfer;
     transfer.effectAllowed = 'copyMove';
@@ -36,7 +37,11 @@ export function installDrag(page) {
       transfer.setData('DownloadURL', `${mimeOf(first.format)}:${name}:${location.origin}/api/documents/${page.id}/originals/${first.id}`);
     }
   });
-  grid.addEventListener('dragend', () => { state.dragging = null; hideMarker(); });
+  grid.addEventListener('dragend', () => {
+    state.dragging = null;
+    document.body.classList.remove('dragging-tiles');
+    hideMarker();
+  });
 
   // ----- Drop in -----
   function proposal(event) {

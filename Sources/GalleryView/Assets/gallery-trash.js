@@ -5,10 +5,13 @@ import { element } from './api.js';
 export function installTrash(page) {
   const { state, grid, trashView, trashButton } = page;
 
-  trashButton.addEventListener('click', () => {
-    trashView.hidden = !trashView.hidden;
-    if (!trashView.hidden) page.showTrash();
-  });
+  function setOpen(open) {
+    trashView.hidden = !open;
+    trashButton.setAttribute('aria-pressed', open);
+    if (open) page.showTrash();
+  }
+  trashButton.setAttribute('aria-pressed', false);
+  trashButton.addEventListener('click', () => setOpen(trashView.hidden));
 
   page.showTrash = function showTrash() {
     const trashed = state.doc?.trash ?? [];
@@ -18,7 +21,9 @@ export function installTrash(page) {
         : element('span', { class: 'trashed-tile', text: item.source }),
       element('button', { type: 'button', class: 'restore', text: 'Restore', onclick: () => page.edit('restore', { ids: [item.id] }) }))));
     trashView.replaceChildren(
-      element('h2', { text: trashed.length ? 'Trash' : 'The trash is empty' }),
+      element('header', {},
+        element('h2', { text: trashed.length ? `Trash (${trashed.length})` : 'The trash is empty' }),
+        element('button', { type: 'button', class: 'close-trash', 'aria-label': 'Close the trash', text: '×', onclick: () => setOpen(false) })),
       list,
       trashed.length ? element('button', { type: 'button', class: 'restore-all', text: 'Restore all', onclick: () => page.edit('restore', { ids: trashed.map((t) => t.item.id) }) }) : null,
       trashed.length ? element('button', { type: 'button', class: 'empty-trash', text: 'Empty trash', onclick: () => page.edit('empty-trash', {}) }) : null);

@@ -64,7 +64,8 @@ export function showGallery(id) {
     document.title = doc.title;
     page.title.textContent = doc.title;
     const pending = doc.items.filter((item) => item.display === 'pending').length;
-    page.count.textContent = `${doc.items.length} item${doc.items.length === 1 ? '' : 's'}${pending ? ` · ${pending} loading` : ''}`;
+    const stale = doc.items.filter((item) => item.display === 'stale').length;
+    page.count.textContent = `${doc.items.length} item${doc.items.length === 1 ? '' : 's'}${pending ? ` · ${pending} loading` : ''}${stale ? ` · ${stale} not loaded` : ''}`;
     page.trashButton.textContent = doc.trash.length ? `Trash (${doc.trash.length})` : 'Trash';
     page.relayout();
     page.showRetry();
