@@ -108,6 +108,28 @@ public enum ContactSheet {
     return rows
   }
 
+  /// The image a tile is made from: the thumbnail, or a rendition of the original when the
+  /// tile needs more pixels than the thumbnail has.
+  private static func source(
+    of item: Item, for tile: Tile, in document: GalleryDocument, enlarged: (Item) -> Void
+  )
+    -> Data?
+  {
+    guard let width = item.width, let height = item.height, width > 0, height > 0 else {
+      return try? document.thumbnail(of: item)
+    }
+    // Filled and cropped: the image's short side at the scale that covers the tile.
+    let scale = max(Double(tile.width) / Double(width), Double(tile.height) / Double(height))
+    let needed = Int((scale * Double(min(width, height))).rounded(.up))
+    let thumbnailShort = GalleryDocument.thumbnailShortEdge(width: width, height: height, document.model.settings)
+    guard needed > thumbnailShort, thumbnailShort < min(width, height) else { return try? document.thumbnail(of: item) }
+    if let rendition = GalleryDocument.rendition(of: item, in: document, shortEdge: needed, width: width, height: height) {
+      return rendition
+    }
+    enlarged(item)
+    return try? document.thumbnail(of: item)
+  }
+
   /// Where each tile of a sheet goes: a rectangle in the sheet's pixels (its margin
   /// included), for `gallery sheet --json` and the browser view's layout, which is the same.
   package struct Frame: Equatable {
@@ -133,9 +155,11 @@ public enum ContactSheet {
   }
 
   /// Renders the sheet as PNG (or the format `suffix` names).
+  /// A tile larger than its item's thumbnail is made from the original when that can be
+  /// read (embedded, or its unchanged local file); `enlarged` is told of each that cannot.
   public static func render(
     _ document: GalleryDocument, width: Int = 1200, layout: Layout = .rowHeight(160), spacing: Int = 8,
-    suffix: String = ".png", caption: Caption? = nil
+    suffix: String = ".png", caption: Caption? = nil, enlarged: (Item) -> Void = { _ in }
   ) throws -> Data {
     try VipsRuntime.start()
     let items = document.model.items
@@ -149,7 +173,8 @@ public enum ContactSheet {
       var tiles: [VipsImageHandle] = []
       for tile in row {
         let item = items[tile.index]
-        if item.state == .ready, let data = try? document.thumbnail(of: item), StoredImage.problem(data) == nil,
+        if item.state == .ready, let data = source(of: item, for: tile, in: document, enlarged: enlarged),
+          StoredImage.problem(data) == nil,
           let tile = try? data.withUnsafeBytes({ raw in
             // A thin grey frame inside the tile, so that white images do not vanish into the
             // white page.

@@ -112,13 +112,36 @@ public final class GalleryDocument {
   }
 
   /// The cover at `size` pixels square, encoded by `suffix` (".png", ".jpg", ".webp"), made
-  /// from the thumbnails of the first ready items.
+  /// from the first ready items: their thumbnails, or for a tile larger than a thumbnail
+  /// (a file manager's large icons ask 512 or 1024) a rendition of the original when it can
+  /// be read (embedded, or its unchanged local file), so that no tile is enlarged.
   public func cover(size: Int, suffix: String) throws -> Data {
-    let thumbnails = try GalleryDocument.coverThumbnailNames(model).map { name in
+    let tileSize = max(1, size / CoverMaker.tilesAcross)
+    let tiles = try GalleryDocument.coverThumbnailNames(model).map { name in
       guard let location = layout.entries[name] else { throw DocumentError.corrupt(path, "missing thumbnail entry \(name)") }
-      return try DocumentArchive.read(location, named: name, from: file)
+      let thumbnail = try DocumentArchive.read(location, named: name, from: file)
+      guard let item = model.items.first(where: { $0.thumbnail == name }), let width = item.width,
+        let height = item.height, tileSize > Self.thumbnailShortEdge(width: width, height: height, model.settings)
+      else { return thumbnail }
+      return Self.rendition(of: item, in: self, shortEdge: tileSize, width: width, height: height) ?? thumbnail
     }
-    return try CoverMaker.mosaic(from: thumbnails, tileSize: max(1, size / CoverMaker.tilesAcross), suffix: suffix)
+    return try CoverMaker.mosaic(from: tiles, tileSize: tileSize, suffix: suffix)
+  }
+
+  /// The short edge of an image's thumbnail (the long edge is the document's thumbnail size).
+  static func thumbnailShortEdge(width: Int, height: Int, _ settings: GalleryModel.Settings) -> Int {
+    let (short, long) = (min(width, height), max(1, width, height))
+    return Int((Double(short) * min(1, Double(settings.thumbnailSize) / Double(long))).rounded())
+  }
+
+  /// The item's original at `shortEdge` on its short side (at most 4096 on the long one),
+  /// decoded as a dropped image is; nil when it cannot be read.
+  static func rendition(of item: Item, in document: GalleryDocument, shortEdge: Int, width: Int, height: Int) -> Data? {
+    guard let original = ItemOriginal.read(item, in: document) else { return nil }
+    let (short, long) = (max(1, min(width, height)), max(1, width, height))
+    let size = min(4096, Int((Double(long) * Double(shortEdge) / Double(short)).rounded()))
+    let options = ImageOptions(thumbnailSize: size, maxPixels: document.model.settings.maxPixels)
+    return try? ImageProcessor.process(original, options: options).thumbnail.data
   }
 
   /// The cover picture (JPEG).

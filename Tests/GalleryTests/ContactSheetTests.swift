@@ -61,4 +61,48 @@ struct ContactSheetTests {
       }
     }
   }
+
+  @Test("A cover asked at 1024 and a sheet of tall rows draw from the originals; without them, the sheet says so")
+  func largeTilesFromOriginals() throws {
+    let work = try TestWorkspace()
+    let photos = try ["Garden.jpg", "Storm.jpg", "LadyBird.jpg", "Dune.jpg"].map { name in
+      let path = work.path(name)
+      try FileManager.default.copyItem(atPath: "/usr/share/backgrounds/mate/nature/" + name, toPath: path)
+      return path
+    }
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + photos).status == 0)
+    // The reference: the mosaic made straight from the originals.
+    let sharp = try CoverMaker.mosaic(from: try photos.map { try work.bytes($0) }, tileSize: 512, suffix: ".png")
+    func cover() throws -> Data {
+      #expect(try Run.gallery(["thumbnail", document, work.path("cover.png"), "1024"]).status == 0)
+      return try work.bytes(work.path("cover.png"))
+    }
+    let fromOriginals = try Self.meanDifference(try cover(), sharp, size: 1024)
+    let sheet = try Run.gallery(["sheet", document, "-o", work.path("sheet.png"), "--row-height", "400"])
+    #expect(sheet.status == 0 && !sheet.stderr.contains("note:"), "\(sheet.stderr)")
+
+    for photo in photos { try FileManager.default.removeItem(atPath: photo) }
+    let fromThumbnails = try Self.meanDifference(try cover(), sharp, size: 1024)
+    #expect(fromOriginals < 4, "\(fromOriginals)")
+    #expect(fromThumbnails > 2 * fromOriginals, "\(fromThumbnails) against \(fromOriginals)")
+    let enlarged = try Run.gallery(["sheet", document, "-o", work.path("sheet.png"), "--row-height", "400"])
+    #expect(enlarged.status == 0)
+    #expect(enlarged.stderr.contains("note: 4 tiles are larger than the thumbnail"), "\(enlarged.stderr)")
+  }
+
+  /// The mean absolute difference of two images of `size` x `size`, in levels of 255.
+  static func meanDifference(_ a: Data, _ b: Data, size: Int) throws -> Double {
+    func pixels(_ image: Data) throws -> [UInt8] {
+      let ppm = try image.withUnsafeBytes { raw in
+        try VipsImageHandle.thumbnail(of: raw, width: size, height: size).encoded(as: ".ppm")
+      }
+      var start = ppm.startIndex
+      for _ in 0..<4 { start = ppm[start...].firstIndex { $0 == 0x0A || $0 == 0x20 }! + 1 }
+      return [UInt8](ppm[start...])
+    }
+    let (first, second) = (try pixels(a), try pixels(b))
+    guard first.count == second.count, !first.isEmpty else { return .infinity }
+    return Double(zip(first, second).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(first.count)
+  }
 }

@@ -67,11 +67,14 @@ struct SheetCommand: ParsableCommand {
     guard let output else { return }
     let ext = (output as NSString).pathExtension.lowercased()
     let suffix = ext.isEmpty ? ".png" : "." + ext
-    let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions)
-    let rowHeight = rowHeight ?? 160
-    if columns == nil, rowHeight > document.model.settings.thumbnailSize {
+    var enlarged = 0
+    let data = try ContactSheet.render(document, width: width, layout: layout, suffix: suffix, caption: captions) { _ in
+      enlarged += 1
+    }
+    if enlarged > 0 {
       Terminal.message(
-        "note: rows of \(rowHeight) px upscale the \(document.model.settings.thumbnailSize) px thumbnails the document holds")
+        "note: \(enlarged) tile\(enlarged == 1 ? " is" : "s are") larger than the thumbnail the document holds, and "
+          + "the original cannot be read (not embedded, and its file changed or is elsewhere): enlarged")
     }
     try OutputFile.replace(output, with: data)
   }
