@@ -51,7 +51,7 @@ release: setup
 demo: release
 	@rm -f $(DEMO)
 	.build/release/gallery new $(DEMO) --title "Samples"
-	.build/release/gallery drop $(DEMO) Samples/*.jpg Samples/*.png Samples/*.webp Samples/*.gif
+	.build/release/gallery drop $(DEMO) Samples/*.jpg Samples/*.heic Samples/*.tif Samples/*.png Samples/*.webp Samples/*.gif
 	.build/release/gallery show $(DEMO)
 	.build/release/gallery info $(DEMO)
 	@echo "bsdtar lists it:" && bsdtar -tf $(DEMO)
