@@ -35,6 +35,9 @@ let package = Package(
       dependencies: ["CGObject"]),
     // The X11 clipboard owner; libX11 is loaded with dlopen, this needs only its headers.
     .target(name: "CX11Selection"),
+    // Camera RAW files; libraw is loaded with dlopen by the sandboxed decoder alone, this
+    // needs only its headers (libraw-dev).
+    .target(name: "CRaw"),
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
@@ -53,7 +56,7 @@ let package = Package(
     .target(
       name: "GallerySystem",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem", "CJPEG",
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem", "CJPEG", "CRaw",
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // The document model: items, their rules, their one JSON codec. No I/O but a process's

@@ -19,7 +19,7 @@
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_bandjoin) \
   X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity) \
-  X(vips_version)
+  X(vips_version) X(vips_image_new_from_memory_copy) X(vips_rot)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -365,4 +365,21 @@ int CVips_caption(const char *text, int width, int height, VipsImage **out) {
   vips.vips_area_unref(VIPS_AREA(background));
   g_object_unref(joined);
   return result;
+}
+
+int CVips_from_pixels(const void *data, size_t length, int width, int height, int bands, VipsImage **out) {
+  if ((size_t)width * height * bands != length) return -1;
+  *out = vips.vips_image_new_from_memory_copy(data, length, width, height, bands, VIPS_FORMAT_UCHAR);
+  if (!*out) return -1;
+  (*out)->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+  return 0;
+}
+
+int CVips_shrunk(VipsImage *in, int size, VipsImage **out) {
+  return vips.vips_thumbnail_image(in, out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+int CVips_rotate(VipsImage *in, int quarter_turns, VipsImage **out) {
+  VipsAngle angles[] = {VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270};
+  return vips.vips_rot(in, out, angles[((quarter_turns % 4) + 4) % 4], NULL);
 }

@@ -127,6 +127,8 @@ public enum ImageProcessor {
     // Before libvips is loaded: an empty file needs no decoder to be refused.
     guard !data.isEmpty else { throw .empty }
     do { try VipsRuntime.start() } catch { throw .undecodable("\(error)") }
+    // A camera's raw file is a TIFF to libvips (its small first picture): libraw reads it.
+    if SandboxedDecoder.Format(prefix: data) == .raw { return try processSandboxed(data, options: options) }
     let loader = VipsBuffer.loaderName(for: data)
     guard let format = loader.map(formatName(loader:)), formatsDecodedHere.contains(format) else {
       guard loader != nil || SandboxedDecoder.Format(prefix: data) != nil else { throw .notAnImage }
@@ -190,11 +192,18 @@ public enum ImageProcessor {
       width: rotated ? facts.height : facts.width,
       height: rotated ? facts.width : facts.height,
       orientation: facts.orientation,
-      format: SandboxedDecoder.Format(prefix: data)?.rawValue ?? facts.format,
+      format: format(of: data, decoded: facts.format),
       hash: contentHash(of: data),
       byteCount: data.count,
       thumbnail: thumbnail,
       original: options.keepOriginal ? data : nil)
+  }
+
+  /// A sandboxed format's name: the one its first bytes say (not "magick" for a BMP), but
+  /// for a camera maker's TIFF that libraw did not read.
+  private static func format(of data: Data, decoded: String) -> String {
+    let detected = SandboxedDecoder.Format(prefix: data)
+    return detected == .raw || detected == nil ? decoded : detected!.rawValue
   }
 
   /// JPEG for opaque images; WebP keeps the alpha channel of those that have one.

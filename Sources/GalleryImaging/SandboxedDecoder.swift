@@ -33,12 +33,14 @@ public enum SandboxedDecoder {
 
   /// The formats sent here, by their first bytes: a file none of them claims is not an image.
   package enum Format: String, CaseIterable, Sendable {
-    case bmp, jxl, jp2, svg, pdf
+    case bmp, jxl, jp2, svg, pdf, raw
 
     package init?(prefix data: Data) {
       let bytes = [UInt8](data.prefix(4096))
       func starts(_ magic: [UInt8]) -> Bool { bytes.starts(with: magic) }
-      if starts([0x42, 0x4D]) && bytes.count >= 18 && [12, 40, 52, 56, 64, 108, 124].contains(Int(bytes[14]))
+      if CameraRaw.matches(data) {
+        self = .raw
+      } else if starts([0x42, 0x4D]) && bytes.count >= 18 && [12, 40, 52, 56, 64, 108, 124].contains(Int(bytes[14]))
         && bytes[15...17].allSatisfy({ $0 == 0 })
       {
         self = .bmp
@@ -120,6 +122,13 @@ public enum SandboxedDecoder {
     return Decoded(facts: facts, rendition: Data(outcome.output.drop { $0 != 0x0A }.dropFirst()))
   }
 
+  /// Keys in order: the same facts make the same line.
+  private static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return encoder
+  }
+
   /// The decoder's exit status for an image over the pixel limit, after writing its facts.
   private static let overLimit: Int32 = 3
 
@@ -144,8 +153,15 @@ public enum SandboxedDecoder {
       // libvips loads its modules (and they their libraries) before the doors close.
       try VipsRuntime.start()
       VipsRuntime.allowUntrustedLoaders()
+      if Format(prefix: data) == .raw { try RawPhoto.load() }
       try DecoderSandbox.enter(memoryBytes: memoryBytes, cpuSeconds: cpuSeconds, outputBytes: outputBytes)
       let output = FileHandleFD(adopting: 1, path: "standard output")
+      if Format(prefix: data) == .raw, let answer = try rawAnswer(data, size: size, maxPixels: maxPixels) {
+        try output.writeAll(answer.facts)
+        guard let rendition = answer.rendition else { exit(overLimit) }
+        try output.writeAll(rendition)
+        exit(0)
+      }
       try data.withUnsafeBytes { raw in
         let header = try VipsBuffer.header(of: data)
         let loader = VipsBuffer.loaderName(for: data) ?? "unknown"
@@ -153,7 +169,7 @@ public enum SandboxedDecoder {
           format: ImageProcessor.formatName(loader: loader), width: header.width, height: header.height,
           orientation: header.orientation, pages: header.pages)
         guard facts.width > 0, facts.height > 0 else { throw VipsError(operation: "header", message: "zero-sized image") }
-        var line = try JSONEncoder().encode(facts)
+        var line = try Self.encoder.encode(facts)
         line.append(0x0A)
         try output.writeAll(line)
         guard (try? ImageRefusal.checkPixels(width: facts.width, height: facts.height, limit: maxPixels)) != nil else {
@@ -168,5 +184,83 @@ public enum SandboxedDecoder {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       exit(1)
     }
+  }
+
+  /// A camera RAW file, read by libraw: its facts (a line of JSON) and its rendition, upright
+  /// (none over the pixel limit); nil when libraw does not read it (a TIFF a camera maker's
+  /// scanner wrote), which then goes to libvips as any file.
+  private static func rawAnswer(_ data: Data, size: Int, maxPixels: Int) throws -> (facts: Data, rendition: Data?)? {
+    guard let decoded = try? RawPhoto.decode(data) else { return nil }
+    let facts = Facts(
+      format: "raw", width: decoded.width, height: decoded.height, orientation: decoded.orientation, pages: 1)
+    guard facts.width > 0, facts.height > 0 else { throw VipsError(operation: "libraw", message: "zero-sized image") }
+    var line = try encoder.encode(facts)
+    line.append(0x0A)
+    guard (try? ImageRefusal.checkPixels(width: facts.width, height: facts.height, limit: maxPixels)) != nil else {
+      return (line, nil)
+    }
+    var image: VipsImageHandle
+    if let preview = decoded.preview {
+      image = try preview.withUnsafeBytes { raw in try VipsImageHandle.thumbnail(of: raw, size: size).copiedToMemory() }
+    } else if let pixels = decoded.pixels {
+      image = try pixels.data.withUnsafeBytes { raw in
+        try VipsImageHandle.pixels(raw, width: pixels.width, height: pixels.height, bands: pixels.bands)
+          .shrunk(toFit: size).copiedToMemory()
+      }
+    } else {
+      return nil
+    }
+    // The camera stored its preview as the sensor saw it: turned upright here, as the
+    // orientation says (libraw turns what it develops itself).
+    let turns = [3: 2, 6: 1, 8: 3][decoded.orientation] ?? 0
+    if decoded.preview != nil, turns > 0 { image = try image.rotated(quarterTurns: turns) }
+    return (line, try image.encoded(as: ".png"))
+  }
+}
+
+/// Camera RAW files by their content: the formats with their own signature (Olympus,
+/// Panasonic, Fujifilm, Canon's CR2 and CR3), and the TIFFs a camera wrote (a DNG's version
+/// tag, or a camera maker in the first directory, read wherever it lies).
+enum CameraRaw {
+  static let makers = [
+    "NIKON", "SONY", "PENTAX", "Canon", "OLYMPUS", "Panasonic", "FUJIFILM", "LEICA", "Leica", "Hasselblad", "Phase One",
+    "SAMSUNG", "RICOH", "KODAK", "Kodak", "KONICA MINOLTA", "Minolta", "SIGMA", "Mamiya", "Leaf",
+  ]
+
+  /// Reads the signature, and a TIFF's first directory wherever in `data` it lies.
+  static func matches(_ data: Data) -> Bool {
+    let bytes = [UInt8](data.prefix(16))
+    func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+      bytes.count >= offset + magic.count && Array(bytes[offset..<offset + magic.count]) == magic
+    }
+    if starts(Array("IIRO".utf8)) || starts(Array("IIRS".utf8)) || starts(Array("MMOR".utf8)) || starts([0x49, 0x49, 0x55, 0])
+      || starts(Array("FUJIFILMCCD-RAW".utf8)) || starts(Array("ftypcrx ".utf8), at: 4)
+    {
+      return true
+    }
+    let little = starts([0x49, 0x49, 0x2A, 0])
+    guard little || starts([0x4D, 0x4D, 0, 0x2A]) else { return false }
+    if little && starts(Array("CR".utf8), at: 8) { return true }
+    func slice(_ offset: Int, _ count: Int) -> [UInt8]? {
+      guard offset >= 0, count >= 0, offset <= data.count - count else { return nil }
+      let start = data.startIndex + offset
+      return [UInt8](data[start..<start + count])
+    }
+    func read(_ offset: Int, _ count: Int) -> Int? {
+      guard let slice = slice(offset, count) else { return nil }
+      return (little ? slice.reversed() : slice).reduce(0) { $0 << 8 | Int($1) }
+    }
+    guard let directory = read(4, 4), let count = read(directory, 2), count < 1000 else { return false }
+    for index in 0..<count {
+      let entry = directory + 2 + 12 * index
+      guard let tag = read(entry, 2) else { return false }
+      if tag == 0xC612 { return true }  // DNGVersion
+      guard tag == 0x010F, let length = read(entry + 4, 4), length > 4, length < 64, let at = read(entry + 8, 4),
+        let value = slice(at, length)
+      else { continue }
+      let make = String(decoding: value.prefix { $0 != 0 }, as: UTF8.self)
+      if makers.contains(where: { make.hasPrefix($0) }) { return true }
+    }
+    return false
   }
 }

@@ -272,3 +272,22 @@ extension VipsImageHandle {
   /// Pages in the file (a multi-page TIFF or PDF); 1 when the loader does not say.
   package var pages: Int { Int(CVips_pages(pointer)) }
 }
+
+extension VipsImageHandle {
+  /// `width` x `height` 8-bit pixels of `bands` samples each.
+  package static func pixels(_ data: UnsafeRawBufferPointer, width: Int, height: Int, bands: Int) throws -> VipsImageHandle {
+    try make("vips_image_new_from_memory_copy") {
+      CVips_from_pixels(data.baseAddress, data.count, CInt(width), CInt(height), CInt(bands), $0)
+    }
+  }
+
+  /// This image made to fit `size` x `size`, never enlarged.
+  package func shrunk(toFit size: Int) throws -> VipsImageHandle {
+    try Self.make("vips_thumbnail_image") { CVips_shrunk(pointer, CInt(size), $0) }
+  }
+
+  /// This image turned clockwise by `quarterTurns` quarter turns.
+  package func rotated(quarterTurns: Int) throws -> VipsImageHandle {
+    try Self.make("vips_rot") { CVips_rotate(pointer, CInt(quarterTurns), $0) }
+  }
+}

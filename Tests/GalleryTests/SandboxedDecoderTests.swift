@@ -118,6 +118,36 @@ struct SandboxedDecoderTests {
     #expect(items.map { $0["height"] as? Int } == [750, 750])
   }
 
+  @Test("Camera RAW (a DNG): the camera's preview when it has one, else the raw developed; upright either way")
+  func cameraRaw() throws {
+    let workspace = try TestWorkspace()
+    let photo = try FixtureImage.photo(size: 600)
+    let png = workspace.path("photo.png")
+    try photo.encoded(as: ".png").write(to: URL(fileURLWithPath: png))
+    // The pixels end the PPM, after a header that may hold a comment.
+    let rgb = [UInt8](try photo.encoded(as: ".ppm").suffix(600 * 375 * 3))
+    #expect(rgb.count == 600 * 375 * 3)
+    let previewed = workspace.path("previewed.dng")
+    let developed = workspace.path("developed.dng")
+    try TestDNG.make(rgb: rgb, width: 600, height: 375, orientation: 1, preview: (try photo.encoded(as: ".jpg[Q=95]"), 600, 375))
+      .write(to: URL(fileURLWithPath: previewed))
+    try TestDNG.make(rgb: rgb, width: 600, height: 375, orientation: 6).write(to: URL(fileURLWithPath: developed))
+    let document = try workspace.document()
+    let dropped = try Run.gallery(["drop", document, previewed, developed])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    let items = try Self.items(document)
+    #expect(items.map { $0["format"] as? String } == ["raw", "raw"])
+    // Turned upright: the second is a portrait.
+    #expect(items.map { $0["width"] as? Int } == [600, 375])
+    #expect(items.map { $0["height"] as? Int } == [375, 600])
+    let opened = try GalleryDocument.open(document)
+    let preview = try opened.thumbnail(of: opened.model.items[0])
+    let difference = try FixtureImage.meanDE00(preview, against: try workspace.bytes(png))
+    #expect(difference < ColourTests.closeMatch, "mean ΔE00 \(difference)")
+    let thumbnail = try ImageProcessor.process(try opened.thumbnail(of: opened.model.items[1]), options: ImageOptions())
+    #expect(thumbnail.width == 160 && thumbnail.height == 256)
+  }
+
   @Test("Recognised by their first bytes, not their names; an HTML page holding an SVG is not one")
   func recognition() {
     func format(_ text: String) -> SandboxedDecoder.Format? { SandboxedDecoder.Format(prefix: Data(text.utf8)) }
@@ -197,5 +227,89 @@ extension SandboxedDecoderTests {
     text += offsets.map { String(repeating: "0", count: 10 - String($0).count) + "\($0) 00000 n \n" }.joined()
     text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(table)\n%%EOF\n"
     return Data(text.utf8)
+  }
+}
+
+/// Camera RAW files made at test time: DNGs (a TIFF with a colour filter array), written
+/// here byte by byte, as a camera or Adobe's converter lays them out.
+enum TestDNG {
+  private struct Entry {
+    var tag: UInt16
+    var type: UInt16
+    var count: Int
+    var value: [UInt8]
+  }
+
+  private static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+  private static func short(_ tag: UInt16, _ values: [Int]) -> Entry {
+    Entry(tag: tag, type: 3, count: values.count, value: values.flatMap { le(UInt16($0)) })
+  }
+  private static func long(_ tag: UInt16, _ values: [Int]) -> Entry {
+    Entry(tag: tag, type: 4, count: values.count, value: values.flatMap { le(UInt32($0)) })
+  }
+  private static func bytes(_ tag: UInt16, _ values: [UInt8]) -> Entry {
+    Entry(tag: tag, type: 1, count: values.count, value: values)
+  }
+  private static func ascii(_ tag: UInt16, _ text: String) -> Entry {
+    Entry(tag: tag, type: 2, count: text.utf8.count + 1, value: Array(text.utf8) + [0])
+  }
+
+  /// A DNG of `rgb` (8-bit, `width` x `height`) mosaicked through an RGGB filter, 16 bits a
+  /// sample, with EXIF orientation `orientation`; with `preview` (JPEG bytes of
+  /// `previewSize`), that preview in the first directory and the raw data in a sub-directory.
+  static func make(
+    rgb: [UInt8], width: Int, height: Int, orientation: Int, preview: (data: Data, width: Int, height: Int)? = nil
+  ) -> Data {
+    var mosaic: [UInt8] = []
+    mosaic.reserveCapacity(width * height * 2)
+    for y in 0..<height {
+      for x in 0..<width {
+        let channel = y % 2 == 0 ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2)
+        mosaic += le(UInt16(rgb[(y * width + x) * 3 + channel]) * 257)
+      }
+    }
+    var file: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + le(UInt32(8))
+    // Directories are written at the end, their data first: offsets are known then.
+    func append(_ data: [UInt8]) -> Int {
+      if file.count % 2 == 1 { file.append(0) }
+      defer { file += data }
+      return file.count
+    }
+    let rawAt = append(mosaic)
+    let rawEntries = [
+      long(254, [0]), long(256, [width]), long(257, [height]), short(258, [16]), short(259, [1]), short(262, [32803]),
+      long(273, [rawAt]), short(277, [1]), long(278, [height]), long(279, [mosaic.count]), short(284, [1]),
+      short(33421, [2, 2]), bytes(33422, [0, 1, 1, 2]), long(50717, [65535]),
+    ]
+    let camera = [
+      ascii(271, "Gallery"), ascii(272, "Test Camera"), short(274, [orientation]), bytes(50706, [1, 4, 0, 0]),
+      ascii(50708, "Gallery Test Camera"),
+    ]
+    func directory(_ entries: [Entry]) -> Int {
+      let sorted = entries.sorted { $0.tag < $1.tag }
+      var values: [Int: Int] = [:]
+      for (index, entry) in sorted.enumerated() where entry.value.count > 4 { values[index] = append(entry.value) }
+      var table = le(UInt16(sorted.count))
+      for (index, entry) in sorted.enumerated() {
+        table += le(entry.tag) + le(entry.type) + le(UInt32(entry.count))
+        table += values[index].map { le(UInt32($0)) } ?? (entry.value + [UInt8](repeating: 0, count: 4 - entry.value.count))
+      }
+      return append(table + le(UInt32(0)))
+    }
+    let first: Int
+    if let preview {
+      let previewAt = append(Array(preview.data))
+      let sub = directory(rawEntries)
+      first = directory(
+        camera + [
+          long(254, [1]), long(256, [preview.width]), long(257, [preview.height]), short(258, [8, 8, 8]),
+          short(259, [7]), short(262, [6]), long(273, [previewAt]), short(277, [3]), long(278, [preview.height]),
+          long(279, [preview.data.count]), long(330, [sub]),
+        ])
+    } else {
+      first = directory(camera + rawEntries)
+    }
+    file.replaceSubrange(4..<8, with: le(UInt32(first)))
+    return Data(file)
   }
 }

@@ -82,5 +82,11 @@ int CVips_margin(VipsImage *in, int margin, VipsImage **out);
 
 /// Encodes in the format the suffix names (".jpg", ".png", ".webp", ".gif", ".tif").
 int CVips_write_to_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
+/// An image of `width` x `height` 8-bit pixels of `bands` samples, copied from `data`.
+int CVips_from_pixels(const void *data, size_t length, int width, int height, int bands, VipsImage **out);
+/// The image made to fit `size` x `size`, never enlarged.
+int CVips_shrunk(VipsImage *in, int size, VipsImage **out);
+/// The image turned clockwise by `quarter_turns` quarter turns.
+int CVips_rotate(VipsImage *in, int quarter_turns, VipsImage **out);
 
 #endif
