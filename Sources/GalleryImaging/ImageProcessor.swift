@@ -12,6 +12,8 @@ public struct ProcessedImage: Sendable {
   public var height: Int
   public var orientation: Int
   public var format: String
+  /// Pages in the file (a multi-page TIFF or PDF, which shows its first); 1 for most.
+  public var pages = 1
   public var hash: String
   public var byteCount: Int
   public var thumbnail: Thumbnail
@@ -143,6 +145,7 @@ public enum ImageProcessor {
         guard stored.width > 0, stored.height > 0 else { throw ImageRefusal.undecodable("zero-sized image") }
         try ImageRefusal.checkPixels(width: stored.width, height: stored.height, limit: options.maxPixels)
         let orientation = header.orientation
+        let pages = header.pages
         let rotated = orientation >= 5
         let thumbnail: Thumbnail
         do {
@@ -159,6 +162,7 @@ public enum ImageProcessor {
           height: rotated ? stored.width : stored.height,
           orientation: orientation,
           format: format,
+          pages: pages,
           hash: contentHash(of: data),
           byteCount: data.count,
           thumbnail: thumbnail,
@@ -193,6 +197,7 @@ public enum ImageProcessor {
       height: rotated ? facts.width : facts.height,
       orientation: facts.orientation,
       format: format(of: data, decoded: facts.format),
+      pages: facts.pages,
       hash: contentHash(of: data),
       byteCount: data.count,
       thumbnail: thumbnail,

@@ -107,6 +107,8 @@ public struct Item: Codable, Sendable, Equatable {
     package var height: Int?
     package var orientation: Int?
     package var format: String?
+    /// Pages in the file (a multi-page TIFF or PDF shows its first); nil for one.
+    package var pages: Int? = nil
     package var bytes: Int?
     package var hash: String?
     package var thumbnail: String?
@@ -130,13 +132,13 @@ public struct Item: Codable, Sendable, Equatable {
   package init(
     id: String, source: String, page: String?, state: State, aspectRatio: Double, width: Int?, height: Int?,
     orientation: Int?, format: String?, bytes: Int?, hash: String?, thumbnail: String?, original: String?,
-    added: Date, placeholder: Placeholder?, failure: String?
+    added: Date, placeholder: Placeholder?, failure: String?, pages: Int? = nil
   ) {
     self.init(
       fields: Fields(
         id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width, height: height,
-        orientation: orientation, format: format, bytes: bytes, hash: hash, thumbnail: thumbnail, original: original,
-        added: added, placeholder: placeholder, failure: failure))
+        orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
+        original: original, added: added, placeholder: placeholder, failure: failure))
   }
 
   /// The fields, for a change that touches several (one copy, not one per field).
@@ -207,6 +209,11 @@ public struct Item: Codable, Sendable, Equatable {
   public var format: String? {
     get { storage.isPending ? pendingFields.format : unsafeDowncast(storage, to: DecodedItem.self).fields.format }
     set { fields.format = newValue }
+  }
+  /// Pages in the file, when more than one (a multi-page TIFF or PDF: it shows its first).
+  public var pages: Int? {
+    get { storage.isPending ? pendingFields.pages : unsafeDowncast(storage, to: DecodedItem.self).fields.pages }
+    set { fields.pages = newValue }
   }
   public var bytes: Int? {
     get { storage.isPending ? pendingFields.bytes : unsafeDowncast(storage, to: DecodedItem.self).fields.bytes }

@@ -358,6 +358,7 @@ extension JSONWriter {
       o.int("orientation", item.orientation)
       o.string("original", item.original)
       o.string("page", item.page)
+      o.int("pages", item.pages)
       if let placeholder = item.placeholder {
         o.value("placeholder") { w in
           w.object { p in
@@ -1040,6 +1041,7 @@ extension JSONReader {
     var height: Int?
     var orientation: Int?
     var format: String?
+    var pages: Int?
     var bytes: Int?
     var hash: String?
     var thumbnail: String?
@@ -1062,6 +1064,7 @@ extension JSONReader {
       case "height": height = try r.int()
       case "orientation": orientation = try r.int()
       case "format": format = try r.string()
+      case "pages": pages = try r.int()
       case "bytes": bytes = try r.int()
       case "hash": hash = try r.string()
       case "thumbnail": thumbnail = try r.string()
@@ -1077,7 +1080,7 @@ extension JSONReader {
     return Item(
       id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width,
       height: height, orientation: orientation, format: format, bytes: bytes, hash: hash,
-      thumbnail: thumbnail, original: original, added: added, placeholder: placeholder, failure: failure)
+      thumbnail: thumbnail, original: original, added: added, placeholder: placeholder, failure: failure, pages: pages)
   }
 
   package mutating func placeholder() throws -> Item.Placeholder {

@@ -131,6 +131,7 @@ public enum ModelValidation {
       if let value { require((1...Limits.maxDimension).contains(value), "\(label) \(value) is out of range") }
     }
     if let orientation = item.orientation { require((1...8).contains(orientation), "orientation \(orientation) is not 1 to 8") }
+    if let pages = item.pages { require((2...1_000_000).contains(pages), "pages \(pages) is not 2 to 1000000") }
     if let bytes = item.bytes { require(Limits.counter.contains(bytes), "byte count \(bytes) is out of range") }
     if let format = item.format { require(isFormatName(format), "format \(quoted(format)) is not a format name") }
     if let hash = item.hash { require(isContentHash(hash), "hash \(quoted(hash)) is not sha256:<64 hex digits>") }

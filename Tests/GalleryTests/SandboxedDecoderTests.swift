@@ -61,6 +61,7 @@ struct SandboxedDecoderTests {
     #expect(dropped.status == 0, "\(dropped.stderr)")
     let items = try Self.items(document)
     #expect(items.map { $0["format"] as? String } == ["svg", "pdf"])
+    #expect(items.map { $0["pages"] as? Int } == [nil, 2])
     #expect(items.map { $0["aspectRatio"] as? Double } == [2.0, 1.5])
     let opened = try GalleryDocument.open(document)
     for item in opened.model.items {
@@ -116,6 +117,9 @@ struct SandboxedDecoderTests {
     let items = try Self.items(document)
     #expect(items.map { $0["format"] as? String } == ["tiff", "tiff"])
     #expect(items.map { $0["height"] as? Int } == [750, 750])
+    // The first page shown, the count said.
+    #expect(items.map { $0["pages"] as? Int } == [nil, 2])
+    #expect(try Run.gallery(["show", document]).stdout.contains("(2 pages, the first shown)"))
   }
 
   @Test("Camera RAW (a DNG): the camera's preview when it has one, else the raw developed; upright either way")

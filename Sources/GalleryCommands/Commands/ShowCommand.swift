@@ -52,7 +52,8 @@ package enum ItemLine {
     return [
       String(position).leftPadded(to: width), item.id, state.padded(to: 7),
       String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), TerminalText.escaped(item.source),
-    ].joined(separator: "  ") + (item.failure.map { "  (\(TerminalText.escaped($0)))" } ?? "")
+    ].joined(separator: "  ") + (item.pages.map { "  (\($0) pages, the first shown)" } ?? "")
+      + (item.failure.map { "  (\(TerminalText.escaped($0)))" } ?? "")
   }
 }
 

@@ -488,6 +488,7 @@ extension Item {
     item.height = image.height
     item.aspectRatio = Double(image.width) / Double(image.height)
     item.orientation = image.orientation
+    item.pages = image.pages > 1 ? image.pages : nil
     item.format = image.format
     item.bytes = image.byteCount
     item.hash = image.hash
