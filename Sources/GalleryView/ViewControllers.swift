@@ -163,7 +163,7 @@ struct DocumentController {
 
   func addRoutes(to group: RouterGroup<BasicRequestContext>) {
     group.get { _, context in try await model(try id(context)) }
-    group.get("cover") { _, context in try await cover(try id(context)) }
+    group.get("cover") { request, context in try await cover(try id(context), request: request) }
     group.get("thumbnails/:item") { request, context in
       try await thumbnail(try id(context), item: try context.parameters.require("item"), request: request)
     }
@@ -207,17 +207,28 @@ struct DocumentController {
     return ViewServer.json(ViewJSON.document(id: id, path: path, model: model))
   }
 
-  func cover(_ id: String) async throws -> Response {
+  /// The sizes a page may ask a cover at (`?size=`), besides the 256 pixels a save stores.
+  static let coverSizes = [512, 768]
+
+  /// The cover a save made; a document from elsewhere may lack it: made from its
+  /// thumbnails. With `?size=`, made at that size (from the originals where the thumbnails
+  /// are too small), for large cards on HiDPI screens; its address carries the document's
+  /// modification time (`?m=`), so it may be cached.
+  func cover(_ id: String, request: Request) async throws -> Response {
     let path = try path(id)
-    // The cover a save made; a document from elsewhere may lack it: made from its thumbnails.
+    let size = request.uri.queryParameters["size"].flatMap { Int($0) }
+    if let size, !Self.coverSizes.contains(size) {
+      throw ViewError.badRequest("size must be one of \(Self.coverSizes.map(String.init).joined(separator: ", "))")
+    }
     let data = try await BlockingWork.run {
       try documents.reading(path) { document in
-        try (try? document.cover()) ?? document.cover(size: 256, suffix: ".jpg")
+        if let size { return try document.cover(size: size, suffix: ".jpg[Q=85,strip]") }
+        return try (try? document.cover()) ?? document.cover(size: 256, suffix: ".jpg")
       }
     }
     var headers = HTTPFields()
     headers[.contentType] = "image/jpeg"
-    headers[.cacheControl] = "no-cache"
+    headers[.cacheControl] = size == nil ? "no-cache" : "private, max-age=86400"
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
   }
 

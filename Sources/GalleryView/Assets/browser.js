@@ -62,7 +62,11 @@ export function showBrowser() {
       onclick: (event) => { event.stopPropagation(); menu.hidden = !menu.hidden; } });
     const item = element('li', { class: 'document', dataset: { id: doc.id } },
       element('a', { href: `/d/${doc.id}`, class: 'open' },
-        element('img', { class: 'cover', src: `/api/documents/${doc.id}/cover?m=${encodeURIComponent(doc.modified || '')}`, alt: '', loading: 'lazy' }),
+        element('img', {
+          class: 'cover', alt: '', loading: 'lazy', sizes: '300px', src: `/api/documents/${doc.id}/cover?m=${encodeURIComponent(doc.modified || '')}`,
+          // Sharp on large cards and HiDPI screens: covers made at the size asked.
+          srcset: [256, 512, 768].map((size) => `/api/documents/${doc.id}/cover?${size === 256 ? '' : `size=${size}&`}m=${encodeURIComponent(doc.modified || '')} ${size}w`).join(', '),
+        }),
         element('span', { class: 'title', text: doc.title ?? doc.name })),
       element('div', { class: 'about' },
         element('span', { class: 'counts', text: counts.join(' · ') }),
