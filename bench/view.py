@@ -40,6 +40,25 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
+def gallery_of_ten_thousand(target, seeds_folder, id_prefix):
+    """A 10,000-item gallery at `target` made of the images in `seeds_folder`, repeated: one
+    drop of each image, then a drag payload of 10,000 items naming them under new ids."""
+    seeds = target.with_suffix(".seeds.gallery")
+    if seeds.exists():
+        seeds.unlink()
+    run("new", seeds)
+    run("drop", seeds, *sorted(seeds_folder.iterdir()))
+    seed_ids = [item["id"] for item in json.loads(run("show", "--json", seeds))["items"]]
+    payload = json.loads(run("drag", "--type", "gallery", seeds, *seed_ids))
+    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+    entries = payload["items"]
+    payload["items"] = [dict(entries[n % len(entries)], item=dict(entries[n % len(entries)]["item"],
+                        id=id_prefix + "".join(alphabet[(n // 31 ** k) % 31] for k in range(4)))) for n in range(10000)]
+    run("new", target)
+    run("drop", target, "-", input=json.dumps(payload).encode())
+    seeds.unlink()
+
+
 # --- A 10,000-item gallery: photo-like images, each thumbnail its own entry -----------------
 big = out / "ten-thousand.gallery"
 if not big.exists():
@@ -50,17 +69,7 @@ if not big.exists():
     for n in range(20):
         subprocess.run(["vips", "gaussnoise", seeds / f"{n}.jpg", str(400 + 37 * n), str(300 + 23 * (n % 7)),
                         "--mean", str(60 + 8 * n), "--sigma", "40"], check=True)
-    source = work / "seeds.gallery"
-    run("new", source)
-    run("drop", source, *sorted(seeds.iterdir()))
-    seed_ids = [item["id"] for item in json.loads(run("show", "--json", source))["items"]]
-    payload = json.loads(run("drag", "--type", "gallery", source, *seed_ids))
-    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
-    entries = payload["items"]
-    payload["items"] = [dict(entries[n % 20], item=dict(entries[n % 20]["item"],
-                        id="b" + "".join(alphabet[(n // 31 ** k) % 31] for k in range(4)))) for n in range(10000)]
-    run("new", big)
-    run("drop", big, "-", input=json.dumps(payload).encode())
+    gallery_of_ten_thousand(big, seeds, "b")
     shutil.rmtree(work)
 
 results = []
@@ -202,27 +211,13 @@ if not sharp.exists():
     crops.mkdir()
     for n in range(400):
         photo = photos[n % len(photos)]
-        width, height = (int(v) for v in subprocess.run(["vipsheader", "-f", "width", str(photo)], capture_output=True,
-                                                          text=True).stdout.split() + subprocess.run(
-            ["vipsheader", "-f", "height", str(photo)], capture_output=True, text=True).stdout.split())
+        width, height = (int(subprocess.run(["vipsheader", "-f", field, str(photo)], capture_output=True, text=True,
+                                            check=True).stdout) for field in ("width", "height"))
         w, h = width * 4 // 5, height * 4 // 5
         x, y = (n * 37) % (width - w), (n * 23) % (height - h)
         subprocess.run(["vips", "crop", str(photo), str(crops / f"{n:03d}.jpg[Q=90]"), str(x), str(y), str(w), str(h)],
                        check=True)
-    seeds = out / "sharp-seeds.gallery"
-    if seeds.exists():
-        seeds.unlink()
-    run("new", seeds)
-    run("drop", seeds, *sorted(crops.iterdir()))
-    seed_ids = [item["id"] for item in json.loads(run("show", "--json", seeds))["items"]]
-    payload = json.loads(run("drag", "--type", "gallery", seeds, *seed_ids))
-    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
-    entries = payload["items"]
-    payload["items"] = [dict(entries[n % len(entries)], item=dict(entries[n % len(entries)]["item"],
-                        id="s" + "".join(alphabet[(n // 31 ** k) % 31] for k in range(4)))) for n in range(10000)]
-    run("new", sharp)
-    run("drop", sharp, "-", input=json.dumps(payload).encode())
-    seeds.unlink()
+    gallery_of_ten_thousand(sharp, crops, "s")
 cache = out / "preview-cache"
 shutil.rmtree(cache, ignore_errors=True)
 os.environ["XDG_CACHE_HOME"] = str(cache)
