@@ -10,8 +10,6 @@ import Testing
 @Suite("Format 2: journal, history, undo")
 struct HistoryTests {
   static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
-  static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Samples").path
 
   /// The last `gallery.json` of an archive, as Python's tarfile reads it.
   func lastCheckpoint(_ path: String) throws -> [String: Any] {
@@ -29,11 +27,11 @@ struct HistoryTests {
 
   @Test(
     "Format-1 documents of the previous release open as they are and are written as format 2 from their next save",
-    arguments: ["format1-history.gallery", "format1-embedded.gallery", "Example.gallery"])
+    arguments: ["format1-history.gallery", "format1-embedded.gallery", "format1-example.gallery"])
   func formatOneUpgrades(name: String) throws {
     let work = try TestWorkspace()
     let document = work.path(name)
-    let source = name == "Example.gallery" ? Self.samples + "/" + name : Self.fixtures + "/" + name
+    let source = Self.fixtures + "/" + name
     try FileManager.default.copyItem(atPath: source, toPath: document)
     let opened = try GalleryDocument.open(document)
     #expect(opened.model.format == 1 && opened.damage == nil)
