@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|tag|caption|note|rate|label|find|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert tag caption note rate label find help' -- "${cur}"))
         ;;
     esac
 }
@@ -233,12 +233,15 @@ _gallery_show() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--at)
+    non_repeating_options=(--at --where)
     __gallery_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--at')
+        return
+        ;;
+    '--where')
         return
         ;;
     esac
@@ -914,6 +917,131 @@ _gallery_revert() {
         return
         ;;
     esac
+}
+
+_gallery_tag() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options -1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    esac
+}
+
+_gallery_caption() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--text)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--text')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion caption -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_note() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options 3
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    2)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion note -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_rate() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--stars)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--stars')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion rate -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_label() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--colour)
+    __gallery_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--colour')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
+        return
+        ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion label -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_find() {
+    repeating_flags=()
+    non_repeating_flags=(--json --uris --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __gallery_offer_flags_options -1
 }
 
 _gallery_help() {

@@ -39,7 +39,8 @@ public struct GalleryCommand: ParsableCommand {
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
       ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
       OpenCommand.self, ServeCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self,
-      RevertCommand.self, ClipboardOwnerCommand.self,
+      RevertCommand.self, TagCommand.self, CaptionCommand.self, NoteCommand.self, RateCommand.self,
+      LabelCommand.self, FindCommand.self, ClipboardOwnerCommand.self,
     ])
 
   public init() {}

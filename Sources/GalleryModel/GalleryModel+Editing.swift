@@ -42,6 +42,12 @@ extension GalleryModel {
     }
   }
 
+  /// Changes the items `ids` names (what a person wrote of them: tags, caption, rating...).
+  public mutating func update(_ ids: [String], _ change: (inout Item) -> Void) {
+    let wanted = IDSet(ids)
+    for index in items.indices where wanted.contains(items[index].id) { change(&items[index]) }
+  }
+
   /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
   public mutating func emptyTrash() -> Int {
     defer { trash.removeAll() }

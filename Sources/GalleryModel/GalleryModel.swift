@@ -116,6 +116,11 @@ public struct Item: Codable, Sendable, Equatable {
     package var added: Date
     package var placeholder: Placeholder?
     package var failure: String?
+    package var caption: String? = nil
+    package var note: String? = nil
+    package var tags: [String]? = nil
+    package var rating: Int? = nil
+    package var label: Label? = nil
   }
 
   /// Shared between copies until one of them changes: `DecodedItem`, or `PendingItem` for
@@ -210,6 +215,44 @@ public struct Item: Codable, Sendable, Equatable {
     get { storage.isPending ? pendingFields.format : unsafeDowncast(storage, to: DecodedItem.self).fields.format }
     set { fields.format = newValue }
   }
+  /// A line a person wrote about the item.
+  public var caption: String? {
+    get { storage.isPending ? pendingFields.caption : unsafeDowncast(storage, to: DecodedItem.self).fields.caption }
+    set { fields.caption = newValue }
+  }
+  /// Text a person wrote about the item, any number of lines.
+  public var note: String? {
+    get { storage.isPending ? pendingFields.note : unsafeDowncast(storage, to: DecodedItem.self).fields.note }
+    set { fields.note = newValue }
+  }
+  /// The item's tags, a set kept sorted (`a/b` for a hierarchy, as digiKam writes them);
+  /// nil when there are none.
+  public var tags: [String]? {
+    get { storage.isPending ? pendingFields.tags : unsafeDowncast(storage, to: DecodedItem.self).fields.tags }
+    set { fields.tags = newValue.flatMap { Item.tagSet($0) } }
+  }
+  /// Stars, 1 to 5; nil when not rated.
+  public var rating: Int? {
+    get { storage.isPending ? pendingFields.rating : unsafeDowncast(storage, to: DecodedItem.self).fields.rating }
+    set { fields.rating = newValue }
+  }
+  /// A colour label, as photo managers put on items.
+  public var label: Label? {
+    get { storage.isPending ? pendingFields.label : unsafeDowncast(storage, to: DecodedItem.self).fields.label }
+    set { fields.label = newValue }
+  }
+
+  /// The colour labels of digiKam, darktable and Lightroom.
+  public enum Label: String, Codable, Sendable, CaseIterable {
+    case red, orange, yellow, green, blue, purple, grey
+  }
+
+  /// Tags as a set: each once, sorted by their UTF-8 bytes; nil when none is left.
+  public static func tagSet(_ tags: [String]) -> [String]? {
+    let set = Array(Set(tags)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    return set.isEmpty ? nil : set
+  }
+
   /// Pages in the file, when more than one (a multi-page TIFF or PDF: it shows its first).
   public var pages: Int? {
     get { storage.isPending ? pendingFields.pages : unsafeDowncast(storage, to: DecodedItem.self).fields.pages }

@@ -349,12 +349,15 @@ extension JSONWriter {
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
       o.int("bytes", item.bytes)
+      o.string("caption", item.caption)
       o.string("display", display)
       o.string("failure", item.failure)
       o.string("format", item.format)
       o.string("hash", item.hash)
       o.int("height", item.height)
       o.string("id", item.id)
+      o.string("label", item.label?.rawValue)
+      o.string("note", item.note)
       o.int("orientation", item.orientation)
       o.string("original", item.original)
       o.string("page", item.page)
@@ -375,8 +378,10 @@ extension JSONWriter {
         }
       }
       o.int("position", position)
+      o.int("rating", item.rating)
       o.string("source", item.source)
       o.string("state", item.state.rawValue)
+      if let tags = item.tags { o.strings("tags", tags) }
       o.string("thumbnail", item.thumbnail)
       o.int("width", item.width)
     }
@@ -1048,6 +1053,11 @@ extension JSONReader {
     var original: String?
     var placeholder: Item.Placeholder?
     var failure: String?
+    var caption: String?
+    var note: String?
+    var tags: [String]?
+    var rating: Int?
+    var label: Item.Label?
     try object { r, key in
       if try r.isNull() { return }
       switch key {
@@ -1071,16 +1081,32 @@ extension JSONReader {
       case "original": original = try r.string()
       case "failure": failure = try r.string()
       case "placeholder": placeholder = try r.placeholder()
+      case "caption": caption = try r.string()
+      case "note": note = try r.string()
+      case "rating": rating = try r.int()
+      case "label":
+        let text = try r.string()
+        guard let value = Item.Label(rawValue: text) else { throw r.fail("unknown label \"\(text)\"") }
+        label = value
+      case "tags":
+        var list: [String] = []
+        try r.array { r in
+          guard list.count < ModelValidation.Limits.tags else { throw r.fail("more than \(ModelValidation.Limits.tags) tags") }
+          list.append(try r.string())
+        }
+        tags = list
       default: try r.skipValue()
       }
     }
     guard let id, let source, let state, let aspectRatio, let added else {
       throw fail("an item lacks id, source, state, aspectRatio or added")
     }
-    return Item(
-      id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width,
-      height: height, orientation: orientation, format: format, bytes: bytes, hash: hash,
-      thumbnail: thumbnail, original: original, added: added, placeholder: placeholder, failure: failure, pages: pages)
+    var fields = Item.Fields(
+      id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width, height: height,
+      orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
+      original: original, added: added, placeholder: placeholder, failure: failure)
+    (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
+    return Item(fields: fields)
   }
 
   package mutating func placeholder() throws -> Item.Placeholder {

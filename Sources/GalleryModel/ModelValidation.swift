@@ -25,6 +25,10 @@ public enum ModelValidation {
     public static let urlBytes = 16 * 1024
     public static let textBytes = 4096
     public static let idBytes = 32
+    public static let captionBytes = 1024
+    public static let noteBytes = 64 * 1024
+    public static let tags = 500
+    public static let tagBytes = 256
     /// Years that ISO 8601 with four digits can write.
     public static let dates: ClosedRange<Date> =
       Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
@@ -145,6 +149,21 @@ public enum ModelValidation {
       require(isText(failure, limit: Limits.textBytes), "its failure reason is too long or has NUL")
     }
     require(Limits.dates.contains(item.added), "its date added is out of range")
+    if let caption = item.caption {
+      require(isLine(caption, limit: Limits.captionBytes), "its caption is not one line of at most \(Limits.captionBytes) bytes")
+    }
+    if let note = item.note {
+      require(isText(note, limit: Limits.noteBytes), "its note is over \(Limits.noteBytes) bytes or has NUL")
+    }
+    if let tags = item.tags {
+      require(!tags.isEmpty && tags.count <= Limits.tags, "it has \(tags.count) tags (1 to \(Limits.tags) when present)")
+      require(
+        tags.allSatisfy(isTag), "a tag is not 1 to \(Limits.tagBytes) bytes of one line, without leading or trailing space or /")
+      require(
+        zip(tags, tags.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) },
+        "its tags are not sorted by their UTF-8 bytes, each once")
+    }
+    if let rating = item.rating { require((1...5).contains(rating), "rating \(rating) is not 1 to 5") }
     if let placeholder = item.placeholder {
       require(isURLText(placeholder.from), "its placeholder's origin is not a URL")
       require(isText(placeholder.owner.host, limit: 255), "its placeholder's host name is too long")
@@ -225,15 +244,27 @@ public enum ModelValidation {
   /// A URL as stored: bounded, and no control characters (they would forge lines in a
   /// uri-list or escape sequences on a terminal).
   package static func isURLText(_ text: String) -> Bool {
-    utf8(text) { bytes in
-      guard !bytes.isEmpty, bytes.count <= Limits.urlBytes else { return false }
-      // C0 and DEL are single bytes; C1 (U+0080 to U+009F) is 0xC2 then 0x80 to 0x9F.
-      for (offset, byte) in bytes.enumerated() {
-        if byte < 0x20 || byte == 0x7F { return false }
-        if byte == 0xC2, offset + 1 < bytes.count, (0x80...0x9F).contains(bytes[offset + 1]) { return false }
-      }
-      return true
+    utf8(text) { bytes in !bytes.isEmpty && bytes.count <= Limits.urlBytes && hasNoControls(bytes) }
+  }
+
+  /// One line of at most `limit` bytes, no control character (a caption).
+  package static func isLine(_ text: String, limit: Int) -> Bool {
+    utf8(text) { bytes in bytes.count <= limit && hasNoControls(bytes) }
+  }
+
+  /// A tag: one line, not empty, no space or `/` at either end (`a/b` is a hierarchy).
+  package static func isTag(_ tag: String) -> Bool {
+    guard let first = tag.first, let last = tag.last, isLine(tag, limit: Limits.tagBytes) else { return false }
+    return !first.isWhitespace && !last.isWhitespace && first != "/" && last != "/"
+  }
+
+  /// C0 and DEL are single bytes; C1 (U+0080 to U+009F) is 0xC2 then 0x80 to 0x9F.
+  private static func hasNoControls(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for (offset, byte) in bytes.enumerated() {
+      if byte < 0x20 || byte == 0x7F { return false }
+      if byte == 0xC2, offset + 1 < bytes.count, (0x80...0x9F).contains(bytes[offset + 1]) { return false }
     }
+    return true
   }
 
   package static func isText(_ text: String, limit: Int) -> Bool {

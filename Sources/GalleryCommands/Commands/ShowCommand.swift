@@ -22,19 +22,31 @@ struct ShowCommand: ParsableCommand {
   @Option(help: "Show the document as it was at this revision (`42` or `r42`; see `gallery history`).")
   var at: RevisionArgument?
 
+  @Option(help: "Only the items this query matches (see `gallery find`); positions stay those of the gallery.")
+  var `where`: String?
+
+  func validate() throws {
+    if let query = `where` {
+      do { _ = try ItemQuery(query) } catch { throw ValidationError("--where: \(error)") }
+    }
+  }
+
   func run() throws {
     let document = try target.open()
     RecentDocuments.note(document.path)
-    let model = try at.map { try document.model(at: $0.value) } ?? document.model
+    var model = try at.map { try document.model(at: $0.value) } ?? document.model
+    let query = try `where`.map { try ItemQuery($0) }
+    let positions = model.items.indices.filter { query?.matches(model.items[$0]) ?? true }
     if output.json {
+      if query != nil { model.items = positions.map { model.items[$0] } }
       try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
       return
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")
     var lines = ""
     let width = ItemLine.positionWidth(count: model.items.count)
-    for (index, item) in model.items.enumerated() {
-      lines += ItemLine.format(position: index + 1, item: item, width: width) + "\n"
+    for index in positions {
+      lines += ItemLine.format(position: index + 1, item: model.items[index], width: width) + "\n"
     }
     Terminal.out(lines)
   }

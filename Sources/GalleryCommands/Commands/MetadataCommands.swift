@@ -1,0 +1,177 @@
+import ArgumentParser
+import GalleryDocument
+import GalleryKit
+import GalleryModel
+import GallerySystem
+
+/// What a person writes about items: tags, a caption, a note, stars, a colour label. Each
+/// command is one edit, so one revision that `history` names and `undo` takes back.
+
+struct TagCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tag",
+    abstract: "Add and remove tags.",
+    discussion: """
+      Items come first (positions or ids), then tags: +TAG adds one, -TAG removes one \
+      (a bare TAG after a +TAG or -TAG adds it too). A tag is one line; `a/b` is the tag b \
+      under a, as digiKam writes hierarchies. Example: gallery tag Trip.gallery 1 3 +beach -sea
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(parsing: .allUnrecognized, help: "Items, then +TAG to add and -TAG to remove.")
+  var words: [String] = []
+
+  /// The items and the tag changes the words say.
+  static func parse(_ words: [String]) throws -> (items: [ItemReference], add: [String], remove: [String]) {
+    var items: [ItemReference] = []
+    var add: [String] = []
+    var remove: [String] = []
+    var tagsStarted = false
+    for word in words {
+      if word.hasPrefix("+") || word.hasPrefix("-") {
+        tagsStarted = true
+        let tag = String(word.dropFirst())
+        guard ModelValidation.isTag(tag) else { throw ValidationError("\(word): not a tag (one line, no space or / at an end)") }
+        if word.hasPrefix("+") { add.append(tag) } else { remove.append(tag) }
+      } else if tagsStarted {
+        guard ModelValidation.isTag(word) else { throw ValidationError("\(word): not a tag (one line, no space or / at an end)") }
+        add.append(word)
+      } else {
+        guard let item = ItemReference(argument: word) else { throw ValidationError("\(word): not an item position or id") }
+        items.append(item)
+      }
+    }
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM before the tags") }
+    guard !add.isEmpty || !remove.isEmpty else { throw ValidationError("give +TAG or -TAG after the items") }
+    return (items, add, remove)
+  }
+
+  func validate() throws { _ = try Self.parse(words) }
+
+  func run() throws {
+    let (items, add, remove) = try Self.parse(words)
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve(items)
+      let said = (add.map { "+" + $0 } + remove.map { "-" + $0 }).joined(separator: " ")
+      edit.summary = "tag: \(said), " + JournalRecord.counted(ids.count, "item")
+      edit.model.update(ids) { item in
+        item.tags = Array(Set(item.tags ?? []).union(add).subtracting(remove))
+      }
+    }
+  }
+}
+
+struct CaptionCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "caption", abstract: "Set or clear items' caption.",
+    discussion: "One line. An empty TEXT clears it.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
+  var items: [ItemReference]
+
+  @Option(name: .customLong("text"), help: "The caption (\"\" clears it).")
+  var text: String
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
+    guard ModelValidation.isLine(text, limit: ModelValidation.Limits.captionBytes) else {
+      throw ValidationError("a caption is one line of at most \(ModelValidation.Limits.captionBytes) bytes")
+    }
+  }
+
+  func run() throws {
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve(items)
+      edit.summary = "caption: " + JournalRecord.counted(ids.count, "item")
+      edit.model.update(ids) { $0.caption = text.isEmpty ? nil : text }
+    }
+  }
+}
+
+struct NoteCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "note", abstract: "Set or clear an item's note.",
+    discussion: "Any number of lines: TEXT, or `-` for standard input. An empty TEXT clears it.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "The item, by position or id.", completion: ItemCompletion.items)
+  var item: ItemReference
+
+  @Argument(help: "The note, or - to read it from standard input (\"\" clears it).")
+  var text: String
+
+  func run() throws {
+    let note =
+      text == "-"
+      ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : text
+    guard ModelValidation.isText(note, limit: ModelValidation.Limits.noteBytes) else {
+      throw ValidationError("a note is at most \(ModelValidation.Limits.noteBytes) bytes, without NUL")
+    }
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve([item])
+      edit.summary = "note: " + JournalRecord.counted(ids.count, "item")
+      edit.model.update(ids) { $0.note = note.isEmpty ? nil : note }
+    }
+  }
+}
+
+struct RateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rate", abstract: "Give items 1 to 5 stars, or 0 to clear them.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
+  var items: [ItemReference]
+
+  @Option(name: .customLong("stars"), help: "1 to 5, or 0 for none.")
+  var stars: Int
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
+    guard (0...5).contains(stars) else { throw ValidationError("--stars must be 0 to 5") }
+  }
+
+  func run() throws {
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve(items)
+      edit.summary = "rate: \(stars) star\(stars == 1 ? "" : "s"), " + JournalRecord.counted(ids.count, "item")
+      edit.model.update(ids) { $0.rating = stars == 0 ? nil : stars }
+    }
+  }
+}
+
+struct LabelCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "label", abstract: "Give items a colour label, or none.")
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
+  var items: [ItemReference]
+
+  @Option(
+    name: .customLong("colour"),
+    help: ArgumentHelp("The label: \(Item.Label.allCases.map(\.rawValue).joined(separator: ", ")), or none."))
+  var colour: String
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
+    guard colour == "none" || Item.Label(rawValue: colour) != nil else {
+      throw ValidationError(
+        "--colour must be one of \(Item.Label.allCases.map(\.rawValue).joined(separator: ", ")) or none")
+    }
+  }
+
+  func run() throws {
+    try GalleryDocument.edit(target.document) { edit in
+      let ids = try edit.model.resolve(items)
+      edit.summary = "label: \(colour), " + JournalRecord.counted(ids.count, "item")
+      edit.model.update(ids) { $0.label = Item.Label(rawValue: colour) }
+    }
+  }
+}

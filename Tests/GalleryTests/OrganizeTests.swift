@@ -1,0 +1,127 @@
+import Foundation
+import GalleryTestSupport
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+
+@Suite("Organize and find: tags, captions, notes, stars, labels, and the query language")
+struct OrganizeTests {
+  static func item(
+    _ id: String, source: String = "file:///photos/beach.jpg", tags: [String]? = nil, caption: String? = nil,
+    note: String? = nil, rating: Int? = nil, label: Item.Label? = nil, format: String = "jpeg"
+  ) -> Item {
+    var item = Item(
+      id: id, source: source, page: nil, state: .ready, aspectRatio: 1.5, width: 1500, height: 1000, orientation: 1,
+      format: format, bytes: 1, hash: "sha256:" + String(repeating: "a", count: 64), thumbnail: "thumbnails/\(id).jpg",
+      original: nil, added: Date(timeIntervalSince1970: 0), placeholder: nil, failure: nil)
+    item.tags = tags
+    item.caption = caption
+    item.note = note
+    item.rating = rating
+    item.label = label
+    return item
+  }
+
+  static let items = [
+    item(
+      "a1", source: "file:///photos/Beach%20Day.jpg", tags: ["holiday/italy", "sea"], caption: "Sunset at the pier", rating: 5),
+    item(
+      "b2", source: "https://example.org/old-town.webp", tags: ["holiday"], note: "Taken from the\ntower", rating: 3,
+      label: .red, format: "webp"),
+    item("c3", source: "file:///photos/cat.heic", tags: ["pets"], caption: "Café cat", format: "heif"),
+  ]
+
+  func ids(_ query: String) throws -> [String] {
+    let parsed = try ItemQuery(query)
+    return Self.items.filter { parsed.matches($0) }.map(\.id)
+  }
+
+  @Test("Words match captions, notes, tags and file names, in any case and with any accents")
+  func words() throws {
+    #expect(try ids("sunset") == ["a1"])
+    #expect(try ids("beach") == ["a1"])  // the file name, decoded
+    #expect(try ids("TOWER") == ["b2"])  // a note's second line
+    #expect(try ids("cafe") == ["c3"])
+    #expect(try ids("\"old town\"") == [])  // no caption says it; the name has a dash
+    #expect(try ids("old-town") == ["b2"])
+  }
+
+  @Test("Fields, comparisons, AND, OR, NOT and parentheses")
+  func fields() throws {
+    #expect(try ids("tag:holiday") == ["a1", "b2"])  // a tag, or one under it
+    #expect(try ids("tag:italy") == [])
+    #expect(try ids("tag:holiday/italy") == ["a1"])
+    #expect(try ids("rating>=4") == ["a1"])
+    #expect(try ids("rating<1") == ["c3"])
+    #expect(try ids("rating:3") == ["b2"])
+    #expect(try ids("format:heif OR format:webp") == ["b2", "c3"])
+    #expect(try ids("tag:holiday -label:red") == ["a1"])
+    #expect(try ids("tag:holiday AND rating>=3 AND -sea") == ["b2"])
+    #expect(try ids("(tag:pets OR rating=5) -caption:sunset") == ["c3"])
+    #expect(try ids("name:cat.heic") == ["c3"])
+    #expect(try ids("source:example.org") == ["b2"])
+    #expect(try ids("state:ready width>1000 pages=1") == ["a1", "b2", "c3"])
+    #expect(try ids("caption:\"at the\"") == ["a1"])
+  }
+
+  @Test("Hostile queries get a clear error, never a crash")
+  func hostile() {
+    let refused = [
+      "", "   ", "(", ")", "a )", "(a", "a OR", "OR", "-", "\"unterminated", "tag:\"open",
+      "rating>=99999999999999999999", "rating>=x", "state:sleeping", "label:pink", "tag:",
+      String(repeating: "(", count: 40) + "a" + String(repeating: ")", count: 40),
+      String(repeating: "-", count: 40) + "a", String(repeating: "a ", count: 3000),
+    ]
+    for query in refused {
+      #expect(throws: ItemQuery.Failure.self, "\(query.prefix(40))") { _ = try ItemQuery(query) }
+    }
+    // Deep but within the bound: fine.
+    #expect(throws: Never.self) { _ = try ItemQuery(String(repeating: "(", count: 20) + "a" + String(repeating: ")", count: 20)) }
+  }
+
+  @Test("Tags, caption, note, stars and label: each one undoable edit, kept as the document's own")
+  func commands() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let photos = try work.images(3)
+    #expect(try Run.gallery(["drop", document] + photos).status == 0)
+    #expect(try Run.gallery(["tag", document, "1", "2", "+holiday/italy", "+sea"]).status == 0)
+    #expect(try Run.gallery(["tag", document, "2", "-sea", "+boat"]).status == 0)
+    #expect(try Run.gallery(["caption", document, "1", "--text", "Sunset at the pier"]).status == 0)
+    #expect(try Run.gallery(["note", document, "3", "-"], stdin: Data("Two lines\nof note".utf8)).status == 0)
+    #expect(try Run.gallery(["rate", document, "1", "3", "--stars", "4"]).status == 0)
+    #expect(try Run.gallery(["label", document, "2", "--colour", "green"]).status == 0)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items[0].tags == ["holiday/italy", "sea"] && items[1].tags == ["boat", "holiday/italy"])
+    #expect(items[0].caption == "Sunset at the pier" && items[2].note == "Two lines\nof note")
+    #expect(items.map(\.rating) == [4, nil, 4] && items[1].label == .green)
+    // Bad values are refused before anything is saved.
+    #expect(try Run.gallery(["tag", document, "1", "+ spaced "]).status == 64)
+    #expect(try Run.gallery(["rate", document, "1", "--stars", "6"]).status == 64)
+    #expect(try Run.gallery(["label", document, "1", "--colour", "pink"]).status == 64)
+    #expect(try Run.gallery(["caption", document, "1", "--text", "two\nlines"]).status == 64)
+
+    let history = try Run.gallery(["history", document, "--limit", "6"]).stdout
+    #expect(history.contains("label: green, 1 item"))
+    #expect(history.contains("tag: +boat -sea, 1 item"))
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items[1].label == nil)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // find over the folder, show --where, uri-lists.
+    let found = try Run.gallery(["find", work.folder.path, "tag:holiday rating>=4"])
+    #expect(found.status == 0)
+    #expect(found.stdout.hasPrefix(work.folder.appendingPathComponent("test.gallery").path + "\n"))
+    #expect(found.stdout.split(separator: "\n").count == 2)
+    let uris = try Run.gallery(["find", document, "sunset OR boat", "--uris"]).stdout
+    #expect(uris.split(separator: "\r\n").count == 2 && uris.hasPrefix("file://"))
+    let json = try JSONSerialization.jsonObject(with: try Run.gallery(["find", document, "tag:sea", "--json"]).stdoutData)
+    let documents = (json as? [String: Any])?["documents"] as? [[String: Any]] ?? []
+    #expect((documents.first?["items"] as? [[String: Any]])?.compactMap { $0["position"] as? Int } == [1])
+    let shown = try Run.gallery(["show", document, "--where", "note:lines"]).stdout
+    #expect(shown.split(separator: "\n").count == 2 && shown.contains("\n   3  "))
+    let refused = try Run.gallery(["find", document, "(tag:sea"])
+    #expect(refused.status == 64 && refused.stderr.contains("parenthesis"))
+  }
+}
