@@ -9,12 +9,14 @@ SWIFT ?= swift
 
 # Libraries Gallery links, the tools its tests and benchmarks compare against, and the real
 # photographs (mate-backgrounds) and colour profiles (icc-profiles-free) its tests use;
-# libraw (camera RAW files) is opened with dlopen, its headers are needed to build.
+# libraw (camera RAW files) is opened with dlopen, its headers are needed to build; the
+# tests write EXIF blocks with exiftool.
 DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev libjpeg62-turbo-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
-	tumbler dbus binutils lintian dpkg-dev mate-backgrounds icc-profiles-free libraw-dev libraw20
+	tumbler dbus binutils lintian dpkg-dev mate-backgrounds icc-profiles-free libraw-dev libraw20 \
+	libimage-exiftool-perl
 BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).

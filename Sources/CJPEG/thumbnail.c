@@ -74,11 +74,68 @@ static int is_srgb_profile(const unsigned char *block, size_t size) {
   return 0;
 }
 
+// Copies an ASCII value of at most `capacity - 1` bytes, stopping at its NUL, printable
+// characters only (a value comes from the file), trailing spaces trimmed.
+static void copy_ascii(const unsigned char *value, size_t length, char *out, size_t capacity) {
+  size_t n = 0;
+  for (size_t i = 0; i < length && n + 1 < capacity && value[i]; i++) out[n++] = value[i] >= 0x20 && value[i] < 0x7F ? (char)value[i] : '?';
+  while (n > 0 && out[n - 1] == ' ') n--;
+  out[n] = 0;
+}
+
+// The ASCII entries of one directory that `wanted` names, into `outs`; returns the offset
+// of the EXIF sub-directory (tag 0x8769), or 0.
+static unsigned long read_directory(const unsigned char *tiff, size_t length, int little, unsigned long directory,
+                                    const unsigned short *wanted, char *const *outs, const size_t *capacities,
+                                    int count) {
+  if (directory > length - 2 || length < 2) return 0;
+  unsigned entries = read16(tiff + directory, little);
+  unsigned long exif = 0;
+  for (unsigned i = 0; i < entries; i++) {
+    unsigned long entry = directory + 2 + 12ul * i;
+    if (entry + 12 > length) break;
+    unsigned tag = read16(tiff + entry, little), type = read16(tiff + entry + 2, little);
+    unsigned long items = read32(tiff + entry + 4, little);
+    if (tag == 0x8769 && (type == 4 || type == 13)) exif = read32(tiff + entry + 8, little);
+    if (type != 2 || items == 0 || items > 4096) continue;
+    unsigned long at = items <= 4 ? entry + 8 : read32(tiff + entry + 8, little);
+    if (at > length || items > length - at) continue;
+    for (int w = 0; w < count; w++)
+      if (tag == wanted[w]) copy_ascii(tiff + at, items, outs[w], capacities[w]);
+  }
+  return exif;
+}
+
+int CJPEG_read_exif(const unsigned char *block, size_t size, CJPEG_exif *exif) {
+  memset(exif, 0, sizeof *exif);
+  if (size >= 6 && memcmp(block, "Exif\0\0", 6) == 0) block += 6, size -= 6;
+  if (size < 8) return -1;
+  int little;
+  if (block[0] == 'I' && block[1] == 'I')
+    little = 1;
+  else if (block[0] == 'M' && block[1] == 'M')
+    little = 0;
+  else
+    return -1;
+  if (read16(block + 2, little) != 42) return -1;
+  const unsigned short first[] = {0x010F, 0x0110};
+  char *const first_outs[] = {exif->make, exif->model};
+  const size_t first_capacities[] = {sizeof exif->make, sizeof exif->model};
+  unsigned long sub = read_directory(block, size, little, read32(block + 4, little), first, first_outs, first_capacities, 2);
+  if (sub) {
+    const unsigned short second[] = {0x9003, 0x9011};
+    char *const second_outs[] = {exif->taken, exif->offset};
+    const size_t second_capacities[] = {sizeof exif->taken, sizeof exif->offset};
+    read_directory(block, size, little, sub, second, second_outs, second_capacities, 2);
+  }
+  return 0;
+}
+
 // Reads the header of `data` into `info` (created by the caller, errors set up) and fills
 // `header`. The APP1 and APP2 markers are kept for the orientation and the ICC profile (an
 // sRGB profile leaves the image plain).
 static void read_header(struct jpeg_decompress_struct *info, const unsigned char *data, size_t size,
-                        CJPEG_header *header) {
+                        CJPEG_header *header, CJPEG_exif *exif) {
   jpeg_mem_src(info, data, (unsigned long)size);
   jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
   jpeg_save_markers(info, JPEG_APP0 + 2, 0xFFFF);
@@ -97,6 +154,8 @@ static void read_header(struct jpeg_decompress_struct *info, const unsigned char
         header->orientation = orientation;
         found_orientation = 1;
       }
+      // The photo's facts from the first EXIF block (the one the orientation is read from).
+      if (exif && !exif->make[0] && !exif->taken[0]) CJPEG_read_exif(marker->data, marker->data_length, exif);
     } else if (marker->marker == JPEG_APP0 + 2 && marker->data_length >= 12 &&
                memcmp(marker->data, "ICC_PROFILE", 12) == 0) {
       if (!is_srgb_profile(marker->data, marker->data_length)) has_profile = 1;
@@ -107,7 +166,7 @@ static void read_header(struct jpeg_decompress_struct *info, const unsigned char
   header->plain = info->data_precision == 8 && (grey || colour) && !has_profile && header->width > 0 && header->height > 0;
 }
 
-int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header) {
+int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header, CJPEG_exif *exif) {
   struct jpeg_decompress_struct info;
   struct cjpeg_failure failure;
   info.err = cjpeg_strict_errors(&failure);
@@ -116,7 +175,7 @@ int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *head
     return -1;
   }
   jpeg_create_decompress(&info);
-  read_header(&info, data, size, header);
+  read_header(&info, data, size, header, exif);
   jpeg_destroy_decompress(&info);
   return 0;
 }
@@ -166,7 +225,7 @@ int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality
   jpeg_create_decompress(&info);
   cjpeg_limit_scans(&info, &progress);
   CJPEG_header header;
-  read_header(&info, data, size, &header);
+  read_header(&info, data, size, &header, NULL);
   if (!header.plain) longjmp(failure.jump, 1);
   // The size that fits the box, never larger than the image (libvips' thumbnail with
   // VIPS_SIZE_DOWN).

@@ -19,7 +19,7 @@
   X(vips_webpsave_buffer) X(vips_black) X(vips_linear1) X(vips_linear) X(vips_arrayjoin) X(vips_colourspace) \
   X(vips_cast) X(vips_image_copy_memory) X(vips_bandjoin) \
   X(vips_image_write_to_buffer) X(vips_embed) X(vips_join) X(vips_text) X(vips_gravity) \
-  X(vips_version) X(vips_image_new_from_memory_copy) X(vips_rot)
+  X(vips_version) X(vips_image_new_from_memory_copy) X(vips_rot) X(vips_image_get_blob)
 
 #define DECLARE(name) __typeof__(&name) name;
 static struct { VIPS_FUNCTIONS(DECLARE) } vips;
@@ -382,4 +382,9 @@ int CVips_shrunk(VipsImage *in, int size, VipsImage **out) {
 int CVips_rotate(VipsImage *in, int quarter_turns, VipsImage **out) {
   VipsAngle angles[] = {VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270};
   return vips.vips_rot(in, out, angles[((quarter_turns % 4) + 4) % 4], NULL);
+}
+
+int CVips_exif(VipsImage *image, const void **data, size_t *length) {
+  if (!vips.vips_image_get_typeof(image, VIPS_META_EXIF_NAME)) return -1;
+  return vips.vips_image_get_blob(image, VIPS_META_EXIF_NAME, data, length);
 }

@@ -14,6 +14,8 @@ public struct ProcessedImage: Sendable {
   public var format: String
   /// Pages in the file (a multi-page TIFF or PDF, which shows its first); 1 for most.
   public var pages = 1
+  /// What the photo says of itself: its camera, when it was taken.
+  public var facts = PhotoFacts()
   public var hash: String
   public var byteCount: Int
   public var thumbnail: Thumbnail
@@ -118,6 +120,7 @@ public enum ImageProcessor {
       height: rotated ? header.width : header.height,
       orientation: header.orientation,
       format: "jpeg",
+      facts: header.facts,
       hash: contentHash(of: data),
       byteCount: data.count,
       thumbnail: Thumbnail(data: made.data, fileExtension: "jpg"),
@@ -146,6 +149,7 @@ public enum ImageProcessor {
         try ImageRefusal.checkPixels(width: stored.width, height: stored.height, limit: options.maxPixels)
         let orientation = header.orientation
         let pages = header.pages
+        let facts = header.photoFacts
         let rotated = orientation >= 5
         let thumbnail: Thumbnail
         do {
@@ -163,6 +167,7 @@ public enum ImageProcessor {
           orientation: orientation,
           format: format,
           pages: pages,
+          facts: facts,
           hash: contentHash(of: data),
           byteCount: data.count,
           thumbnail: thumbnail,

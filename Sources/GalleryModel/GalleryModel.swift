@@ -121,6 +121,8 @@ public struct Item: Codable, Sendable, Equatable {
     package var tags: [String]? = nil
     package var rating: Int? = nil
     package var label: Label? = nil
+    package var camera: String? = nil
+    package var taken: String? = nil
   }
 
   /// Shared between copies until one of them changes: `DecodedItem`, or `PendingItem` for
@@ -240,6 +242,18 @@ public struct Item: Codable, Sendable, Equatable {
   public var label: Label? {
     get { storage.isPending ? pendingFields.label : unsafeDowncast(storage, to: DecodedItem.self).fields.label }
     set { fields.label = newValue }
+  }
+
+  /// The camera that took the photo, as its EXIF block names it ("Canon EOS 5D Mark IV").
+  public var camera: String? {
+    get { storage.isPending ? pendingFields.camera : unsafeDowncast(storage, to: DecodedItem.self).fields.camera }
+    set { fields.camera = newValue }
+  }
+  /// When the photo was taken, by the camera's clock, as its EXIF block says:
+  /// "2024-06-01T14:03:22", with the clock's offset ("+02:00") when the camera wrote one.
+  public var taken: String? {
+    get { storage.isPending ? pendingFields.taken : unsafeDowncast(storage, to: DecodedItem.self).fields.taken }
+    set { fields.taken = newValue }
   }
 
   /// The colour labels of digiKam, darktable and Lightroom.

@@ -11,7 +11,8 @@ import Foundation
 ///     "old town" label:red
 ///
 /// Fields: `tag`, `caption`, `note`, `name` (the file name), `source`, `format`, `state`
-/// (ready, pending, stale, failed), `label`, and `rating`, `width`, `height`, `pages` with
+/// (ready, pending, stale, failed), `label`, `camera`, `taken` (a day, month or year, or
+/// `A..B`: `taken:2024-06..2024-08`), and `rating`, `width`, `height`, `pages` with
 /// `:`, `=`, `<`, `<=`, `>`, `>=`. A query is untrusted text: its length and nesting are
 /// bounded, and whatever does not parse is a `Failure` that says where.
 public indirect enum ItemQuery: Equatable, Sendable {
@@ -23,7 +24,7 @@ public indirect enum ItemQuery: Equatable, Sendable {
   case any([ItemQuery])
 
   public enum Field: String, Sendable, CaseIterable {
-    case tag, caption, note, name, source, format, state, label
+    case tag, caption, note, name, source, format, state, label, camera, taken
   }
 
   public enum Numeric: String, Sendable, CaseIterable {
@@ -182,6 +183,9 @@ public indirect enum ItemQuery: Equatable, Sendable {
       if field == .state, Item.DisplayState(rawValue: value) == nil {
         throw Failure(description: "state: is ready, pending, stale or failed, not \"\(value)\"")
       }
+      if field == .taken, Self.dateRange(value) == nil {
+        throw Failure(description: "taken: is a date (2024, 2024-06, 2024-06-01) or a range of them (A..B), not \"\(value)\"")
+      }
       if field == .label, Item.Label(rawValue: value) == nil {
         throw Failure(
           description: "label: is \(Item.Label.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(value)\"")
@@ -210,6 +214,11 @@ public indirect enum ItemQuery: Equatable, Sendable {
       case .format: return item.format.map { Self.same($0, value) } ?? false
       case .state: return (display ?? item.displayState).rawValue == value
       case .label: return item.label?.rawValue == value
+      case .camera: return item.camera.map { Self.contains($0, value) } ?? false
+      case .taken:
+        guard let taken = item.taken, let (low, high) = Self.dateRange(value) else { return false }
+        let day = taken.prefix(10)
+        return day >= low && day.prefix(high.count) <= high
       }
     case .compare(let numeric, let comparison, let value):
       let field: Int?
@@ -231,6 +240,15 @@ public indirect enum ItemQuery: Equatable, Sendable {
     case .all(let queries): return queries.allSatisfy { $0.matches(item, display: display) }
     case .any(let queries): return queries.contains { $0.matches(item, display: display) }
     }
+  }
+
+  /// `2024`, `2024-06`, `2024-06-01`, or `A..B` of them: the first and last day, as far as
+  /// each says (a month is all its days).
+  static func dateRange(_ value: String) -> (Substring, Substring)? {
+    let parts = value.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
+    let date = /[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?/
+    guard parts.allSatisfy({ $0.wholeMatch(of: date) != nil }) else { return nil }
+    return (parts[0], parts.count == 2 ? parts[1] : parts[0])
   }
 
   /// The file name of an item's source (its URL's last segment, decoded).

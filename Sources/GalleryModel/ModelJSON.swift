@@ -349,6 +349,7 @@ extension JSONWriter {
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
       o.int("bytes", item.bytes)
+      o.string("camera", item.camera)
       o.string("caption", item.caption)
       o.string("display", display)
       o.string("failure", item.failure)
@@ -381,6 +382,7 @@ extension JSONWriter {
       o.int("rating", item.rating)
       o.string("source", item.source)
       o.string("state", item.state.rawValue)
+      o.string("taken", item.taken)
       if let tags = item.tags { o.strings("tags", tags) }
       o.string("thumbnail", item.thumbnail)
       o.int("width", item.width)
@@ -1058,6 +1060,8 @@ extension JSONReader {
     var tags: [String]?
     var rating: Int?
     var label: Item.Label?
+    var camera: String?
+    var taken: String?
     try object { r, key in
       if try r.isNull() { return }
       switch key {
@@ -1082,6 +1086,8 @@ extension JSONReader {
       case "failure": failure = try r.string()
       case "placeholder": placeholder = try r.placeholder()
       case "caption": caption = try r.string()
+      case "camera": camera = try r.string()
+      case "taken": taken = try r.string()
       case "note": note = try r.string()
       case "rating": rating = try r.int()
       case "label":
@@ -1106,6 +1112,7 @@ extension JSONReader {
       orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
       original: original, added: added, placeholder: placeholder, failure: failure)
     (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
+    (fields.camera, fields.taken) = (camera, taken)
     return Item(fields: fields)
   }
 

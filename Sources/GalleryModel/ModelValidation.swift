@@ -164,6 +164,12 @@ public enum ModelValidation {
         "its tags are not sorted by their UTF-8 bytes, each once")
     }
     if let rating = item.rating { require((1...5).contains(rating), "rating \(rating) is not 1 to 5") }
+    if let camera = item.camera {
+      require(!camera.isEmpty && isLine(camera, limit: 128), "its camera is not one line of 1 to 128 bytes")
+    }
+    if let taken = item.taken {
+      require(isTakenTime(taken), "its time taken \(quoted(taken)) is not YYYY-MM-DDTHH:MM:SS[+HH:MM]")
+    }
     if let placeholder = item.placeholder {
       require(isURLText(placeholder.from), "its placeholder's origin is not a URL")
       require(isText(placeholder.owner.host, limit: 255), "its placeholder's host name is too long")
@@ -250,6 +256,11 @@ public enum ModelValidation {
   /// One line of at most `limit` bytes, no control character (a caption).
   package static func isLine(_ text: String, limit: Int) -> Bool {
     utf8(text) { bytes in bytes.count <= limit && hasNoControls(bytes) }
+  }
+
+  /// A photo's time taken by its camera's clock, with the clock's offset when known.
+  package static func isTakenTime(_ text: String) -> Bool {
+    text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([+-][0-9]{2}:[0-9]{2})?/) != nil
   }
 
   /// A tag: one line, not empty, no space or `/` at either end (`a/b` is a hierarchy).

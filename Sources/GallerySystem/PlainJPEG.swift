@@ -16,6 +16,8 @@ package enum PlainJPEG {
     package var progressive: Bool
     /// Whether `thumbnail` makes this image's thumbnail.
     package var plain: Bool
+    /// What its EXIF block says of the photo.
+    package var facts = PhotoFacts()
 
     /// Bytes a decode takes when the image cannot stream (0 when it can), counted as
     /// libvips counts them: a progressive JPEG keeps its coefficients, 2 bytes each.
@@ -47,13 +49,15 @@ package enum PlainJPEG {
   package static func header(of data: Data) -> Header? {
     guard isJPEG(data) else { return nil }
     var header = CJPEG_header()
+    var exif = CJPEG_exif()
     let status = data.withUnsafeBytes { raw in
-      CJPEG_read_header(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &header)
+      CJPEG_read_header(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &header, &exif)
     }
     guard status == 0 else { return nil }
     return Header(
       width: Int(header.width), height: Int(header.height), orientation: Int(header.orientation),
-      components: Int(header.components), progressive: header.progressive != 0, plain: header.plain != 0)
+      components: Int(header.components), progressive: header.progressive != 0, plain: header.plain != 0,
+      facts: PhotoFacts(exif))
   }
 
   /// Refuses a JPEG whose markers announce more than `maxScans` scans, counted without
@@ -84,5 +88,52 @@ package enum PlainJPEG {
     guard status == 0, let out else { return nil }
     defer { CJPEG_free(out) }
     return Thumbnail(data: Data(bytes: out, count: size), width: Int(width), height: Int(height))
+  }
+}
+
+/// What a photo says of itself in its EXIF block: the camera, and when it was taken.
+public struct PhotoFacts: Sendable, Equatable {
+  /// "Canon EOS 5D Mark IV": the model, after the make unless the model names it.
+  public var camera: String?
+  /// When it was taken, by the camera's clock: "2024-06-01T14:03:22", with the clock's
+  /// offset from UTC ("+02:00") when the camera wrote it.
+  public var taken: String?
+
+  public init(camera: String? = nil, taken: String? = nil) {
+    self.camera = camera
+    self.taken = taken
+  }
+
+  /// Reads an EXIF block ("Exif\0\0" and a TIFF structure, or the structure alone).
+  package init(exif block: UnsafeRawBufferPointer) {
+    var exif = CJPEG_exif()
+    // A block that is not EXIF leaves `exif` empty: no facts.
+    _ = CJPEG_read_exif(block.baseAddress?.assumingMemoryBound(to: UInt8.self), block.count, &exif)
+    self.init(exif)
+  }
+
+  init(_ exif: CJPEG_exif) {
+    func text<T>(_ tuple: T) -> String {
+      withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    let (make, model) = (text(exif.make), text(exif.model))
+    if !model.isEmpty {
+      camera =
+        model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? "")
+        ? model : make + " " + model
+    } else if !make.isEmpty {
+      camera = make
+    }
+    // "YYYY:MM:DD HH:MM:SS", digits where digits go; "0000:00:00 00:00:00" is none.
+    let taken = Array(text(exif.taken).utf8)
+    let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+    guard taken.count == 19, digits.allSatisfy({ (0x30...0x39).contains(taken[$0]) }), taken[4] == 0x3A,
+      taken[7] == 0x3A, taken[10] == 0x20, taken[13] == 0x3A, taken[16] == 0x3A, !taken.starts(with: Array("0000".utf8))
+    else { return }
+    var iso = String(decoding: taken, as: UTF8.self)
+    iso = iso.prefix(4) + "-" + iso.dropFirst(5).prefix(2) + "-" + iso.dropFirst(8).prefix(2) + "T" + iso.dropFirst(11)
+    let offset = text(exif.offset)
+    if offset.wholeMatch(of: /[+-][0-9]{2}:[0-9]{2}/) != nil { iso += offset }
+    self.taken = iso
   }
 }

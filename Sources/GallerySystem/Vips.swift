@@ -291,3 +291,13 @@ extension VipsImageHandle {
     try Self.make("vips_rot") { CVips_rotate(pointer, CInt(quarterTurns), $0) }
   }
 }
+
+extension VipsImageHandle {
+  /// What the image's EXIF block says of the photo (nothing when it has none).
+  package var photoFacts: PhotoFacts {
+    var data: UnsafeRawPointer?
+    var length = 0
+    guard CVips_exif(pointer, &data, &length) == 0, let data else { return PhotoFacts() }
+    return PhotoFacts(exif: UnsafeRawBufferPointer(start: data, count: length))
+  }
+}

@@ -164,6 +164,7 @@ struct DocumentController {
   func addRoutes(to group: RouterGroup<BasicRequestContext>) {
     group.get { _, context in try await model(try id(context)) }
     group.get("cover") { request, context in try await cover(try id(context), request: request) }
+    group.get("search") { request, context in try await search(try id(context), request: request) }
     group.get("thumbnails/:item") { request, context in
       try await thumbnail(try id(context), item: try context.parameters.require("item"), request: request)
     }
@@ -205,6 +206,17 @@ struct DocumentController {
     let path = try path(id)
     let model = try await BlockingWork.run { try documents.model(of: path) }
     return ViewServer.json(ViewJSON.document(id: id, path: path, model: model))
+  }
+
+  /// The ids of the items a query matches (`?q=`, the language of `gallery find`), in order:
+  /// the page's search field.
+  func search(_ id: String, request: Request) async throws -> Matches {
+    let path = try path(id)
+    let text = request.uri.queryParameters["q"].map(String.init) ?? ""
+    let query: ItemQuery
+    do { query = try ItemQuery(text) } catch { throw ViewError.badRequest("\(error)") }
+    let model = try await BlockingWork.run { try documents.model(of: path) }
+    return Matches(ids: model.items.filter { query.matches($0) }.map(\.id))
   }
 
   /// The sizes a page may ask a cover at (`?size=`), besides the 256 pixels a save stores.

@@ -6,6 +6,11 @@ import Hummingbird
 /// An edit that has nothing to tell but that it was done: `{}`.
 struct Done: ResponseEncodable {}
 
+/// The items a search matched, in the gallery's order.
+struct Matches: ResponseEncodable {
+  var ids: [String]
+}
+
 /// A document moved to the Trash: the token that puts it back (`/api/documents/untrash`).
 struct Trashed: ResponseEncodable {
   var token: String

@@ -727,3 +727,30 @@ def test_the_large_view_shows_any_format_and_zooms_and_pans(workspace, serve, br
         assert page.locator("#viewer").count() == 0
     finally:
         context.close()
+
+
+def test_the_search_field_filters_the_grid_as_you_type(workspace, images, serve, context):
+    """The query language of `gallery find` in the page: the grid shows what it matches, a
+    bad query is marked and changes nothing, Escape shows every item again, and a change
+    made elsewhere is searched again."""
+    document = new_document(workspace, "find.gallery", images[:4])
+    a, b, c, d = item_ids(document)
+    run("tag", document, a, c, "+sea")
+    run("rate", document, c, "--stars", "5")
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 4)
+    page.locator("#search").fill("tag:sea")
+    wait_until(lambda: tile_ids(page) == [a, c], message="only the tagged items")
+    assert page.locator("#count").text_content().startswith("2 of 4 items")
+    page.locator("#search").fill("tag:sea rating>=4")
+    wait_until(lambda: tile_ids(page) == [c], message="narrowed")
+    page.locator("#search").fill("(tag:sea")
+    wait_until(lambda: page.evaluate("() => !document.getElementById('search').checkValidity()"), message="marked")
+    assert tile_ids(page) == [c]
+    page.locator("#search").fill("tag:sea")
+    wait_until(lambda: tile_ids(page) == [a, c], message="the query again")
+    run("tag", document, d, "+sea")
+    wait_until(lambda: tile_ids(page) == [a, c, d], message="an item tagged elsewhere joins")
+    page.locator("#search").press("Escape")
+    wait_until(lambda: tile_ids(page) == [a, b, c, d], message="every item again")

@@ -4,6 +4,7 @@ import Testing
 
 @testable import GalleryDocument
 @testable import GalleryModel
+@testable import GallerySystem
 
 @Suite("Organize and find: tags, captions, notes, stars, labels, and the query language")
 struct OrganizeTests {
@@ -63,6 +64,57 @@ struct OrganizeTests {
     #expect(try ids("source:example.org") == ["b2"])
     #expect(try ids("state:ready width>1000 pages=1") == ["a1", "b2", "c3"])
     #expect(try ids("caption:\"at the\"") == ["a1"])
+  }
+
+  @Test("The photo's own facts: its camera, and when it was taken (a year, a month, a day, a range)")
+  func photoFacts() throws {
+    var a = Self.items[0]
+    a.camera = "Canon EOS 5D Mark IV"
+    a.taken = "2024-06-01T14:03:22+02:00"
+    var b = Self.items[1]
+    b.taken = "2023-12-31T23:59:59"
+    func matching(_ query: String) throws -> [String] {
+      let parsed = try ItemQuery(query)
+      return [a, b, Self.items[2]].filter { parsed.matches($0) }.map(\.id)
+    }
+    #expect(try matching("camera:canon") == ["a1"])
+    #expect(try matching("taken:2024") == ["a1"])
+    #expect(try matching("taken:2024-06") == ["a1"])
+    #expect(try matching("taken:2024-06-01") == ["a1"])
+    #expect(try matching("taken:2023-12..2024-06") == ["a1", "b2"])
+    #expect(try matching("taken:2023-12-31..2023-12-31") == ["b2"])
+    #expect(try matching("-taken:2020..2030") == ["c3"])
+    for bad in ["taken:june", "taken:2024-6", "taken:2024..", "taken:..2024"] {
+      #expect(throws: ItemQuery.Failure.self, "\(bad)") { _ = try ItemQuery(bad) }
+    }
+  }
+
+  @Test("Read from the photo's EXIF block at the drop, on libjpeg's path and on libvips'")
+  func exifAtTheDrop() throws {
+    let work = try TestWorkspace()
+    let jpeg = try work.image("camera.jpg", width: 600, height: 400)
+    let png = try work.image("phone.png", width: 400, height: 300, format: .png)
+    let bare = try work.image("bare.jpg", width: 300, height: 200, seed: 9)
+    #expect(
+      try Run.program(
+        "/usr/bin/exiftool",
+        [
+          "-q", "-overwrite_original", "-Make=Canon", "-Model=Canon EOS 5D Mark IV", "-DateTimeOriginal=2024:06:01 14:03:22",
+          "-OffsetTimeOriginal=+02:00", jpeg,
+        ]
+      ).status == 0)
+    #expect(
+      try Run.program(
+        "/usr/bin/exiftool",
+        ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 14 Pro", "-DateTimeOriginal=2023:12:31 23:59:59", png]
+      ).status == 0)
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, jpeg, png, bare]).status == 0)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.camera) == ["Canon EOS 5D Mark IV", "Apple iPhone 14 Pro", nil])
+    #expect(items.map(\.taken) == ["2024-06-01T14:03:22+02:00", "2023-12-31T23:59:59", nil])
+    let found = try Run.gallery(["find", document, "taken:2024-06 camera:canon", "--uris"])
+    #expect(found.stdout == PathBytes.fileURL(absolutePath: jpeg) + "\r\n")
   }
 
   @Test("Hostile queries get a clear error, never a crash")

@@ -21,9 +21,21 @@ typedef struct {
   int plain;          // 8-bit grey, YCbCr or RGB, no ICC profile but sRGB: what CJPEG_thumbnail makes
 } CJPEG_header;
 
-/// Reads the header (through the markers, up to the image data). Returns 0, or -1 when
-/// libjpeg does not read it cleanly.
-int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header);
+/// What a photo's EXIF block says of it, as text (empty when absent): the camera's make and
+/// model, when it was taken ("YYYY:MM:DD HH:MM:SS", the camera's clock) and that clock's
+/// offset from UTC ("+02:00"), when the camera wrote one.
+typedef struct {
+  char make[64], model[64], taken[20], offset[7];
+} CJPEG_exif;
+
+/// Reads an EXIF block ("Exif\0\0" then a TIFF structure, or the TIFF structure alone, as
+/// libvips keeps it) into `exif`; every offset is checked against the block. 0 when it is
+/// one, -1 otherwise.
+int CJPEG_read_exif(const unsigned char *block, size_t size, CJPEG_exif *exif);
+
+/// Reads the header (through the markers, up to the image data), and its EXIF block into
+/// `exif` when not NULL. Returns 0, or -1 when libjpeg does not read it cleanly.
+int CJPEG_read_header(const unsigned char *data, size_t size, CJPEG_header *header, CJPEG_exif *exif);
 
 /// A thumbnail of a plain JPEG (see CJPEG_header) that fits `box` x `box`, never enlarged:
 /// decoded at the smallest DCT scale that keeps its pixels, reduced with a Lanczos-3 kernel

@@ -88,5 +88,8 @@ int CVips_from_pixels(const void *data, size_t length, int width, int height, in
 int CVips_shrunk(VipsImage *in, int size, VipsImage **out);
 /// The image turned clockwise by `quarter_turns` quarter turns.
 int CVips_rotate(VipsImage *in, int quarter_turns, VipsImage **out);
+/// The image's EXIF block, as its loader found it (owned by the image): 0, or -1 when it
+/// has none.
+int CVips_exif(VipsImage *image, const void **data, size_t *length);
 
 #endif

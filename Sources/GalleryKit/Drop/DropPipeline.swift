@@ -489,6 +489,8 @@ extension Item {
     item.aspectRatio = Double(image.width) / Double(image.height)
     item.orientation = image.orientation
     item.pages = image.pages > 1 ? image.pages : nil
+    item.camera = image.facts.camera
+    item.taken = image.facts.taken
     item.format = image.format
     item.bytes = image.byteCount
     item.hash = image.hash

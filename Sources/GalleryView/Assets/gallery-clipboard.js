@@ -10,6 +10,8 @@ export function installClipboard(page) {
   const { state } = page;
 
   document.addEventListener('paste', async (event) => {
+    // Text pasted into a field (the search) is the field's.
+    if (event.target.closest?.('input, textarea')) return;
     const before = insertionAfterSelection();
     const data = event.clipboardData;
     const clip = JSON.parse(localStorage.getItem('gallery-clip') || 'null');

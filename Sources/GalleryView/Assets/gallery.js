@@ -4,7 +4,7 @@
 //
 // One `page` object holds the state and the elements; each module adds its part to it
 // (its functions as `page.name`, its event listeners) and calls the others through it.
-import { coalescedLoader, element, events, toast } from './api.js';
+import { coalescedLoader, element, events, get, toast } from './api.js';
 import { installRender, minSize, maxSize } from './gallery-render.js';
 import { installSelection } from './gallery-selection.js';
 import { installEdits } from './gallery-edits.js';
@@ -28,6 +28,9 @@ export function showGallery(id) {
       dragging: null,
       tiles: new Map(),
       viewer: null,
+      // The search: its text, and the ids it matched (null: every item shows).
+      query: '',
+      matched: null,
     },
   };
   const { state } = page;
@@ -37,7 +40,8 @@ export function showGallery(id) {
   page.count = element('span', { id: 'count', class: 'counts' });
   page.slider = element('input', { id: 'size', type: 'range', min: minSize, max: maxSize, value: state.size, 'aria-label': 'Tile size' });
   page.trashButton = element('button', { id: 'trash', type: 'button', class: 'trash', 'aria-label': 'Trash', text: 'Trash' });
-  page.tools = element('div', { class: 'tools' }, page.slider, page.trashButton);
+  page.search = element('input', { id: 'search', type: 'search', placeholder: 'Search: beach tag:holiday rating>=4', 'aria-label': 'Search this gallery', spellcheck: 'false' });
+  page.tools = element('div', { class: 'tools' }, page.search, page.slider, page.trashButton);
   const back = element('a', { href: '/', class: 'back', text: '‹ Galleries' });
   document.getElementById('bar').replaceChildren(back, page.title, page.count, page.tools);
   page.grid = element('div', { id: 'grid', class: 'grid', role: 'listbox', 'aria-multiselectable': 'true', tabindex: '0', 'aria-label': 'Images' });
@@ -58,14 +62,15 @@ export function showGallery(id) {
       if (remembered) { state.size = remembered; page.slider.value = remembered; }
     }
     state.doc = doc;
-    state.items = doc.items;
+    state.items = state.matched ? doc.items.filter((item) => state.matched.has(item.id)) : doc.items;
     const present = new Set(doc.items.map((item) => item.id));
     for (const selected of [...state.selected]) if (!present.has(selected)) state.selected.delete(selected);
     document.title = doc.title;
     page.title.textContent = doc.title;
     const pending = doc.items.filter((item) => item.display === 'pending').length;
     const stale = doc.items.filter((item) => item.display === 'stale').length;
-    page.count.textContent = `${doc.items.length} item${doc.items.length === 1 ? '' : 's'}${pending ? ` · ${pending} loading` : ''}${stale ? ` · ${stale} not loaded` : ''}`;
+    const shown = state.matched ? `${state.items.length} of ` : '';
+    page.count.textContent = `${shown}${doc.items.length} item${doc.items.length === 1 ? '' : 's'}${pending ? ` · ${pending} loading` : ''}${stale ? ` · ${stale} not loaded` : ''}`;
     page.trashButton.textContent = doc.trash.length ? `Trash (${doc.trash.length})` : 'Trash';
     page.relayout();
     page.showRetry();
@@ -73,8 +78,48 @@ export function showGallery(id) {
     if (state.viewer) state.viewer.refresh();
   }
 
+  // ----- Search -----
+  // The query language of `gallery find`, run by the server on every change of the field
+  // (after a pause in typing) and of the document; the grid shows what it matches.
+  let searchTimer = 0;
+  let searchRun = 0;
+  async function runSearch() {
+    const query = page.search.value.trim();
+    const run = ++searchRun;
+    if (!query) {
+      state.query = '';
+      state.matched = null;
+    } else {
+      try {
+        const { ids } = await get(`/api/documents/${id}/search?q=${encodeURIComponent(query)}`);
+        if (run !== searchRun) return;
+        state.query = query;
+        state.matched = new Set(ids);
+        page.search.setCustomValidity('');
+        page.search.title = '';
+      } catch (error) {
+        if (run !== searchRun) return;
+        page.search.setCustomValidity(error.message);
+        page.search.title = error.message;
+        return;
+      }
+    }
+    if (state.doc) apply(state.doc);
+  }
+  page.search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 120);
+  });
+  page.search.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') { page.search.value = ''; runSearch(); page.grid.focus(); }
+    event.stopPropagation();
+  });
+
   // ----- Live -----
-  const load = coalescedLoader(`/api/documents/${id}`, (doc) => apply(doc));
+  const load = coalescedLoader(`/api/documents/${id}`, (doc) => {
+    apply(doc);
+    if (state.query) runSearch();
+  });
   events({
     document: (change) => { if (change.id === id) load(); },
     reconnected: load,
