@@ -16,6 +16,8 @@ public struct ProcessedImage: Sendable {
   public var pages = 1
   /// What the photo says of itself: its camera, when it was taken.
   public var facts = PhotoFacts()
+  /// What photo managers wrote of it in XMP (embedded, or a sidecar beside a local file).
+  public var xmp: PhotoXMP?
   public var hash: String
   public var byteCount: Int
   public var thumbnail: Thumbnail
@@ -94,8 +96,14 @@ public enum ImageProcessor {
   /// JPEG libjpeg stumbles on) with libvips.
   public static func process(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage {
     do { try PlainJPEG.checkScans(data) } catch { throw .undecodable(error.description) }
-    if let image = try plainJPEG(data, options: options) { return image }
-    return try processWithLibvips(data, options: options)
+    var image: ProcessedImage
+    if let plain = try plainJPEG(data, options: options) {
+      image = plain
+    } else {
+      image = try processWithLibvips(data, options: options)
+    }
+    image.xmp = PhotoXMP.embedded(in: data)
+    return image
   }
 
   /// A plain JPEG, or nil to leave the image to libvips. Refuses as libvips would: too many

@@ -3,6 +3,7 @@ import GalleryTestSupport
 import Testing
 
 @testable import GalleryDocument
+@testable import GalleryImaging
 @testable import GalleryModel
 @testable import GallerySystem
 
@@ -115,6 +116,75 @@ struct OrganizeTests {
     #expect(items.map(\.taken) == ["2024-06-01T14:03:22+02:00", "2023-12-31T23:59:59", nil])
     let found = try Run.gallery(["find", document, "taken:2024-06 camera:canon", "--uris"])
     #expect(found.stdout == PathBytes.fileURL(absolutePath: jpeg) + "\r\n")
+  }
+
+  static let digiKamSidecar = """
+    <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
+    <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+     <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+      <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+        xmlns:digiKam="http://www.digikam.org/ns/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+        xmp:Rating="4">
+       <digiKam:TagsList><rdf:Seq><rdf:li>Places/Italy/Rome</rdf:li><rdf:li>People/Ann</rdf:li></rdf:Seq></digiKam:TagsList>
+       <dc:subject><rdf:Bag><rdf:li>Rome</rdf:li><rdf:li>Ann</rdf:li><rdf:li>sunset</rdf:li></rdf:Bag></dc:subject>
+       <dc:description><rdf:Alt><rdf:li xml:lang="x-default">Evening at the Forum</rdf:li></rdf:Alt></dc:description>
+      </rdf:Description>
+     </rdf:RDF>
+    </x:xmpmeta>
+    <?xpacket end="w"?>
+    """
+
+  static let darktableSidecar = """
+    <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+     <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+      <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+        xmlns:lr="http://ns.adobe.com/lightroom/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+        xmp:Rating="2" xmp:Label="Green">
+       <lr:hierarchicalSubject><rdf:Bag><rdf:li>trips|alps</rdf:li></rdf:Bag></lr:hierarchicalSubject>
+       <dc:subject><rdf:Bag><rdf:li>alps</rdf:li><rdf:li>snow</rdf:li></rdf:Bag></dc:subject>
+      </rdf:Description>
+     </rdf:RDF>
+    </x:xmpmeta>
+    """
+
+  @Test("XMP as digiKam and darktable write it: hierarchical tags, stars, label, caption")
+  func xmpReading() throws {
+    let digiKam = try #require(PhotoXMP.parse(Data(Self.digiKamSidecar.utf8)))
+    #expect(digiKam.tags == ["People/Ann", "Places/Italy/Rome", "sunset"])
+    #expect(digiKam.rating == 4 && digiKam.caption == "Evening at the Forum" && digiKam.label == nil)
+    let darktable = try #require(PhotoXMP.parse(Data(Self.darktableSidecar.utf8)))
+    #expect(darktable.tags == ["snow", "trips/alps"])
+    #expect(darktable.rating == 2 && darktable.label == "green")
+    #expect(PhotoXMP.parse(Data("not xml".utf8)) == nil)
+  }
+
+  @Test("A photo tagged in digiKam arrives tagged: its sidecar, or the XMP in the file; a hostile one costs nothing")
+  func xmpAtTheDrop() throws {
+    let work = try TestWorkspace()
+    let sidecarred = try work.image("rome.jpg", width: 400, height: 300)
+    _ = try work.write(Self.digiKamSidecar, to: "rome.xmp")
+    let darktable = try work.image("alps.png", width: 400, height: 300, format: .png)
+    _ = try work.write(Self.darktableSidecar, to: "alps.png.xmp")
+    let embedded = try work.image("beach.jpg", width: 400, height: 300, seed: 5)
+    #expect(
+      try Run.program(
+        "/usr/bin/exiftool",
+        ["-q", "-overwrite_original", "-XMP-dc:Subject=beach", "-XMP-xmp:Rating=5", "-XMP-xmp:Label=Red", embedded]
+      ).status == 0)
+    let hostile = try work.image("bomb.jpg", width: 300, height: 200, seed: 6)
+    let entities = (1...9).map { "<!ENTITY e\($0) \"" + String(repeating: $0 == 1 ? "xx" : "&e\($0 - 1);", count: 10) + "\">" }
+    _ = try work.write(
+      "<?xml version=\"1.0\"?><!DOCTYPE x [\(entities.joined())]><x:xmpmeta xmlns:x=\"adobe:ns:meta/\">&e9;</x:xmpmeta>",
+      to: "bomb.xmp")
+    let document = try work.document()
+    let dropped = try Run.gallery(["drop", document, sidecarred, darktable, embedded, hostile])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.tags) == [["People/Ann", "Places/Italy/Rome", "sunset"], ["snow", "trips/alps"], ["beach"], nil])
+    #expect(items.map(\.rating) == [4, 2, 5, nil])
+    #expect(items.map(\.label) == [nil, .green, .red, nil])
+    #expect(items[0].caption == "Evening at the Forum")
+    #expect(try Run.gallery(["find", document, "tag:Places"]).stdout.contains("rome.jpg"))
   }
 
   @Test("Hostile queries get a clear error, never a crash")

@@ -491,6 +491,12 @@ extension Item {
     item.pages = image.pages > 1 ? image.pages : nil
     item.camera = image.facts.camera
     item.taken = image.facts.taken
+    if let xmp = image.xmp {
+      item.tags = xmp.tags.isEmpty ? nil : xmp.tags
+      item.rating = xmp.rating
+      item.label = xmp.label.flatMap(Item.Label.init(rawValue:))
+      item.caption = xmp.caption
+    }
     item.format = image.format
     item.bytes = image.byteCount
     item.hash = image.hash

@@ -63,7 +63,10 @@ public enum LocalImageLoader {
       return .failure(DropFailure(source: path, reason: "cannot read it: \(error)"))
     }
     do {
-      return .success(try ImageProcessor.process(data, options: options))
+      var image = try ImageProcessor.process(data, options: options)
+      // A sidecar is the photo manager's latest word: it wins over what the file holds.
+      if let sidecar = PhotoXMP.sidecar(of: path) { image.xmp = sidecar }
+      return .success(image)
     } catch {
       return .failure(DropFailure(source: path, refusal: error))
     }
