@@ -72,9 +72,9 @@ struct DocumentListController {
   func addRoutes(to router: Router<BasicRequestContext>) {
     router.get("/api/documents") { _, _ in try await listing() }
     router.post("/api/documents") { request, _ in try await create(try await ViewServer.edit(request)) }
+    router.post("/api/documents/untrash") { request, _ in try await untrash(try await ViewServer.edit(request)) }
     // For `gallery open` only: a page never names a path (a bearer token is what the
     // middleware checked; a cookie does not do here).
-    router.post("/api/documents/untrash") { request, _ in try await untrash(try await ViewServer.edit(request)) }
     router.post("/api/open") { request, _ in
       guard request.headers[.authorization] != nil else { throw ViewError.forbidden("for `gallery open` only") }
       return try await openDocument(try await ViewServer.edit(request))
