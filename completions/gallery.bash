@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|tag|caption|note|rate|label|find|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|tag|caption|note|rate|label|sort|find|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert tag caption note rate label find help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert tag caption note rate label sort find help' -- "${cur}"))
         ;;
     esac
 }
@@ -1031,6 +1031,30 @@ _gallery_label() {
         ;;
     *)
         __gallery_add_completions -W "$(__gallery_custom_complete ---completion label -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_sort() {
+    repeating_flags=()
+    non_repeating_flags=(--reverse --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--by)
+    __gallery_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--by')
+        __gallery_add_completions -W 'taken'$'\n''added'$'\n''name'$'\n''rating'$'\n''size'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
     esac

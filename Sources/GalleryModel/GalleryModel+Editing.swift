@@ -48,6 +48,46 @@ extension GalleryModel {
     for index in items.indices where wanted.contains(items[index].id) { change(&items[index]) }
   }
 
+  /// What `sort` orders items by.
+  public enum SortKey: String, Sendable, CaseIterable {
+    /// When the photo was taken (EXIF).
+    case taken
+    /// When the item was dropped.
+    case added
+    /// Its file name.
+    case name
+    /// Its stars.
+    case rating
+    /// Its pixels.
+    case size
+  }
+
+  /// Orders every item by `key`, ascending (descending when `reversed`); the order among
+  /// equals is kept, and items without the key come last either way.
+  public mutating func sort(by key: SortKey, reversed: Bool = false) {
+    // Text keys compare as text, number keys as numbers; one sort has one kind.
+    func value(_ item: Item) -> (number: Double, text: String)? {
+      switch key {
+      case .taken: return item.taken.map { (0, String($0.prefix(19))) }
+      case .added: return (item.added.timeIntervalSince1970, "")
+      case .name: return (0, ItemQuery.name(of: item).lowercased())
+      case .rating: return item.rating.map { (Double($0), "") }
+      case .size: return item.width.flatMap { w in item.height.map { (Double(w) * Double($0), "") } }
+      }
+    }
+    let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: value($0.element)) }
+    items = keyed.sorted { a, b in
+      switch (a.key, b.key) {
+      case (nil, nil): return a.offset < b.offset
+      case (nil, _): return false
+      case (_, nil): return true
+      case (let x?, let y?):
+        if x == y { return a.offset < b.offset }
+        return reversed ? (x.number, x.text) > (y.number, y.text) : (x.number, x.text) < (y.number, y.text)
+      }
+    }.map(\.item)
+  }
+
   /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
   public mutating func emptyTrash() -> Int {
     defer { trash.removeAll() }

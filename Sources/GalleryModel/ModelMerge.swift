@@ -6,8 +6,8 @@ import Foundation
 /// place among the items (a move), or what it holds (a load, a retry). A way of changing an
 /// item that one side used is taken from that side, so a move on one side and a trash on
 /// the other both apply; one that both sides used is taken from the later edit (by time, a
-/// tie by the revisions' ids), and the item is reported once. The title and the settings
-/// likewise.
+/// tie by the revisions' ids), and the item is reported once; but its tags are a set, from
+/// which both sides' additions and removals are kept. The title and the settings likewise.
 public enum ModelMerge {
   public struct Outcome: Sendable {
     public var model: GalleryModel
@@ -40,6 +40,9 @@ public enum ModelMerge {
   /// What one side's records changed, and when last.
   struct Touches {
     var items: [String: [Aspect: Mark]] = [:]
+    /// Each item as it was before this side first changed its content: the shared base a
+    /// three-way merge of its tags starts from.
+    var bases: [String: Item] = [:]
     var title: Mark?
     var settings: Mark?
     var moveOffers: Mark?
@@ -53,6 +56,7 @@ public enum ModelMerge {
         note(change.trash.removed.map(\.element.key) + change.trash.inserted.map(\.element.key), .list)
         note(change.items.moved.map(\.key), .place)
         note(change.items.updated.map(\.after.key) + change.trash.updated.map(\.after.key), .content)
+        for update in change.items.updated where bases[update.before.id] == nil { bases[update.before.id] = update.before }
         if let head = change.head {
           if head.before.title != head.after.title { title = mark }
           if head.before.settings != head.after.settings { settings = mark }
@@ -108,7 +112,13 @@ public enum ModelMerge {
       if !both.isEmpty { conflicts.append(key + ": " + describe(both)) }
       let listSide = side(key, .list) ?? (ourItems[key] != nil || ourTrash[key] != nil ? .ours : .theirs)
       let contentSide = side(key, .content) ?? listSide
-      guard let value = item(key, on: contentSide) ?? item(key, on: listSide) else { continue }
+      guard var value = item(key, on: contentSide) ?? item(key, on: listSide) else { continue }
+      // Tags are a set: what either side added stays, what either removed goes.
+      if let base = ourTouches.bases[key] ?? theirTouches.bases[key], let ours = item(key, on: .ours),
+        let theirs = item(key, on: .theirs)
+      {
+        value.tags = mergedTags(base: base.tags, ours: ours.tags, theirs: theirs.tags)
+      }
       if (listSide == .ours ? ourItems : theirItems)[key] != nil {
         inItems.insert(key)
       } else if var entry = (listSide == .ours ? ourTrash : theirTrash)[key] {
@@ -157,6 +167,15 @@ public enum ModelMerge {
     }
     if winner(ourTouches.moveOffers, theirTouches.moveOffers)?.side == .theirs { model.moveOffers = theirs.moveOffers }
     return Outcome(model: model, conflicts: conflicts)
+  }
+
+  /// A three-way merge of tag sets: the base, with both sides' additions and without both
+  /// sides' removals.
+  static func mergedTags(base: [String]?, ours: [String]?, theirs: [String]?) -> [String]? {
+    let (base, ours, theirs) = (Set(base ?? []), Set(ours ?? []), Set(theirs ?? []))
+    let added = ours.subtracting(base).union(theirs.subtracting(base))
+    let removed = base.subtracting(ours).union(base.subtracting(theirs))
+    return Item.tagSet(Array(base.union(added).subtracting(removed)))
   }
 
   /// "took the copy's later change", or, when the sides won different ways, each named.

@@ -172,6 +172,44 @@ struct MergeTests {
     }
   }
 
+  @Test("Both sides tagged one item: a set, both sides' additions and removals kept; the later caption wins")
+  func bothTagged() {
+    func tagged(_ edit: @escaping (inout Item) -> Void) -> (inout GalleryModel) -> Void {
+      { model in model.update(["b"], edit) }
+    }
+    for theirsLater in [false, true] {
+      let merged = merge(
+        theirsLater: theirsLater,
+        ours: tagged {
+          $0.tags = ["beach", "sea"]
+          $0.caption = "ours"
+        },
+        theirs: tagged {
+          $0.tags = ["boat"]
+          $0.caption = "theirs"
+        })
+      let b = merged.model.items.first { $0.id == "b" }
+      #expect(b?.tags == ["beach", "boat", "sea"])
+      #expect(b?.caption == (theirsLater ? "theirs" : "ours"))
+    }
+    // From a shared base of two tags: one side removes one, the other adds one.
+    var base = GalleryModel(title: "t", now: JournalTests.date)
+    base.items = ["a", "b"].map { JournalTests.item($0) }
+    base.update(["b"]) { $0.tags = ["old", "keep"] }
+    func side(_ tags: [String], at seconds: Double) -> (GalleryModel, [JournalRecord]) {
+      var after = base
+      after.update(["b"]) { $0.tags = tags }
+      let record = JournalRecord(
+        revision: 1, id: String(repeating: seconds > 0 ? "b" : "a", count: 32), parent: nil,
+        time: JournalTests.date + seconds, summary: "", change: ModelChange(from: base, to: after))
+      return (after, [record])
+    }
+    let (ours, ourRecords) = side(["keep"], at: 0)
+    let (theirs, theirRecords) = side(["keep", "new", "old"], at: 5)
+    let merged = ModelMerge.merge(ours: ours, theirs: theirs, ourRecords: ourRecords, theirRecords: theirRecords)
+    #expect(merged.model.items[1].tags == ["keep", "new"])
+  }
+
   @Test("Both sides trashed one item: in the trash once, reported once")
   func bothTrashed() {
     let merged = merge(theirsLater: true, ours: { $0.trash(["b"], now: JournalTests.date) }, theirs: { $0.trash(["b"]) })

@@ -187,6 +187,37 @@ struct OrganizeTests {
     #expect(try Run.gallery(["find", document, "tag:Places"]).stdout.contains("rome.jpg"))
   }
 
+  @Test("sort: by stars, name, size or date taken, one undoable operation; items without the key last")
+  func sorting() throws {
+    var model = GalleryModel(title: "t", now: Date(timeIntervalSince1970: 0))
+    model.items = Self.items
+    model.items[2].rating = 1
+    model.sort(by: .rating)
+    #expect(model.items.map(\.id) == ["c3", "b2", "a1"])
+    model.sort(by: .rating, reversed: true)
+    #expect(model.items.map(\.id) == ["a1", "b2", "c3"])
+    model.sort(by: .name)
+    #expect(model.items.map(\.id) == ["a1", "c3", "b2"])  // Beach Day, cat, old-town
+    model.items[1].taken = "2024-01-01T10:00:00"
+    model.sort(by: .taken)
+    #expect(model.items.map(\.id).first == "c3")  // the one with a date; the others keep their order after it
+
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = [
+      try work.image("small.jpg", width: 100, height: 80), try work.image("large.jpg", width: 900, height: 600),
+      try work.image("middle.jpg", width: 400, height: 300),
+    ]
+    #expect(try Run.gallery(["drop", document] + images).status == 0)
+    let dropped = try GalleryDocument.open(document).model.items.map(\.id)
+    #expect(try Run.gallery(["sort", document, "--by", "size", "--reverse"]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.map(\.id) == [dropped[1], dropped[2], dropped[0]])
+    #expect(try Run.gallery(["history", document, "--limit", "1"]).stdout.contains("sort: by size, reversed"))
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.map(\.id) == dropped)
+    #expect(try Run.gallery(["sort", document, "--by", "colour"]).status == 64)
+  }
+
   @Test("Hostile queries get a clear error, never a crash")
   func hostile() {
     let refused = [

@@ -175,3 +175,31 @@ struct LabelCommand: ParsableCommand {
     }
   }
 }
+
+struct SortCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sort", abstract: "Reorder every item by when it was taken or added, its name, stars or size.",
+    discussion: """
+      One undoable operation. Ascending (--reverse: descending); items without the key (no \
+      date taken, no stars) come last, and equals keep their order.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Option(
+    help: ArgumentHelp("What to sort by: \(GalleryModel.SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
+  )
+  var by: GalleryModel.SortKey
+
+  @Flag(help: "Descending.")
+  var reverse = false
+
+  func run() throws {
+    try GalleryDocument.edit(target.document) { edit in
+      edit.summary = "sort: by \(by.rawValue)\(reverse ? ", reversed" : "")"
+      edit.model.sort(by: by, reversed: reverse)
+    }
+  }
+}
+
+extension GalleryModel.SortKey: ExpressibleByArgument {}
