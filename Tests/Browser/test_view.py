@@ -754,3 +754,8 @@ def test_the_search_field_filters_the_grid_as_you_type(workspace, images, serve,
     wait_until(lambda: tile_ids(page) == [a, c, d], message="an item tagged elsewhere joins")
     page.locator("#search").press("Escape")
     wait_until(lambda: tile_ids(page) == [a, b, c, d], message="every item again")
+    # A bad query cleared leaves no mark behind.
+    page.locator("#search").fill("(tag:sea")
+    wait_until(lambda: page.evaluate("() => !document.getElementById('search').checkValidity()"), message="marked again")
+    page.locator("#search").fill("")
+    wait_until(lambda: page.evaluate("() => document.getElementById('search').checkValidity()"), message="the mark gone")

@@ -89,6 +89,8 @@ export function showGallery(id) {
     if (!query) {
       state.query = '';
       state.matched = null;
+      page.search.setCustomValidity('');
+      page.search.title = '';
     } else {
       try {
         const { ids } = await get(`/api/documents/${id}/search?q=${encodeURIComponent(query)}`);
