@@ -69,14 +69,12 @@ struct CaptionCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
-  var items: [ItemReference]
+  @OptionGroup var selection: ItemsArgument
 
   @Option(name: .customLong("text"), help: "The caption (\"\" clears it).")
   var text: String
 
   func validate() throws {
-    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
     guard ModelValidation.isLine(text, limit: ModelValidation.Limits.captionBytes) else {
       throw ValidationError("a caption is one line of at most \(ModelValidation.Limits.captionBytes) bytes")
     }
@@ -84,7 +82,7 @@ struct CaptionCommand: ParsableCommand {
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(items)
+      let ids = try edit.model.resolve(selection.items)
       edit.summary = "caption: " + JournalRecord.counted(ids.count, "item")
       edit.model.update(ids) { $0.caption = text.isEmpty ? nil : text }
     }
@@ -125,20 +123,18 @@ struct RateCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
-  var items: [ItemReference]
+  @OptionGroup var selection: ItemsArgument
 
   @Option(name: .customLong("stars"), help: "1 to 5, or 0 for none.")
   var stars: Int
 
   func validate() throws {
-    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
     guard (0...5).contains(stars) else { throw ValidationError("--stars must be 0 to 5") }
   }
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(items)
+      let ids = try edit.model.resolve(selection.items)
       edit.summary = "rate: \(stars) star\(stars == 1 ? "" : "s"), " + JournalRecord.counted(ids.count, "item")
       edit.model.update(ids) { $0.rating = stars == 0 ? nil : stars }
     }
@@ -151,8 +147,7 @@ struct LabelCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
-  var items: [ItemReference]
+  @OptionGroup var selection: ItemsArgument
 
   @Option(
     name: .customLong("colour"),
@@ -160,7 +155,6 @@ struct LabelCommand: ParsableCommand {
   var colour: String
 
   func validate() throws {
-    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
     guard colour == "none" || Item.Label(rawValue: colour) != nil else {
       throw ValidationError(
         "--colour must be one of \(Item.Label.allCases.map(\.rawValue).joined(separator: ", ")) or none")
@@ -169,7 +163,7 @@ struct LabelCommand: ParsableCommand {
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(items)
+      let ids = try edit.model.resolve(selection.items)
       edit.summary = "label: \(colour), " + JournalRecord.counted(ids.count, "item")
       edit.model.update(ids) { $0.label = Item.Label(rawValue: colour) }
     }

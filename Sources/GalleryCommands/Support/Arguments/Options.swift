@@ -6,6 +6,17 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
+/// The items a command changes what a person wrote of (tags, caption, stars, label): at
+/// least one, by position or id.
+struct ItemsArgument: ParsableArguments {
+  @Argument(help: "Items, by position or id.", completion: ItemCompletion.items)
+  var items: [ItemReference]
+
+  func validate() throws {
+    guard !items.isEmpty else { throw ValidationError("name at least one ITEM") }
+  }
+}
+
 /// The document a command works on.
 struct DocumentArgument: ParsableArguments {
   @Argument(help: "The gallery document (NAME.gallery).", completion: .file(extensions: ["gallery"]))
