@@ -30,7 +30,6 @@ package struct ArchiveIndex {
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
     writer.object { o in
-      // First, so that an edit finds it at once (see `outlineGuess`).
       if let outline, let checkpoint = entries[DocumentArchive.modelEntry] {
         o.value("checkpointOutline") { w in
           w.object { o in
@@ -79,84 +78,85 @@ package struct ArchiveIndex {
   /// its outline included. Its names are kept as bytes (`IndexedEntries`): 100,000 of them
   /// make no String each.
   package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
-    try parse(data, at: offset, readingOutline: true).index()
+    try decode(data, at: offset) { _, _ in () }.index
   }
 
-  /// An index read and checked but for its hash table of names (and, unless asked for, its
-  /// outline): the checkpoint it follows is known (its last entry), so that reading the
-  /// checkpoint need not wait for the table.
-  package struct Parsed {
-    fileprivate var head: ArchiveIndex
-    fileprivate var names: [UInt8]
-    fileprivate var ends: [Int]
-    fileprivate var locations: [EntryLocation]
-    /// Where the checkpoint just before the index lies.
-    package var checkpoint: EntryLocation
-    /// The outline, when it was read.
-    package var outline: CheckpointOutline? { head.outline }
-    /// Where the outline's value lies in the index's data, when it was skipped.
-    package var outlineRange: Range<Int>?
-
-    /// The index with its table of names; throws when it names an entry twice.
-    package func index() throws -> ArchiveIndex {
-      var index = head
-      do {
-        index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
-      } catch {
-        throw IndexMismatch("it lists entry \(error.name) twice")
+  /// The index, and what `outlined` made of its outline and the checkpoint location the
+  /// outline gives (nil without an outline). The outline is the index's first member (as
+  /// this version writes it): `outlined` then runs on one core while the rest of the index
+  /// is read on the other, and what it made counts only once the index, read whole, is
+  /// found to place the checkpoint there.
+  package static func decode<T>(
+    _ data: Data, at offset: Int64, whileReading outlined: (CheckpointOutline, EntryLocation) -> T
+  ) throws -> (index: ArchiveIndex, outlined: T?) {
+    var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
+    var format = 0
+    var entries = EntryList(capacity: data.count)
+    var outline: (outline: CheckpointOutline, checkpoint: EntryLocation)?
+    var made: T?
+    func member(_ reader: inout JSONReader, _ key: JSONKey) throws {
+      switch key {
+      case "entries": try entries.read(&reader, before: offset)
+      case "format": format = try reader.int()
+      case "checkpointOutline":
+        guard outline == nil else { throw IndexMismatch("it has two outlines") }
+        reader.skipSpace()
+        let found = try checkedOutline(in: data, at: reader.index)
+        outline = (found.outline, found.checkpoint)
+        reader.index = found.end
+      case "history": index.history = try IndexedHistory(&reader)
+      case "liveBytes": index.liveBytes = Int64(try reader.int())
+      case "revision": index.revision = try reader.int()
+      case "revisions": index.revisions = try reader.int()
+      default: try reader.skipValue()
       }
-      return index
     }
-
-    /// The outline read from where the index holds it, checked against the checkpoint.
-    package func readOutline(from data: Data) throws -> CheckpointOutline? {
-      if let outline { return outline }
-      guard let outlineRange else { return nil }
-      let found = try ArchiveIndex.checkedOutline(in: data, at: outlineRange.lowerBound)
-      guard found.end == outlineRange.upperBound, found.checkpoint == checkpoint else {
-        throw IndexMismatch("its outline is not its checkpoint's")
-      }
-      return found.outline
-    }
-  }
-
-  /// Where an index's outline most likely starts: where this version writes it, first.
-  /// `Parsed.outlineRange` says whether it does (see `openThroughIndex`).
-  package static func outlineGuess(in data: Data) -> Int? {
-    let marker = Array("{\"checkpointOutline\":".utf8)
-    return data.starts(with: marker) ? marker.count : nil
-  }
-
-  /// Where the checkpoint most likely lies, read from the start of the index's outline
-  /// (its `checkpoint` member, written second) without reading its items: a guess that
-  /// `Parsed.checkpoint` confirms or not.
-  package static func checkpointGuess(in data: Data) -> EntryLocation? {
-    guard let start = outlineGuess(in: data) else { return nil }
-    return data.withUnsafeBytes { raw -> EntryLocation? in
+    try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
-      reader.index = start
-      var found: EntryLocation?
-      // Stops at the first member after `checkpoint` (thrown out of the reading on purpose).
-      _ = try? reader.object { reader, key in
-        switch key {
-        case "checkpoint":
-          let numbers = try reader.integers(atMost: 3)
-          guard numbers.count == 3 else { throw IndexMismatch("not a location") }
-          found = EntryLocation(offset: Int64(numbers[0]), span: Int64(numbers[1]), size: Int64(numbers[2]))
-          throw IndexMismatch("found")
-        case "array": try reader.skipValue()
-        default: throw IndexMismatch("not where this version writes it")
-        }
-      }
-      return found
+      let first = Array(#"{"checkpointOutline":"#.utf8)
+      guard data.starts(with: first) else { return try reader.object(member) }
+      reader.index = first.count - 1
+      try reader.expect(UInt8(ascii: ":"))
+      try member(&reader, .decoded("checkpointOutline"))
+      let found = outline!
+      let (rest, early) = ForkJoin.both(
+        { Result { try reader.remainingMembers(member) } }, { outlined(found.outline, found.checkpoint) })
+      try rest.get()
+      made = early
     }
+    guard format == GalleryModel.formatVersion else { throw IndexMismatch("the index is of format \(format)") }
+    guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
+    else { throw IndexMismatch("its revision counts are out of range") }
+    guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
+    if let last = index.history?.places.last, last.revision != index.revision {
+      throw IndexMismatch("its history does not end at its checkpoint")
+    }
+    // Entries are in file order, and the checkpoint lies just before the index: the last one.
+    let (names, ends, locations) = (entries.names, entries.ends, entries.locations)
+    let lastName = names[(ends.dropLast().last ?? 0)...]
+    guard let checkpoint = locations.last, lastName.elementsEqual(DocumentArchive.modelEntry.utf8),
+      checkpoint.offset + checkpoint.span == offset
+    else {
+      throw IndexMismatch("it does not follow its checkpoint")
+    }
+    if let outline {
+      guard outline.checkpoint == checkpoint else { throw IndexMismatch("its outline is not its checkpoint's") }
+      index.outline = outline.outline
+      if made == nil { made = outlined(outline.outline, outline.checkpoint) }
+    }
+    do {
+      index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
+    } catch {
+      throw IndexMismatch("it lists entry \(error.name) twice")
+    }
+    return (index, made)
   }
 
   /// `outline(in:at:)`, refused unless its items tile the array of the checkpoint it names.
   package static func checkedOutline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int, idBytes: IDBytes
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
   ) {
     let found = try outline(in: data, at: start)
     if let problem = found.outline.check(checkpointSize: Int(found.checkpoint.size)) {
@@ -183,17 +183,16 @@ package struct ArchiveIndex {
   }
 
   /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
-  /// describes, where the value ends, and its ids as bytes. Its items' starts follow from
-  /// their lengths, since they tile the items array.
-  package static func outline(
+  /// describes and where the value ends. Its items' starts follow from their lengths,
+  /// since they tile the items array.
+  private static func outline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int, idBytes: IDBytes
+    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
   ) {
     var array: Range<Int>?
     var checkpoint: EntryLocation?
     var ids: [String] = []
-    var idBytes = IDBytes()
     var lengths: [Int] = []
     let end: Int = try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
@@ -213,21 +212,10 @@ package struct ArchiveIndex {
         case "items":
           ids.reserveCapacity(raw.count / 16)
           lengths.reserveCapacity(raw.count / 16)
-          idBytes.bytes.reserveCapacity(raw.count / 2)
-          idBytes.ends.reserveCapacity(raw.count / 16)
           try reader.array { reader in
             // [id, length]
-            if let compact = compactOutlineItem(reader.bytes, at: &reader.index) {
-              let id = UnsafeRawBufferPointer(rebasing: reader.bytes[compact.id])
-              ids.append(String(decoding: id, as: UTF8.self))
-              idBytes.append(id)
-              lengths.append(compact.length)
-              return
-            }
             try reader.expect(UInt8(ascii: "["))
-            let id = try reader.string()
-            ids.append(id)
-            idBytes.append(id.utf8)
+            ids.append(try reader.string())
             try reader.expect(UInt8(ascii: ","))
             lengths.append(try reader.int())
             try reader.expect(UInt8(ascii: "]"))
@@ -247,56 +235,9 @@ package struct ArchiveIndex {
       guard !overflow, sum < Int.max else { throw IndexMismatch("an item of its outline is out of range") }
       next = sum + 1
     }
-    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end, idBytes)
+    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end)
   }
 
-  /// Reads an index found at `offset` and checks that it can describe the file before it,
-  /// all but that each name is listed once (`Parsed.index()`). Its outline is read and
-  /// checked with `readingOutline`, and otherwise only located.
-  package static func parse(_ data: Data, at offset: Int64, readingOutline: Bool = false) throws -> Parsed {
-    var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
-    var format = 0
-    var entries = EntryList(capacity: data.count)
-    var outlineRange: Range<Int>?
-    try data.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      try reader.object { reader, key in
-        switch key {
-        case "entries": try entries.read(&reader, before: offset)
-        case "format": format = try reader.int()
-        case "checkpointOutline":
-          reader.skipSpace()
-          let start = reader.index
-          try reader.skipValue()
-          outlineRange = start..<reader.index
-        case "history": index.history = try IndexedHistory(&reader)
-        case "liveBytes": index.liveBytes = Int64(try reader.int())
-        case "revision": index.revision = try reader.int()
-        case "revisions": index.revisions = try reader.int()
-        default: try reader.skipValue()
-        }
-      }
-    }
-    guard format == GalleryModel.formatVersion else { throw IndexMismatch("the index is of format \(format)") }
-    guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
-    else { throw IndexMismatch("its revision counts are out of range") }
-    guard (0...offset).contains(index.liveBytes) else { throw IndexMismatch("its live bytes are out of range") }
-    if let last = index.history?.places.last, last.revision != index.revision {
-      throw IndexMismatch("its history does not end at its checkpoint")
-    }
-    // Entries are in file order, and the checkpoint lies just before the index: the last one.
-    let (names, ends, locations) = (entries.names, entries.ends, entries.locations)
-    let lastName = names[(ends.dropLast().last ?? 0)...]
-    guard let checkpoint = locations.last, lastName.elementsEqual(DocumentArchive.modelEntry.utf8),
-      checkpoint.offset + checkpoint.span == offset
-    else {
-      throw IndexMismatch("it does not follow its checkpoint")
-    }
-    var parsed = Parsed(
-      head: index, names: names, ends: ends, locations: locations, checkpoint: checkpoint, outlineRange: outlineRange)
-    if readingOutline { parsed.head.outline = try parsed.readOutline(from: data) }
-    return parsed
-  }
 }
 
 /// What an index says of the history up to its checkpoint, so that opening reads none of
@@ -462,23 +403,17 @@ private struct EntryList {
 
   private mutating func readEntry(_ reader: inout JSONReader, before offset: Int64) throws {
     let start = names.count
-    let location: EntryLocation
-    if let compact = compactEntry(reader.bytes, at: &reader.index) {
-      names.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[compact.name]))
-      location = compact.location
-    } else {
-      try reader.expect(UInt8(ascii: "["))
-      switch try reader.key() {  // a string: its bytes themselves when it has no escapes
-      case .raw(let bytes): names.append(contentsOf: bytes)
-      case .decoded(let text): names.append(contentsOf: text.utf8)
-      }
-      func number(_ reader: inout JSONReader) throws -> Int64 {
-        try reader.expect(UInt8(ascii: ","))
-        return Int64(try reader.int())
-      }
-      location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
-      try reader.expect(UInt8(ascii: "]"))
+    try reader.expect(UInt8(ascii: "["))
+    switch try reader.key() {  // a string: its bytes themselves when it has no escapes
+    case .raw(let bytes): names.append(contentsOf: bytes)
+    case .decoded(let text): names.append(contentsOf: text.utf8)
     }
+    func number(_ reader: inout JSONReader) throws -> Int64 {
+      try reader.expect(UInt8(ascii: ","))
+      return Int64(try reader.int())
+    }
+    let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
+    try reader.expect(UInt8(ascii: "]"))
     let fits = names.withUnsafeBytes { all in
       let name = UnsafeRawBufferPointer(rebasing: all[start...])
       // Printable ASCII: all our names are, and bytes then compare as Strings do.
@@ -498,80 +433,6 @@ private struct EntryList {
     ends.append(names.count)
     locations.append(location)
   }
-}
-
-/// One entry as this version writes it, `["name",offset,span,size]` without spaces, escapes
-/// or signs, read straight from its bytes (an index lists 100,000 entries, and the general
-/// reader costs twice as much). Nil, with nothing read, for anything else: the general
-/// reader then reads it, by the same rules.
-private func compactEntry(
-  _ bytes: UnsafeRawBufferPointer, at index: inout Int
-) -> (
-  name: Range<Int>, location: EntryLocation
-)? {
-  var scanner = CompactScanner(bytes: bytes, next: index)
-  guard scanner.take(UInt8(ascii: "[")), let name = scanner.string(), let offset = scanner.number(),
-    let span = scanner.number(), let size = scanner.number(), scanner.take(UInt8(ascii: "]"))
-  else { return nil }
-  index = scanner.next
-  return (name, EntryLocation(offset: offset, span: span, size: size))
-}
-
-/// Reads the compact JSON this version writes in its index: strings of printable ASCII
-/// without escapes, each number after a comma, whole and without a sign. Anything else
-/// makes it return nil, for the general reader.
-private struct CompactScanner {
-  let bytes: UnsafeRawBufferPointer
-  var next: Int
-
-  mutating func take(_ byte: UInt8) -> Bool {
-    guard next < bytes.count, bytes[next] == byte else { return false }
-    next += 1
-    return true
-  }
-
-  /// `"..."`: where its characters lie.
-  mutating func string() -> Range<Int>? {
-    guard take(UInt8(ascii: "\"")) else { return nil }
-    let start = next
-    while next < bytes.count, case let byte = bytes[next], byte != UInt8(ascii: "\"") {
-      guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-      next += 1
-    }
-    let range = start..<next
-    return take(UInt8(ascii: "\"")) ? range : nil
-  }
-
-  /// `,` and a number of at most 18 digits (no overflow): a longer one is not followed by
-  /// `,` or `]` here, and goes to the general reader.
-  mutating func number() -> Int64? {
-    guard take(UInt8(ascii: ",")) else { return nil }
-    let start = next
-    var value: Int64 = 0
-    while next < bytes.count, next - start < 18, case let byte = bytes[next], byte >= 0x30, byte <= 0x39 {
-      value = value * 10 + Int64(byte - 0x30)
-      next += 1
-    }
-    // (`010` is no JSON number: the general reader refuses it.)
-    guard next > start, next - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-    return value
-  }
-}
-
-/// One item of an outline as this version writes it, `["id",length]`, read straight from
-/// its bytes (an outline lists 100,000); nil, with nothing read, for anything else, which
-/// the general reader reads.
-private func compactOutlineItem(
-  _ bytes: UnsafeRawBufferPointer, at index: inout Int
-) -> (
-  id: Range<Int>, length: Int
-)? {
-  var scanner = CompactScanner(bytes: bytes, next: index)
-  guard scanner.take(UInt8(ascii: "[")), let id = scanner.string(), let length = scanner.number(),
-    scanner.take(UInt8(ascii: "]"))
-  else { return nil }
-  index = scanner.next
-  return (id, Int(length))
 }
 
 /// `gallery.end`, the last entry of every save: where the last index lies and what the

@@ -191,60 +191,26 @@ package enum DocumentArchive {
       }
       indexData = try indexReader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - indexOffset)
     }
-    let index: ArchiveIndex
-    let checkpoint: GalleryModel
+    // The checkpoint is opened through the outline while the rest of the index is read: an
+    // edit reads the items it needs through the source, any other reader all of them.
+    let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
+      Result { () throws -> (GalleryModel, ItemSource, Data?) in
+        let (checkpoint, source) = try outlinedCheckpoint(at: location, outline: outline, of: file)
+        return (checkpoint, source, lazily ? nil : try source.itemBytes())
+      }
+    }
+    var checkpoint: GalleryModel
     var itemSource: ItemSource?
-    let hasOutline: Bool
-    if lazily, let guess = ArchiveIndex.outlineGuess(in: indexData) {
-      // For an edit: the index's 100,000 entries are read on one core while the outline,
-      // where it most likely starts, and the checkpoint through it are read on the other.
-      // What the second core read counts only if the whole index, read in order, places
-      // the outline there and the checkpoint where the outline says.
-      let (indexResult, outlined) = ForkJoin.both(
-        {
-          Result { () throws -> (ArchiveIndex.Parsed, ArchiveIndex) in
-            let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
-            return (parsed, try parsed.index())
-          }
-        },
-        { () -> (checkpoint: EntryLocation, end: Int, opened: (GalleryModel, ItemSource))? in
-          guard let found = try? ArchiveIndex.checkedOutline(in: indexData, at: guess),
-            let opened = try? outlinedCheckpoint(at: found.checkpoint, outline: found.outline, idBytes: found.idBytes, of: file)
-          else { return nil }
-          return (found.checkpoint, found.end, opened)
-        })
-      let parsed: ArchiveIndex.Parsed
-      (parsed, index) = try indexResult.get()
-      hasOutline = parsed.outlineRange != nil
-      if let outlined, parsed.outlineRange == guess..<outlined.end, outlined.checkpoint == parsed.checkpoint {
-        (checkpoint, itemSource) = outlined.opened
-      } else if let outline = try parsed.readOutline(from: indexData) {
-        (checkpoint, itemSource) = try outlinedCheckpoint(
-          at: parsed.checkpoint, outline: outline, idBytes: ArchiveIndex.IDBytes(outline.ids), of: file)
+    if let outlined {
+      let (opened, source, items) = try outlined.get()
+      checkpoint = opened
+      if let items {
+        checkpoint.items = try source.decodeAll(items)
       } else {
-        checkpoint = try ModelCoding.decode(try read(parsed.checkpoint, named: modelEntry, from: file))
+        itemSource = source
       }
     } else {
-      // Every item read. The checkpoint's bytes are read on one core while the index is
-      // read on the other, from where its outline says the checkpoint is (what was read
-      // counts only if the index, read in order, puts the checkpoint there); then decoded
-      // on both cores (see SplitItemReading.swift).
-      let guessed = ArchiveIndex.checkpointGuess(in: indexData)
-      let (indexResult, early) = ForkJoin.both(
-        {
-          Result { () throws -> (ArchiveIndex.Parsed, ArchiveIndex) in
-            let parsed = try ArchiveIndex.parse(indexData, at: indexOffset)
-            return (parsed, try parsed.index())
-          }
-        },
-        { guessed.flatMap { location in try? read(location, named: modelEntry, from: file) } })
-      let parsed: ArchiveIndex.Parsed
-      (parsed, index) = try indexResult.get()
-      hasOutline = parsed.outlineRange != nil
-      let data =
-        try early.flatMap { guessed == parsed.checkpoint ? $0 : nil }
-        ?? read(parsed.checkpoint, named: modelEntry, from: file)
-      checkpoint = try ModelCoding.decode(data)
+      checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
     }
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
@@ -291,7 +257,7 @@ package enum DocumentArchive {
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
-    layout.indexIsComplete = hasOutline && index.history != nil
+    layout.indexIsComplete = index.outline != nil && index.history != nil
     layout.itemSource = itemSource
     layout.summary = trailer.summary
     return layout
@@ -301,9 +267,13 @@ package enum DocumentArchive {
   /// and checked as usual (the items array read as empty), and the items become pending
   /// items of an `ItemSource` that reads them through a descriptor of its own.
   private static func outlinedCheckpoint(
-    at location: EntryLocation, outline: CheckpointOutline, idBytes: ArchiveIndex.IDBytes, of file: FileHandleFD
+    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
   ) throws -> (GalleryModel, ItemSource) {
-    // The header must be the checkpoint's, of the size the index gives.
+    // Within a checkpoint's limit (it runs before the rest of the index is checked), and
+    // the header must be the checkpoint's, of the size the index gives.
+    guard (0...modelSizeLimit).contains(location.size), location.offset >= 0 else {
+      throw IndexMismatch("its outline's checkpoint is out of range")
+    }
     let header = try reader(at: location.offset, of: file)
     guard let entry = try header.next(), entry.isRegularFile, entry.name == modelEntry, entry.size == location.size else {
       throw IndexMismatch("no checkpoint where the index says")
@@ -320,7 +290,7 @@ package enum DocumentArchive {
     guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
     // Each id once among the items and the trash (ids are printable ASCII: bytes compare
     // as the Strings do).
-    var ids = idBytes
+    var ids = ArchiveIndex.IDBytes(outline.ids)
     for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
     do { _ = try IndexedEntries.slots(names: ids.bytes, ends: ids.ends) } catch {
       throw IndexMismatch("the outline names item \(error.name) twice")

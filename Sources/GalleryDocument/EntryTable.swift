@@ -107,8 +107,6 @@ package final class IndexedEntries: Sendable {
   package let locations: [EntryLocation]
   /// Open addressing: a position plus one, or zero for an empty slot.
   private let slots: [Int32]
-  /// The hash the slots were placed by.
-  private let hash: NameHash
 
   package var count: Int { locations.count }
 
@@ -117,54 +115,29 @@ package final class IndexedEntries: Sendable {
     ends = []
     locations = []
     slots = [Int32](repeating: 0, count: 16)
-    hash = .fast
   }
 
-  /// Throws on a name listed twice. `fastProbeLimit` is for tests (see `slots`).
-  package init(
-    names: [UInt8], ends: [Int], locations: [EntryLocation], fastProbeLimit: Int? = nil
-  ) throws(DuplicateName) {
+  /// Throws on a name listed twice.
+  package init(names: [UInt8], ends: [Int], locations: [EntryLocation]) throws(DuplicateName) {
     precondition(ends.count == locations.count && (ends.last ?? 0) == names.count && ends.count < Int32.max)
     self.names = names
     self.ends = ends
     self.locations = locations
-    (slots, hash) = try Self.slots(names: names, ends: ends, fastProbeLimit: fastProbeLimit)
+    slots = try Self.slots(names: names, ends: ends)
   }
 
-  /// The hash table of the names `names` and `ends` hold, and the hash it was built with;
-  /// throws on a name listed twice. Also how an outline's 100,000 item ids are checked: as
-  /// bytes, not as a Set of Strings, which costs four times as much.
-  ///
-  /// Built with the fast hash first. If its probes run long (names chosen to collide under
-  /// it, or bad luck), it is built again with `Hasher`: a hostile file costs at most twice
-  /// the time, never a quadratic one.
-  package static func slots(
-    names: [UInt8], ends: [Int], fastProbeLimit: Int? = nil
-  ) throws(DuplicateName) -> (slots: [Int32], hash: NameHash) {
-    let limit = fastProbeLimit ?? 8 * ends.count + 64
-    if let fast = try slots(names: names, ends: ends, hash: .fast, probeLimit: limit) {
-      return (fast, .fast)
-    }
-    return (try slots(names: names, ends: ends, hash: .strong, probeLimit: nil)!, .strong)
-  }
-
-  /// Nil when the probes pass `probeLimit`.
-  private static func slots(
-    names: [UInt8], ends: [Int], hash: NameHash, probeLimit: Int?
-  ) throws(DuplicateName) -> [Int32]? {
+  /// The hash table of the names `names` and `ends` hold; throws on a name listed twice.
+  /// Also how an outline's 100,000 item ids are checked: as bytes, not as a Set of
+  /// Strings, which costs several times as much. Names come from a file that may be
+  /// hostile: `Hasher` is seeded per process, so they cannot be chosen to collide.
+  package static func slots(names: [UInt8], ends: [Int]) throws(DuplicateName) -> [Int32] {
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
     var slots = [Int32](repeating: 0, count: capacity)
-    enum Outcome {
-      case built
-      case duplicate(Int)
-      case tooLong
-    }
-    let outcome: Outcome = names.withUnsafeBytes { bytes in
+    let duplicate: Int? = names.withUnsafeBytes { bytes in
       ends.withUnsafeBufferPointer { ends in
         slots.withUnsafeMutableBufferPointer { slots in
           var start = 0
-          var probes = 0
           for position in ends.indices {
             let name = UnsafeRawBufferPointer(rebasing: bytes[start..<ends[position]])
             start = ends[position]
@@ -172,25 +145,27 @@ package final class IndexedEntries: Sendable {
             while slots[slot] != 0 {
               let other = Int(slots[slot]) - 1
               if Self.equal(UnsafeRawBufferPointer(rebasing: bytes[(other == 0 ? 0 : ends[other - 1])..<ends[other]]), name) {
-                return .duplicate(position)
+                return position
               }
               slot = (slot + 1) & (capacity - 1)
-              probes += 1
-              if let probeLimit, probes > probeLimit { return .tooLong }
             }
             slots[slot] = Int32(position + 1)
           }
-          return .built
+          return nil
         }
       }
     }
-    switch outcome {
-    case .built: return slots
-    case .tooLong: return nil
-    case .duplicate(let position):
+    if let duplicate {
       throw DuplicateName(
-        name: names.withUnsafeBytes { String(decoding: Self.name(at: position, ends: ends, in: $0), as: UTF8.self) })
+        name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
     }
+    return slots
+  }
+
+  private static func hash(_ name: UnsafeRawBufferPointer) -> Int {
+    var hasher = Hasher()
+    hasher.combine(bytes: name)
+    return hasher.finalize()
   }
 
   package struct DuplicateName: Error {
@@ -222,7 +197,7 @@ package final class IndexedEntries: Sendable {
 
   private func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
     names.withUnsafeBytes { bytes in
-      var slot = hash(name) & (slots.count - 1)
+      var slot = Self.hash(name) & (slots.count - 1)
       while slots[slot] != 0 {
         let position = Int(slots[slot]) - 1
         if Self.equal(Self.name(at: position, ends: ends, in: bytes), name) { return position }
@@ -254,46 +229,6 @@ package final class IndexedEntries: Sendable {
 
   private static func name(at position: Int, ends: [Int], in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(rebasing: bytes[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
-  }
-}
-
-/// How a table of names hashes them. Both are seeded per process: names come from a file
-/// that may be hostile, and must not be chosen to collide.
-/// - `fast`: eight bytes at a time, multiplied and folded (a few nanoseconds a name, where
-///   `Hasher` takes about thirty: an edit of 100,000 items hashes 200,000 names). Its seed is
-///   secret, but it is not built to withstand a search for collisions: a table whose probes
-///   run long is built again with `strong` (see `IndexedEntries.slots`).
-/// - `strong`: `Hasher` (SipHash).
-package enum NameHash: Sendable {
-  case fast, strong
-
-  private static let seed = UInt64.random(in: .min ... .max)
-
-  func callAsFunction(_ name: UnsafeRawBufferPointer) -> Int {
-    switch self {
-    case .strong:
-      var hasher = Hasher()
-      hasher.combine(bytes: name)
-      return hasher.finalize()
-    case .fast:
-      var state = Self.seed ^ (UInt64(name.count) &* 0x9E37_79B9_7F4A_7C15)
-      func mix(_ word: UInt64) {
-        state = (state ^ word) &* 0xBF58_476D_1CE4_E5B9
-        state ^= state >> 31
-      }
-      var offset = 0
-      while offset + 8 <= name.count {
-        mix(name.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        offset += 8
-      }
-      if offset < name.count {
-        var last: UInt64 = 0
-        for index in offset..<name.count { last = last << 8 | UInt64(name[index]) }
-        mix(last)
-      }
-      state = (state ^ (state >> 29)) &* 0x94D0_49BB_1331_11EB
-      return Int(truncatingIfNeeded: state ^ (state >> 32))
-    }
   }
 }
 

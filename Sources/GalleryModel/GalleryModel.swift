@@ -23,6 +23,9 @@ public struct GalleryModel: Codable, Sendable, Equatable {
   /// Moves that `gallery drag --move` offered and no drop has taken yet: the source's own
   /// consent, without which a drag payload can only copy. Nil when there are none.
   public var moveOffers: [MoveOffer]?
+  /// Members a later version wrote that this one does not know, kept so that a rewrite
+  /// keeps them.
+  package var unknown: [UnknownMember]? = nil
 
   package enum CodingKeys: String, CodingKey {
     case format, title, created, modified, revision, settings, items, trash, moveOffers
@@ -53,6 +56,7 @@ public struct GalleryModel: Codable, Sendable, Equatable {
     /// last `historyDays` days, whichever keeps more.
     public var historyOperations: Int = 1000
     public var historyDays: Int = 90
+    package var unknown: [UnknownMember]? = nil
 
     public init() {}
 
@@ -69,6 +73,21 @@ public struct GalleryModel: Codable, Sendable, Equatable {
       historyOperations = try container.decodeIfPresent(Int.self, forKey: .historyOperations) ?? 1000
       historyDays = try container.decodeIfPresent(Int.self, forKey: .historyDays) ?? 90
     }
+  }
+}
+
+/// A member of a stored object that this version does not know (a later version of the
+/// format added it), kept as its JSON text: a document rewritten by this version keeps what
+/// a later one wrote. Read as strictly as any member, at most `limit` per object.
+package struct UnknownMember: Sendable, Equatable {
+  package static let limit = 64
+
+  package var name: String
+  package var json: [UInt8]
+
+  package init(name: String, json: [UInt8]) {
+    self.name = name
+    self.json = json
   }
 }
 
@@ -123,6 +142,12 @@ public struct Item: Codable, Sendable, Equatable {
     package var label: Label? = nil
     package var camera: String? = nil
     package var taken: String? = nil
+    package var unknown: [UnknownMember]? = nil
+
+    package enum CodingKeys: String, CodingKey {
+      case id, source, page, state, aspectRatio, width, height, orientation, format, pages, bytes, hash, thumbnail
+      case original, added, placeholder, failure, caption, note, tags, rating, label, camera, taken
+    }
   }
 
   /// Shared between copies until one of them changes: `DecodedItem`, or `PendingItem` for

@@ -126,17 +126,20 @@ extension JournalRecord {
 
 extension JSONWriter {
   package mutating func journalRecord(_ record: JournalRecord) {
-    object { o in
-      o.value("change") { $0.change(record.change) }
+    // Its place first and its change last, not in sorted order: a reader finds what the
+    // record is (its place in the history, what made it) without reading its change,
+    // which for a drop holds thousands of items.
+    object(inWrittenOrder: true) { o in
       o.int("format", GalleryModel.formatVersion)
-      o.int("continues", record.continues)
+      o.int("revision", record.revision)
       o.string("id", record.id)
       o.string("parent", record.parent)
-      o.int("redoing", record.redoing)
-      o.int("revision", record.revision)
-      o.string("summary", record.summary)
       o.date("time", record.time)
+      o.string("summary", record.summary)
       o.int("undoing", record.undoing)
+      o.int("redoing", record.redoing)
+      o.int("continues", record.continues)
+      o.value("change") { $0.change(record.change) }
     }
   }
 
@@ -204,8 +207,17 @@ extension JSONWriter {
 }
 
 extension JSONReader {
-  /// A record; with `readingChange` false its change is skipped and left empty.
-  package mutating func journalRecord(readingChange: Bool = true) throws -> JournalRecord {
+  /// How much of a record to read: a record written by this version ends with its change,
+  /// so that its place and its other members are read without it.
+  package enum JournalRecordPart {
+    case place, withoutChange, whole
+  }
+
+  /// A record, its change left empty unless `part` is `whole`. A record whose revision and
+  /// id come before its change (as this version writes it) must end with its change, and
+  /// no member may be given twice: what is read without the change is what the whole
+  /// record says.
+  package mutating func journalRecord(reading part: JournalRecordPart = .whole) throws -> JournalRecord {
     var revision: Int?
     var id: String?
     var parent: String?
@@ -215,28 +227,55 @@ extension JSONReader {
     var redoing: Int?
     var continues: Int?
     var change = ModelChange()
-    try object { r, key in
+    var seen = Set<String>()
+    var changeEnds = false
+    try expect(UInt8(ascii: "{"))
+    var more = try peek() != UInt8(ascii: "}")
+    while more {
+      let key = try self.key()
+      let name: String
       switch key {
+      case .raw(let bytes): name = String(decoding: bytes, as: UTF8.self)
+      case .decoded(let text): name = text
+      }
+      guard seen.insert(name).inserted else { throw fail("a journal record gives \(name) twice") }
+      guard !changeEnds else { throw fail("a journal record has members after its change") }
+      try expect(UInt8(ascii: ":"))
+      switch name {
       case "format":
-        let format = try r.int()
+        let format = try int()
         if format > GalleryModel.formatVersion { throw DocumentError.unsupportedFormat(format) }
-      case "revision": revision = try r.int()
-      case "id": id = try r.string()
-      case "parent": parent = try r.string()
-      case "time": time = try r.date()
-      case "summary": summary = try r.string()
-      case "undoing": undoing = try r.int()
-      case "redoing": redoing = try r.int()
-      case "continues": continues = try r.int()
+      case "revision": revision = try int()
+      case "id": id = try string()
+      case "parent": parent = try string()
+      case "time": time = try date()
+      case "summary": summary = try string()
+      case "undoing": undoing = try int()
+      case "redoing": redoing = try int()
+      case "continues": continues = try int()
       case "change":
-        if readingChange { change = try r.change() } else { try r.skipStructure() }
-      default: try r.skipValue()
+        changeEnds = revision != nil && id != nil
+        if changeEnds && part != .whole { break }
+        if part == .whole { change = try self.change() } else { try skipValue() }
+      default: try skipValue()
+      }
+      if changeEnds && part != .whole { break }
+      switch try peek() {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "}"): more = false
+      default: throw fail("expected ',' or '}'")
       }
     }
-    skipSpace()
-    guard index == bytes.count else { throw fail("trailing data after the journal record") }
-    guard let revision, let id, let time, let summary else {
-      throw fail("a journal record lacks revision, id, time or summary")
+    if !changeEnds || part == .whole {
+      try expect(UInt8(ascii: "}"))
+      skipSpace()
+      guard index == bytes.count else { throw fail("trailing data after the journal record") }
+    }
+    guard let revision, let id else { throw fail("a journal record lacks its revision or id") }
+    guard let time, let summary else {
+      guard part == .place else { throw fail("a journal record lacks its time or summary") }
+      return JournalRecord(
+        revision: revision, id: id, parent: parent, time: .distantPast, summary: "", change: change)
     }
     return JournalRecord(
       revision: revision, id: id, parent: parent, time: time, summary: summary, undoing: undoing,
@@ -374,7 +413,7 @@ public enum JournalCoding {
   public static func decodeWithoutChange(_ data: Data) throws -> JournalRecord {
     let record = try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
-      return try reader.journalRecord(readingChange: false)
+      return try reader.journalRecord(reading: .withoutChange)
     }
     let problems = record.problems
     guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
@@ -388,7 +427,7 @@ public enum JournalCoding {
   public static func decodePlace(_ data: Data) throws -> JournalRecord.Place {
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
-      return try reader.journalRecordPlace()
+      return try reader.journalRecord(reading: .place).place
     }
   }
 }
@@ -422,28 +461,4 @@ extension JournalRecord {
   }
 
   public var place: Place { Place(revision: revision, id: id, parent: parent) }
-}
-
-extension JSONReader {
-  mutating func journalRecordPlace() throws -> JournalRecord.Place {
-    var revision: Int?
-    var id: String?
-    var parent: String?
-    try object { r, key in
-      switch key {
-      case "format":
-        let format = try r.int()
-        if format > GalleryModel.formatVersion { throw DocumentError.unsupportedFormat(format) }
-      case "revision": revision = try r.int()
-      case "id": id = try r.string()
-      case "parent": parent = try r.string()
-      case "change": try r.skipStructure()
-      default: try r.skipValue()
-      }
-    }
-    skipSpace()
-    guard index == bytes.count else { throw fail("trailing data after the journal record") }
-    guard let revision, let id else { throw fail("a journal record lacks revision or id") }
-    return JournalRecord.Place(revision: revision, id: id, parent: parent)
-  }
 }

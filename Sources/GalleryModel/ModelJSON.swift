@@ -43,35 +43,16 @@ package struct JSONWriter {
     bytes.append(UInt8(ascii: "\""))
   }
 
-  /// Appends the bytes with what JSON requires escaped: a quote, a backslash, a control
-  /// byte. Most strings have none: eight bytes are tested at a time, and the runs between
-  /// escapes appended whole.
+  /// Appends the bytes with what JSON requires escaped (a quote, a backslash, a control
+  /// byte), the runs between escapes appended whole.
   private mutating func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
-    guard let base = buffer.baseAddress else { return }
-    let count = buffer.count
     var start = 0
-    var i = 0
-    while i < count {
-      if i + 8 <= count {
-        let word = ByteLanes.load(UnsafeRawPointer(base), at: i)
-        let found =
-          ByteLanes.equal(to: UInt8(ascii: "\""), in: word) | ByteLanes.equal(to: UInt8(ascii: "\\"), in: word)
-          | ByteLanes.below(0x20, in: word)
-        if found == 0 {
-          i += 8
-          continue
-        }
-        i += ByteLanes.first(found)
-      } else if !Self.needsEscape(base[i]) {
-        i += 1
-        continue
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: i - start))
-      appendEscape(base[i])
-      i += 1
-      start = i
+    for i in buffer.indices where Self.needsEscape(buffer[i]) {
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<i]))
+      appendEscape(buffer[i])
+      start = i + 1
     }
-    bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count - start))
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
   }
 
   private static func needsEscape(_ byte: UInt8) -> Bool {
@@ -153,11 +134,16 @@ package struct JSONWriter {
 
   /// Writes an object whose members `body` adds, separating them with commas. The buffer
   /// moves into the object writer and back (a swap, not a copy).
-  package mutating func object(_ body: (inout ObjectWriter) -> Void) {
+  /// Keys must come in sorted order (checked in debug builds) unless `inWrittenOrder`;
+  /// `unknown` members (sorted by name) are written among them where they sort.
+  package mutating func object(
+    inWrittenOrder: Bool = false, unknown: [UnknownMember]? = nil, _ body: (inout ObjectWriter) -> Void
+  ) {
     bytes.append(UInt8(ascii: "{"))
-    var members = ObjectWriter()
+    var members = ObjectWriter(sorted: !inWrittenOrder, unknown: unknown ?? [])
     swap(&members.writer.bytes, &bytes)
     body(&members)
+    members.writeUnknown(before: nil)
     swap(&members.writer.bytes, &bytes)
     bytes.append(UInt8(ascii: "}"))
   }
@@ -174,19 +160,52 @@ package struct JSONWriter {
   }
 }
 
-/// The members of one object being written. Keys must be given in sorted order.
+/// The members of one object being written, in sorted order of their keys (by bytes), so
+/// that the same value is always the same text.
 package struct ObjectWriter {
   fileprivate(set) var writer = JSONWriter(capacity: 0)
   private var first = true
+  private let sorted: Bool
+  private var previous: StaticString = ""
+  private var unknown: ArraySlice<UnknownMember>
+
+  fileprivate init(sorted: Bool, unknown: [UnknownMember]) {
+    self.sorted = sorted
+    self.unknown = unknown[...]
+  }
 
   package mutating func key(_ name: StaticString) {
-    if !first { writer.bytes.append(UInt8(ascii: ",")) }
-    first = false
+    assert(!sorted || first || Self.precedes(previous, name), "the key \(name) is out of sorted order")
+    previous = name
+    if !unknown.isEmpty { writeUnknown(before: name) }
+    separate()
     writer.bytes.append(UInt8(ascii: "\""))
     writer.raw(name)
     // Byte by byte: appending a sequence costs a call, even of two bytes.
     writer.bytes.append(UInt8(ascii: "\""))
     writer.bytes.append(UInt8(ascii: ":"))
+  }
+
+  private mutating func separate() {
+    if !first { writer.bytes.append(UInt8(ascii: ",")) }
+    first = false
+  }
+
+  /// The unknown members that sort before `name` (all that are left, for nil).
+  fileprivate mutating func writeUnknown(before name: StaticString?) {
+    while let member = unknown.first,
+      name.map({ name in name.withUTF8Buffer { member.name.utf8.lexicographicallyPrecedes($0) } }) ?? true
+    {
+      unknown.removeFirst()
+      separate()
+      writer.string(member.name)
+      writer.bytes.append(UInt8(ascii: ":"))
+      writer.bytes.append(contentsOf: member.json)
+    }
+  }
+
+  private static func precedes(_ a: StaticString, _ b: StaticString) -> Bool {
+    a.withUTF8Buffer { a in b.withUTF8Buffer { b in a.lexicographicallyPrecedes(b) } }
   }
 
   package mutating func string(_ name: StaticString, _ value: String?) {
@@ -292,7 +311,7 @@ extension JSONWriter {
     outline.ids.reserveCapacity(model.items.count)
     outline.starts.reserveCapacity(model.items.count)
     outline.lengths.reserveCapacity(model.items.count)
-    object { o in
+    object(unknown: model.unknown) { o in
       o.date("created", model.created)
       o.int("format", model.format)
       o.value("items") { w in
@@ -333,7 +352,7 @@ extension JSONWriter {
   }
 
   package mutating func settings(_ settings: GalleryModel.Settings) {
-    object { s in
+    object(unknown: settings.unknown) { s in
       s.bool("embedOriginals", settings.embedOriginals)
       s.int("historyDays", settings.historyDays)
       s.int("historyOperations", settings.historyOperations)
@@ -345,7 +364,7 @@ extension JSONWriter {
 
   /// An item's stored members, plus `extra` ones (sorted among them by the caller's keys).
   package mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
-    object { o in
+    object(unknown: item.fields.unknown) { o in
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
       o.int("bytes", item.bytes)
@@ -517,6 +536,22 @@ package struct JSONReader {
     }
   }
 
+  /// The members of an object after one already read, to its `}`.
+  package mutating func remainingMembers(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
+    while true {
+      switch try peek() {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "}"):
+        index += 1
+        return
+      default: throw fail("expected ',' or '}'")
+      }
+      let key = try self.key()
+      try expect(UInt8(ascii: ":"))
+      try member(&self, key)
+    }
+  }
+
   package mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
     try expect(UInt8(ascii: "["))
     if try peek() == UInt8(ascii: "]") {
@@ -556,16 +591,20 @@ package struct JSONReader {
   package mutating func string() throws -> String {
     try expect(UInt8(ascii: "\""))
     let start = index
-    // The common case: no escapes, so the bytes are the string.
+    // The common case: no escapes, so the bytes are the string; ASCII (ids, names, most
+    // URLs) needs no check of its UTF-8.
+    var ascii = true
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        let text = try validUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        let string = ascii ? String(decoding: text, as: UTF8.self) : try validUTF8(text)
         index += 1
-        return text
+        return string
       }
       if byte == UInt8(ascii: "\\") { break }
       if byte < 0x20 { throw fail("control character in string") }
+      if byte >= 0x80 { ascii = false }
       index += 1
     }
     var scalars = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
@@ -738,64 +777,6 @@ package struct JSONReader {
     _ = try string()
   }
 
-  /// Skips an object or array by its brackets and strings alone: for a value that is decoded
-  /// in full later, which refuses whatever this lets through (a history record's change,
-  /// skipped while a document opens). Any other value is skipped by `skipValue`.
-  package mutating func skipStructure() throws {
-    let first = try peek()
-    guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return try skipValue() }
-    // Locals, not the reader's members: this loop runs over megabytes.
-    let base = bytes.baseAddress!
-    let end = bytes.count
-    var i = index
-    var depth = 0
-    while i < end {
-      let byte = base.load(fromByteOffset: i, as: UInt8.self)
-      i += 1
-      switch byte {
-      case UInt8(ascii: "\""):
-        // Most of a record is strings: their bytes are passed eight at a time.
-        i = try Self.endOfString(base, from: i, end: end)
-      case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-      case UInt8(ascii: "}"), UInt8(ascii: "]"):
-        depth -= 1
-        if depth == 0 {
-          index = i
-          return
-        }
-      default: break
-      }
-    }
-    index = end
-    throw fail("unterminated value")
-  }
-
-  /// Where a string that starts at `start` (after its opening quote) ends: just after its
-  /// closing quote. A backslash takes the byte after it along. Eight bytes are tested at a
-  /// time for a quote or a backslash.
-  @inline(__always)
-  private static func endOfString(_ base: UnsafeRawPointer, from start: Int, end: Int) throws -> Int {
-    var i = start
-    while true {
-      while i + 8 <= end {
-        let word = ByteLanes.load(base, at: i)
-        let found = ByteLanes.equal(to: UInt8(ascii: "\""), in: word) | ByteLanes.equal(to: UInt8(ascii: "\\"), in: word)
-        if found == 0 {
-          i += 8
-          continue
-        }
-        i += ByteLanes.first(found)
-        break
-      }
-      // At a quote or a backslash, or within the last seven bytes.
-      guard i < end else { throw JSONReadError(message: "unterminated value", offset: end) }
-      let byte = base.load(fromByteOffset: i, as: UInt8.self)
-      i += 1
-      if byte == UInt8(ascii: "\"") { return i }
-      if byte == UInt8(ascii: "\\") { i += 1 }
-    }
-  }
-
   /// Adds the string value of every member named `id`, at any depth of the value: read as
   /// strictly as everything else, without decoding what holds them.
   package mutating func collectIDs(into ids: inout Set<String>) throws {
@@ -830,31 +811,6 @@ package struct JSONReader {
     default: _ = try double()
     }
   }
-}
-
-/// Eight bytes tested at once, as the lanes of a 64-bit word (SWAR), where strings are
-/// skipped or escaped. `(x - n * 0x01...) & ~x & 0x80...` sets the high bit of each byte of x
-/// below n (n at most 0x80), exactly for the lowest such byte: a byte above it may be marked
-/// through the borrow, so only the lowest mark is used.
-enum ByteLanes {
-  private static let ones: UInt64 = 0x0101_0101_0101_0101
-
-  /// Eight bytes from `offset`, the byte at `offset` in the lowest lane.
-  @inline(__always)
-  static func load(_ base: UnsafeRawPointer, at offset: Int) -> UInt64 {
-    UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-  }
-
-  @inline(__always)
-  static func below(_ n: UInt8, in word: UInt64) -> UInt64 { (word &- ones &* UInt64(n)) & ~word & (ones &* 0x80) }
-
-  /// The bytes equal to `byte`: those that the XOR makes zero.
-  @inline(__always)
-  static func equal(to byte: UInt8, in word: UInt64) -> UInt64 { below(1, in: word ^ (ones &* UInt64(byte))) }
-
-  /// The offset of the lowest marked byte.
-  @inline(__always)
-  static func first(_ marks: UInt64) -> Int { marks.trailingZeroBitCount / 8 }
 }
 
 /// An object key being matched against the names the model knows.
@@ -936,6 +892,42 @@ package enum ISO8601 {
 }
 
 extension JSONReader {
+  /// A member this version does not know, read as strictly as any and kept as its text.
+  package mutating func unknownMember(_ key: JSONKey, into members: inout [UnknownMember]?) throws {
+    let name: String
+    switch key {
+    case .decoded(let text): name = text
+    case .raw(let bytes):
+      guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("a key that is not UTF-8") }
+      name = text
+    }
+    skipSpace()
+    let start = index
+    try skipValue()
+    // `skipValue` reads a string's bytes without building it: they must be UTF-8 too.
+    let json = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+    guard String(validating: json, as: UTF8.self) != nil else { throw fail("a string that is not UTF-8") }
+    var list = members ?? []
+    guard list.count < UnknownMember.limit else {
+      throw fail("more than \(UnknownMember.limit) members this version does not know")
+    }
+    guard !list.contains(where: { $0.name == name }) else { throw fail("the member \(name) is given twice") }
+    list.append(UnknownMember(name: name, json: Array(json)))
+    // Sorted as the writer writes members: by their bytes.
+    list.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    members = list
+  }
+
+  /// The items array, the reader at its `[`.
+  package mutating func items() throws -> [Item] {
+    var items: [Item] = []
+    // Room for as many items as a document of this size usually holds (one of ours takes
+    // about 330 bytes), so that 100,000 items are not moved again at every doubling.
+    items.reserveCapacity((bytes.count - index) / 256)
+    try array { items.append(try $0.item()) }
+    return items
+  }
+
   package mutating func model() throws -> GalleryModel {
     var format: Int?
     var title: String?
@@ -947,6 +939,7 @@ extension JSONReader {
     var items: [Item] = []
     var trash: [TrashedItem] = []
     var offers: [MoveOffer] = []
+    var unknown: [UnknownMember]?
     try object { r, key in
       switch key {
       case "moveOffers": offers = try r.moveOffers()
@@ -965,7 +958,7 @@ extension JSONReader {
         if items.isEmpty { items = try r.items() } else { items += try r.items() }
       case "trash":
         try r.array { trash.append(try $0.trashedItem()) }
-      default: try r.skipValue()
+      default: try r.unknownMember(key, into: &unknown)
       }
     }
     skipSpace()
@@ -982,6 +975,7 @@ extension JSONReader {
     model.items = items
     model.trash = trash
     model.moveOffers = offers.isEmpty ? nil : offers
+    model.unknown = unknown
     return model
   }
 
@@ -1015,7 +1009,7 @@ extension JSONReader {
       case "embedOriginals": settings.embedOriginals = try r.bool()
       case "historyOperations": settings.historyOperations = try r.int()
       case "historyDays": settings.historyDays = try r.int()
-      default: try r.skipValue()
+      default: try r.unknownMember(key, into: &settings.unknown)
       }
     }
     return settings
@@ -1062,6 +1056,7 @@ extension JSONReader {
     var label: Item.Label?
     var camera: String?
     var taken: String?
+    var unknown: [UnknownMember]?
     try object { r, key in
       if try r.isNull() { return }
       switch key {
@@ -1101,7 +1096,9 @@ extension JSONReader {
           list.append(try r.string())
         }
         tags = list
-      default: try r.skipValue()
+      // What `show --json` adds to each item, not stored.
+      case "position", "display": try r.skipValue()
+      default: try r.unknownMember(key, into: &unknown)
       }
     }
     guard let id, let source, let state, let aspectRatio, let added else {
@@ -1112,7 +1109,7 @@ extension JSONReader {
       orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
       original: original, added: added, placeholder: placeholder, failure: failure)
     (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
-    (fields.camera, fields.taken) = (camera, taken)
+    (fields.camera, fields.taken, fields.unknown) = (camera, taken, unknown)
     return Item(fields: fields)
   }
 

@@ -103,8 +103,8 @@ struct EntryTableTests {
     #expect(refused([#"["thumbnails/a.jpg",@,1024,10"#]))
   }
 
-  @Test("A table whose fast hash probes too long is built again with Hasher; either finds every name and refuses one twice")
-  func hashFallback() throws {
+  @Test("A table finds every name it holds and no other, and refuses a name listed twice")
+  func hashTable() throws {
     let names = (0..<2000).map { "thumbnails/\($0).jpg" } + [DocumentArchive.modelEntry]
     var bytes: [UInt8] = []
     var ends: [Int] = []
@@ -113,16 +113,12 @@ struct EntryTableTests {
       ends.append(bytes.count)
     }
     let locations = names.indices.map { at(Int64($0) * 1024) }
-    #expect(try IndexedEntries.slots(names: bytes, ends: ends).hash == .fast)
-    #expect(try IndexedEntries.slots(names: bytes, ends: ends, fastProbeLimit: 0).hash == .strong)
-    for limit in [nil, 0] {
-      let table = EntryTable(indexed: try IndexedEntries(names: bytes, ends: ends, locations: locations, fastProbeLimit: limit))
-      #expect(names.indices.allSatisfy { table[names[$0]] == locations[$0] })
-      #expect(table["thumbnails/2000.jpg"] == nil && table["thumbnails/1.jp"] == nil)
-      let twice = bytes + Array("thumbnails/7.jpg".utf8)
-      #expect(throws: IndexedEntries.DuplicateName.self) {
-        try IndexedEntries.slots(names: twice, ends: ends + [twice.count], fastProbeLimit: limit)
-      }
+    let table = EntryTable(indexed: try IndexedEntries(names: bytes, ends: ends, locations: locations))
+    #expect(names.indices.allSatisfy { table[names[$0]] == locations[$0] })
+    #expect(table["thumbnails/2000.jpg"] == nil && table["thumbnails/1.jp"] == nil)
+    let twice = bytes + Array("thumbnails/7.jpg".utf8)
+    #expect(throws: IndexedEntries.DuplicateName.self) {
+      try IndexedEntries.slots(names: twice, ends: ends + [twice.count])
     }
   }
 }

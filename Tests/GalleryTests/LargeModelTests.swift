@@ -32,23 +32,6 @@ struct LargeModelTests {
     }
   }
 
-  /// The items array read in two halves, or nil where the guessed boundary did not hold.
-  static func itemsInTwoHalves(_ data: Data) throws -> [Item]? {
-    try data.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
-      var items: [Item]??
-      try reader.object { reader, key in
-        if case "items" = key {
-          items = reader.itemsInTwoHalves()
-          if items! == nil { try reader.skipValue() }
-        } else {
-          try reader.skipValue()
-        }
-      }
-      return items ?? nil
-    }
-  }
-
   /// The error a one-piece reading of the whole model meets (the oracle for refusals).
   static func errorInOnePiece(_ data: Data) -> String? {
     do {
@@ -102,58 +85,27 @@ struct LargeModelTests {
     #expect(try JSONDecoder().decode(Item.self, from: JSONEncoder().encode(original)) == original)
   }
 
-  @Test("A large items array read in two halves is the one-piece reading, whatever the guessed boundary lands in")
-  func twoHalvesAgree() throws {
+  @Test("All the items read through an outline, on two cores, are the one-piece reading; a fault in either half names its item")
+  func readAllAgrees() throws {
     let sources: [(String, (Int) -> String)] = [
       ("plain", { "file:///p/\($0).jpg" }),
-      // Every source holds what the boundary guess looks for: most guesses land in a string.
       ("braces in strings", { "file:///p/%7D,%7B/" + String(repeating: "},{", count: $0 % 5) + "\($0).jpg" }),
       ("escapes", { "file:///p/\"quoted\"\\\($0)/é.jpg" }),
     ]
     for (label, source) in sources {
-      let model = Self.model(count: 6_000, source: source)
-      let data = ModelCoding.encode(model)
-      #expect(data.count >= JSONReader.splitItemBytes, "\(label): large enough to be split")
-      let decoded = try ModelCoding.decode(data)
-      #expect(decoded.items == model.items, "\(label)")
-      #expect(decoded.items == (try Self.itemsInOnePiece(data)), "\(label)")
-      // Split where the guess holds (always, for what we write without braces in strings);
-      // where it does not, the one-piece reading above is what counted.
-      let halves = try Self.itemsInTwoHalves(data)
-      if label == "plain" { #expect(halves != nil, "our own files are read in two halves") }
-      // Here the first `},{` after the middle is inside a source: a guess not believed.
-      if label == "braces in strings" { #expect(halves == nil, "a boundary guessed inside a string") }
-      if let halves { #expect(halves == model.items, "\(label)") }
+      var model = Self.model(count: 6_000, source: source)
+      model.trash = []
+      let (data, outline) = ModelCoding.encodeWithOutline(model)
+      #expect(try PendingItemTests.source(data, outline).readAll() == model.items, "\(label)")
+      #expect(try Self.itemsInOnePiece(data) == model.items, "\(label)")
     }
-    // Whitespace between items (not how we write) has no `},{`: read in one piece.
-    let model = Self.model(count: 6_000)
-    let spaced = Data(
-      String(decoding: ModelCoding.encode(model), as: UTF8.self).replacingOccurrences(of: "},{", with: "},\n {").utf8)
-    #expect(try ModelCoding.decode(spaced).items == model.items)
-  }
-
-  @Test("A fault in either half is refused with the one-piece reading's error, at the same offset")
-  func faultsAgree() throws {
-    let model = Self.model(count: 6_000)
-    let text = String(decoding: ModelCoding.encode(model), as: UTF8.self)
-    // (what, where: the first occurrence or the last, the text replaced, its replacement)
-    let faults: [(String, String.CompareOptions, String, String)] = [
-      ("a bad state early", [], #""id":"i10","#, #""id":"i10","state":"maybe","#),
-      ("a bad state late", .backwards, #""id":"i5990","#, #""id":"i5990","state":"maybe","#),
-      ("a truncated member late", .backwards, #""hash":"sha256:aaaa"#, #""hash":aaaa"#),
-      ("a stray byte after the array", .backwards, #"}]"#, #"} ]x"#),
-    ]
-    for (label, options, target, replacement) in faults {
-      let range = try #require(text.range(of: target, options: options), "\(label)")
-      let data = Data(text.replacingCharacters(in: range, with: replacement).utf8)
-      var refusal: String?
-      do {
-        _ = try ModelCoding.decode(data)
-      } catch {
-        refusal = "\(error)"
-      }
-      let expected = try #require(Self.errorInOnePiece(data), "\(label): the one-piece reading refuses it")
-      #expect(refusal == expected, "\(label)")
+    let (_, data, outline) = PendingItemTests.encoded(count: 6_000)
+    for index in [10, 5_990] {
+      let broken = try PendingItemTests.withUnknownState(item: index, in: data, outline)
+      #expect(Self.errorInOnePiece(broken) != nil)
+      #expect {
+        try PendingItemTests.source(broken, outline).readAll()
+      } throws: { "\($0)".contains("item \(index + 1) (i\(index)) of gallery.json") }
     }
   }
 

@@ -177,92 +177,6 @@ struct CivilTimeTests {
 
 @Suite("Dates and numbers read from their bytes")
 struct ByteReaderTests {
-  @Test(
-    "Skipping by structure ends where a full read ends, brackets and quotes inside strings included, and an unfinished value is refused"
-  )
-  func skipStructure() throws {
-    let values = [
-      #"{}"#, #"[]"#, #"{"a":[1,2,{"b":"]}"}],"c":"\"}"}"#, #"[["\\"],"[",{"}":"{"}]"#, #"{"e":"\u005d\\\""}"#,
-      #"  [ 1 , true , null , "x" ]"#, #""plain""#, "12.5", "true",
-    ]
-    for value in values {
-      let text = value + #","rest":1"#
-      var quick = 0
-      var full = 0
-      try Data(text.utf8).withUnsafeBytes { raw in
-        var reader = JSONReader(raw)
-        try reader.skipStructure()
-        quick = reader.index
-        var strict = JSONReader(raw)
-        try strict.skipValue()
-        full = strict.index
-      }
-      #expect(quick == full, "\(value)")
-    }
-    for unfinished in [#"{"a":[1,2"#, #"["]"#, #"{"a":"\"}"#, "[[[", #"{"x":"}"#] {
-      #expect(throws: JSONReadError.self, "\(unfinished)") {
-        try Data(unfinished.utf8).withUnsafeBytes { raw in
-          var reader = JSONReader(raw)
-          try reader.skipStructure()
-        }
-      }
-    }
-  }
-
-  @Test("Skipping by structure agrees with a full read on generated values, and refuses every cut of them")
-  func skipStructureGenerated() throws {
-    var random = SplitMix(state: 41)
-    // Escaped quotes and backslash runs land at every offset of the eight-byte steps.
-    let pieces = [
-      "\"", "\\", "\\\\", "]", "}", "{", "[", ",", ":", "a", "abcdefgh", String(repeating: "x", count: 13), "é", "\u{1}", "日本",
-    ]
-    func string() -> String {
-      let raw = (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
-      var escaped = "\""
-      for scalar in raw.unicodeScalars {
-        switch scalar {
-        case "\"": escaped += "\\\""
-        case "\\": escaped += "\\\\"
-        case _ where scalar.value < 0x20:
-          let hex = String(scalar.value, radix: 16)
-          escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: escaped.unicodeScalars.append(scalar)
-        }
-      }
-      return escaped + "\""
-    }
-    func value(_ depth: Int) -> String {
-      switch Int.random(in: 0..<(depth > 3 ? 3 : 5), using: &random) {
-      case 0: return string()
-      case 1: return ["1", "-2.5e3", "true", "null"].randomElement(using: &random)!
-      case 2: return "\"\\u005c\\\\\""
-      case 3: return "[" + (0..<Int.random(in: 0...4, using: &random)).map { _ in value(depth + 1) }.joined(separator: ",") + "]"
-      default:
-        return "{"
-          + (0..<Int.random(in: 0...4, using: &random)).map { _ in string() + ":" + value(depth + 1) }.joined(separator: ",")
-          + "}"
-      }
-    }
-    for _ in 0..<400 {
-      let whole = "[" + value(0) + "," + value(0) + "]"
-      let bytes = Data((whole + #","rest":1"#).utf8)
-      try bytes.withUnsafeBytes { raw in
-        var quick = JSONReader(raw)
-        try quick.skipStructure()
-        var strict = JSONReader(raw)
-        try strict.skipValue()
-        #expect(quick.index == strict.index, "\(whole)")
-      }
-      let accepted = (1..<whole.utf8.count).filter { cut in
-        Data(whole.utf8.prefix(cut)).withUnsafeBytes { raw in
-          var reader = JSONReader(raw)
-          return (try? reader.skipStructure()) != nil
-        }
-      }
-      #expect(accepted.isEmpty, "\(whole) cut at \(accepted)")
-    }
-  }
-
   @Test("Strings are escaped as a byte-by-byte writer escapes them, wherever the escapes fall, and read back whole")
   func escapedStrings() throws {
     func reference(_ bytes: [UInt8]) -> [UInt8] {
@@ -322,6 +236,63 @@ struct ByteReaderTests {
     #expect(throws: (any Error).self) { try JournalCoding.decodePlace(Data(#"{"change":{},"revision":7}"#.utf8)) }
     #expect(throws: DocumentError.self) { try JournalCoding.decodePlace(Data(#"{"format":99,"id":"a","revision":1}"#.utf8)) }
     #expect(throws: (any Error).self) { try JournalCoding.decodePlace(Data(#"{"id":"a","revision":1} x"#.utf8)) }
+  }
+
+  @Test("Unknown members are kept as their text, written where they sort, and bounded")
+  func unknownMembers() throws {
+    var model = LargeModelTests.model(count: 2)
+    model.items[0].fields.unknown = [
+      UnknownMember(name: "b", json: Array("[1,{\"x\":null}]".utf8)), UnknownMember(name: "zz", json: Array("true".utf8)),
+    ]
+    model.settings.unknown = [UnknownMember(name: "sharpen", json: Array("2".utf8))]
+    model.unknown = [UnknownMember(name: "albums", json: Array("[]".utf8))]
+    let text = String(decoding: ModelCoding.encode(model), as: UTF8.self)
+    #expect(text.contains(#","b":[1,{"x":null}],"#))
+    #expect(text.contains(#""source":"#) && text.contains(#","zz":true}"#))
+    #expect(text.hasPrefix(#"{"albums":[],"created""#))
+    #expect(text.contains(#""maxPixels":100000000,"sharpen":2,"thumbnailSize""#))
+    #expect(try ModelCoding.decode(Data(text.utf8)) == model)
+    // Read strictly and bounded: not UTF-8, given twice, or too many are refused.
+    func reads(_ members: String) -> Bool {
+      (try? ModelCoding.decode(Data(text.replacingOccurrences(of: #"{"albums":[],"#, with: "{" + members + ",").utf8))) != nil
+    }
+    #expect(reads(#""x":"é""#))
+    #expect(!reads(#""x":1,"x":2"#))
+    #expect(!reads((0...UnknownMember.limit).map { #""m\#($0)":0"# }.joined(separator: ",")))
+    var invalid = Array(text.utf8)
+    invalid.replaceSubrange(1..<12, with: Array(#""albums":""#.utf8) + [0xFF, 0x22])
+    #expect((try? ModelCoding.decode(Data(invalid))) == nil)
+  }
+
+  @Test(
+    "A record is written place first and change last; read without its change it stops there, and says what the whole record says"
+  )
+  func recordWrittenPlaceFirst() throws {
+    let time = "2026-01-01T00:00:00Z"
+    let before = LargeModelTests.model(count: 3)
+    var after = before
+    after.items.swapAt(0, 2)
+    let record = JournalRecord(
+      revision: 7, id: String(repeating: "a", count: 32), parent: String(repeating: "b", count: 32),
+      time: try #require(ISO8601.parse(time)), summary: "move: 1 item",
+      change: ModelChange(from: before, to: after))
+    let text = String(decoding: JournalCoding.encode(record), as: UTF8.self)
+    #expect(text.hasPrefix(#"{"format":2,"revision":7,"id":""#))
+    #expect(text.range(of: #""change":"#)!.lowerBound > text.range(of: #""time":"#)!.lowerBound)
+    #expect(try JournalCoding.decode(Data(text.utf8)) == record)
+    // What is read without the change stops before it: a change cut short does not matter.
+    let cut = String(text[..<text.range(of: #""change":"#)!.upperBound]) + #"{"items":{"mov"#
+    var listed = record
+    listed.change = ModelChange()
+    #expect(try JournalCoding.decodeWithoutChange(Data(cut.utf8)) == listed)
+    #expect(try JournalCoding.decodePlace(Data(cut.utf8)) == record.place)
+    #expect(throws: (any Error).self) { try JournalCoding.decode(Data(cut.utf8)) }
+    // So no member may follow a change that comes after the place, nor any be given twice.
+    let late = #"{"revision":7,"id":"a1","summary":"s","time":"\#(time)","change":{},"parent":"b2"}"#
+    #expect(throws: (any Error).self) { try JournalCoding.decode(Data(late.utf8)) }
+    let twice = #"{"revision":7,"revision":8,"id":"a1","summary":"s","time":"\#(time)","change":{}}"#
+    #expect(throws: (any Error).self) { try JournalCoding.decode(Data(twice.utf8)) }
+    #expect(throws: (any Error).self) { try JournalCoding.decodePlace(Data(twice.utf8)) }
   }
 
   /// The reader this one replaced: a String, then the C library's `timegm`, whose

@@ -277,4 +277,54 @@ struct OrganizeTests {
     let refused = try Run.gallery(["find", document, "(tag:sea"])
     #expect(refused.status == 64 && refused.stderr.contains("parenthesis"))
   }
+
+  @Test("Members a later version wrote are kept through edits, undo, show --json and compaction")
+  func unknownMembersKept() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, try work.image("a.jpg", seed: 1), try work.image("b.jpg", seed: 2)]).status == 0)
+    #expect(try Run.gallery(["compact", document]).status == 0)
+    // The document as a later version might write it: new members in the model, its
+    // settings and an item (written in any order: readers take members as they come).
+    let folder = work.path("extracted")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    #expect(try Run.program("bsdtar", ["-xf", document, "-C", folder]).status == 0)
+    let json = URL(fileURLWithPath: folder + "/gallery.json")
+    var model = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+    var items = try #require(model["items"] as? [[String: Any]])
+    let id = try #require(items[1]["id"] as? String)
+    items[1]["zFaces"] = [["x": 0.25, "name": "Ann"]]
+    items[1]["albumsV3"] = ["summer", "été"]
+    model["items"] = items
+    var settings = try #require(model["settings"] as? [String: Any])
+    settings["sharpen"] = true
+    model["settings"] = settings
+    model["albums"] = [["name": "Summer", "ids": [id]]]
+    try JSONSerialization.data(withJSONObject: model).write(to: json)
+    let later = work.path("later.gallery")
+    let thumbnails = try FileManager.default.contentsOfDirectory(atPath: folder + "/thumbnails").map { "thumbnails/" + $0 }
+    let tar = try Run.program("bsdtar", ["-cf", later, "-C", folder, "mimetype", "cover.jpg"] + thumbnails + ["gallery.json"])
+    #expect(tar.status == 0, "\(tar.stderr)")
+
+    // Edits that copy the item, change it and take the change back; then a rewrite of all.
+    #expect(try Run.gallery(["move", later, "2", "--to", "1"]).status == 0)
+    #expect(try Run.gallery(["caption", later, id, "--text", "kept"]).status == 0)
+    #expect(try Run.gallery(["tag", later, id, "+beach"]).status == 0)
+    #expect(try Run.gallery(["undo", later]).status == 0)
+    let shown = try Run.gallery(["show", "--json", later])
+    let listed = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+    let listedItem = (listed["items"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+    #expect(listedItem?["albumsV3"] as? [String] == ["summer", "été"], "\(shown.stdout)")
+    #expect(try Run.gallery(["compact", later]).status == 0)
+    let rewritten = try Run.program("bsdtar", ["-xOf", later, "gallery.json"]).stdout
+    let after = try #require(try JSONSerialization.jsonObject(with: Data(rewritten.utf8)) as? [String: Any])
+    let item = try #require((after["items"] as? [[String: Any]])?.first { $0["id"] as? String == id })
+    #expect(item["caption"] as? String == "kept" && item["tags"] == nil)
+    #expect((item["zFaces"] as? [[String: Any]])?.first?["name"] as? String == "Ann")
+    #expect(item["albumsV3"] as? [String] == ["summer", "été"])
+    #expect((after["settings"] as? [String: Any])?["sharpen"] as? Bool == true)
+    #expect((after["albums"] as? [[String: Any]])?.first?["ids"] as? [String] == [id])
+    // Written where they sort, as every member.
+    #expect(rewritten.range(of: #""albumsV3":\[[^\]]*\],"aspectRatio""#, options: .regularExpression) != nil)
+  }
 }

@@ -353,25 +353,3 @@ extension PendingItemTests {
     #expect(try archiveNames(document).filter { $0 == ArchiveIndex.name }.count == indexes + 1)
   }
 }
-
-extension PendingItemTests {
-  @Test(
-    "A reader guesses where the checkpoint is from the outline's start, and only from an outline where this version writes it")
-  func checkpointGuess() throws {
-    let (_, data, outline) = Self.encoded(count: 30)
-    let location = EntryLocation(offset: 1536, span: 512 + Int64((data.count + 511) / 512 * 512), size: Int64(data.count))
-    var index = ArchiveIndex(
-      revision: 1, revisions: 1, liveBytes: 0,
-      entries: EntryTable([DocumentArchive.modelEntry: location]), outline: outline)
-    #expect(ArchiveIndex.checkpointGuess(in: index.encode()) == location)
-    index.outline = nil
-    #expect(ArchiveIndex.checkpointGuess(in: index.encode()) == nil)
-    let moved = String(
-      decoding: ArchiveIndex(
-        revision: 1, revisions: 1, liveBytes: 0,
-        entries: EntryTable([DocumentArchive.modelEntry: location]), outline: outline
-      ).encode(), as: UTF8.self
-    ).replacingOccurrences(of: "{\"checkpointOutline\":", with: "{\"x\":0,\"checkpointOutline\":")
-    #expect(ArchiveIndex.checkpointGuess(in: Data(moved.utf8)) == nil)
-  }
-}
