@@ -401,8 +401,8 @@ extension JSONWriter {
       o.int("rating", item.rating)
       o.string("source", item.source)
       o.string("state", item.state.rawValue)
-      o.string("taken", item.taken)
       if let tags = item.tags { o.strings("tags", tags) }
+      o.string("taken", item.taken)
       o.string("thumbnail", item.thumbnail)
       o.int("width", item.width)
     }

@@ -18,10 +18,10 @@ package enum ViewJSON {
     var writer = JSONWriter(capacity: 256 + model.items.count * 400)
     writer.object { o in
       o.string("id", id)
+      o.value("items") { w in w.array(model.items) { w, item in w.item(item, display: item.displayState.rawValue) } }
       // Stays the same for the document's path when ids change (another server): what the
       // page remembers per document (the tile size) is kept under it.
       o.string("key", String(contentHash(of: Data(path.utf8)).dropFirst("sha256:".count).prefix(16)))
-      o.value("items") { w in w.array(model.items) { w, item in w.item(item, display: item.displayState.rawValue) } }
       o.string("name", PathBytes.displayed((path as NSString).lastPathComponent))
       o.int("revision", model.revision)
       o.int("thumbnailSize", model.settings.thumbnailSize)
