@@ -131,3 +131,75 @@ struct IDSet {
 
   var isEmpty: Bool { few.isEmpty && (many?.isEmpty ?? true) }
 }
+
+/// What a person writes about items, as one edit: each field given is set on every item
+/// (an empty caption or note, 0 stars, `clearLabel` clear it), tags added and removed.
+/// The commands and the page's info panel make their edits with it.
+public struct MetadataEdit: Sendable, Equatable {
+  public var caption: String?
+  public var note: String?
+  public var rating: Int?
+  public var label: Item.Label?
+  public var clearLabel = false
+  public var addTags: [String] = []
+  public var removeTags: [String] = []
+
+  public init() {}
+
+  public var isEmpty: Bool {
+    caption == nil && note == nil && rating == nil && label == nil && !clearLabel && addTags.isEmpty
+      && removeTags.isEmpty
+  }
+
+  /// Why it cannot be made, in words; nil when it can.
+  public var problem: String? {
+    typealias Limits = ModelValidation.Limits
+    if let caption, !ModelValidation.isLine(caption, limit: Limits.captionBytes) {
+      return "a caption is one line of at most \(Limits.captionBytes) bytes"
+    }
+    if let note, !ModelValidation.isText(note, limit: Limits.noteBytes) {
+      return "a note is at most \(Limits.noteBytes) bytes, without NUL"
+    }
+    if let rating, !(0...5).contains(rating) { return "stars are 0 to 5" }
+    if label != nil && clearLabel { return "a label cannot be both given and cleared" }
+    if addTags.count + removeTags.count > Limits.tags { return "more than \(Limits.tags) tags at once" }
+    if let tag = (addTags + removeTags).first(where: { !ModelValidation.isTag($0) }) {
+      return "\(tag): not a tag (one line, no space or / at an end)"
+    }
+    return nil
+  }
+
+  public func apply(to item: inout Item) {
+    if let caption { item.caption = caption.isEmpty ? nil : caption }
+    if let note { item.note = note.isEmpty ? nil : note }
+    if let rating { item.rating = rating == 0 ? nil : rating }
+    if let label { item.label = label }
+    if clearLabel { item.label = nil }
+    if !addTags.isEmpty || !removeTags.isEmpty {
+      item.tags = Array(Set(item.tags ?? []).union(addTags).subtracting(removeTags))
+    }
+  }
+
+  /// What the history says of it: `tag: +beach -sea, 2 items`, `caption: 1 item`.
+  public func summary(count: Int) -> String {
+    var parts: [String] = []
+    if caption != nil { parts.append("caption") }
+    if note != nil { parts.append("note") }
+    if let rating { parts.append("rate: \(rating) star\(rating == 1 ? "" : "s")") }
+    if let label { parts.append("label: \(label.rawValue)") }
+    if clearLabel { parts.append("label: none") }
+    if !addTags.isEmpty || !removeTags.isEmpty {
+      parts.append("tag: " + (addTags.map { "+" + $0 } + removeTags.map { "-" + $0 }).joined(separator: " "))
+    }
+    let items = JournalRecord.counted(count, "item")
+    if parts == ["caption"] || parts == ["note"] { return "\(parts[0]): \(items)" }
+    return JournalRecord.cut(parts.joined(separator: "; ") + ", " + items)
+  }
+}
+
+extension GalleryModel {
+  /// Makes `edit` on the items `ids` names (those present).
+  public mutating func describe(_ ids: [String], _ edit: MetadataEdit) {
+    update(ids) { edit.apply(to: &$0) }
+  }
+}

@@ -182,6 +182,9 @@ struct DocumentController {
       try await transfer(try id(context), try await ViewServer.edit(request))
     }
     group.post("retry") { request, context in try await retry(try id(context), try await ViewServer.edit(request)) }
+    group.post("describe") { request, context in
+      try await describe(try id(context), try await ViewServer.edit(request))
+    }
     group.post("undo") { _, context in try await step(try id(context), undoing: true) }
     group.post("redo") { _, context in try await step(try id(context), undoing: false) }
     group.post("rename") { request, context in try await rename(try id(context), try await ViewServer.edit(request)) }
@@ -370,6 +373,36 @@ struct DocumentController {
     let path = try path(id)
     let ids = try await BlockingWork.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
     return ViewServer.json(ViewJSON.items(ids))
+  }
+
+  /// A caption, note, stars, label or tags for the items, as `gallery caption`, `note`,
+  /// `rate`, `label` and `tag` give them: one edit. Answers the items as they are now.
+  func describe(_ id: String, _ request: EditRequest) async throws -> Response {
+    let path = try path(id)
+    var change = MetadataEdit()
+    (change.caption, change.note, change.rating) = (request.caption, request.note, request.rating)
+    (change.addTags, change.removeTags) = (request.addTags, request.removeTags)
+    if let label = request.label {
+      if label == "none" {
+        change.clearLabel = true
+      } else {
+        guard let known = Item.Label(rawValue: label) else { throw ViewError.badRequest("no such label: \(label)") }
+        change.label = known
+      }
+    }
+    if let problem = change.problem { throw ViewError.badRequest(problem) }
+    guard !change.isEmpty, !request.ids.isEmpty else { throw ViewError.badRequest("describe needs items and a change") }
+    let items = try await BlockingWork.run { [change] in
+      try GalleryDocument.edit(path) { edit in
+        let wanted = Set(request.ids)
+        let present = edit.model.items.filter { wanted.contains($0.id) }.map(\.id)
+        guard !present.isEmpty else { throw ViewError.notFound("none of these items is in the gallery") }
+        edit.summary = change.summary(count: present.count)
+        edit.model.describe(present, change)
+        return edit.model.items.filter { wanted.contains($0.id) }
+      }
+    }
+    return ViewServer.json(ViewJSON.items(items))
   }
 
   func trash(_ id: String, _ request: EditRequest) async throws -> Done {

@@ -14,10 +14,19 @@ package struct EditRequest: Decodable, Equatable {
   package var name: String?
   /// What the server gave for a later step (a document moved to the Trash, to put back).
   package var token: String?
+  /// What a person writes about the items (`describe`): each given is set ("" or 0 clears
+  /// it; a label "none"), tags added and removed.
+  package var caption: String?
+  package var note: String?
+  package var rating: Int?
+  package var label: String?
+  package var addTags: [String] = []
+  package var removeTags: [String] = []
 
   package static let maxBytes = 4 << 20
   package static let maxIDs = 100_000
   package static let maxURIs = 1000
+  package static let maxTags = 500
 
   package init() {}
 
@@ -27,7 +36,7 @@ package struct EditRequest: Decodable, Equatable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case ids, before, from, move, uris, title, name, token
+    case ids, before, from, move, uris, title, name, token, caption, note, rating, label, addTags, removeTags
   }
 
   package init(from decoder: any Decoder) throws {
@@ -40,6 +49,12 @@ package struct EditRequest: Decodable, Equatable {
     title = try container.decodeIfPresent(String.self, forKey: .title)
     name = try container.decodeIfPresent(String.self, forKey: .name)
     token = try container.decodeIfPresent(String.self, forKey: .token)
+    caption = try container.decodeIfPresent(String.self, forKey: .caption)
+    note = try container.decodeIfPresent(String.self, forKey: .note)
+    rating = try container.decodeIfPresent(Int.self, forKey: .rating)
+    label = try container.decodeIfPresent(String.self, forKey: .label)
+    addTags = try Self.strings(in: container, forKey: .addTags, limit: Self.maxTags)
+    removeTags = try Self.strings(in: container, forKey: .removeTags, limit: Self.maxTags)
   }
 
   /// A list of strings, refused as soon as it passes `limit`.

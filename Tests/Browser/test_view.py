@@ -759,3 +759,76 @@ def test_the_search_field_filters_the_grid_as_you_type(workspace, images, serve,
     wait_until(lambda: page.evaluate("() => !document.getElementById('search').checkValidity()"), message="marked again")
     page.locator("#search").fill("")
     wait_until(lambda: page.evaluate("() => document.getElementById('search').checkValidity()"), message="the mark gone")
+
+
+def items_by_id(document):
+    return {item["id"]: item for item in show(document)["items"]}
+
+
+def test_the_info_panel_edits_what_a_person_writes_and_the_keyboard_rates_and_tags(workspace, images, serve, context):
+    """The large view's info panel shows the photo's facts and saves a caption, a note,
+    stars, a label and tags, each an edit `gallery show` reads and `undo` takes back; in
+    the grid, digits rate the selection and t tags it; a tag chip finds its items."""
+    document = new_document(workspace, "info.gallery", images[:3])
+    a, b, c = item_ids(document)
+    run("tag", document, a, "+sea")
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    tile(page, a).dblclick()
+    page.wait_for_selector("#viewer img#large")
+    if page.locator("#info").is_hidden():
+        page.keyboard.press("i")
+    assert page.locator("#info dd").first.text_content() == "JPEG"
+    page.locator("#info-caption").fill("Sunset at the pier")
+    page.locator("#info-caption").press("Enter")
+    wait_until(lambda: items_by_id(document)[a].get("caption") == "Sunset at the pier", message="the caption saved")
+    assert page.locator("#viewer .caption").text_content() == "Sunset at the pier"
+    page.locator("#info-note").fill("first line\nsecond line")
+    page.locator("#info-caption").click()  # leaving the note saves it
+    wait_until(lambda: items_by_id(document)[a].get("note") == "first line\nsecond line", message="the note saved")
+    page.locator('#info .stars button[data-stars="4"]').click()
+    wait_until(lambda: items_by_id(document)[a].get("rating") == 4, message="four stars")
+    page.locator("#info-label").select_option("green")
+    wait_until(lambda: items_by_id(document)[a].get("label") == "green", message="labelled")
+    page.locator("#info-tags").fill("holiday/italy, beach")
+    page.locator("#info-tags").press("Enter")
+    wait_until(lambda: items_by_id(document)[a].get("tags") == ["beach", "holiday/italy", "sea"], message="tagged")
+    page.wait_for_selector('#info .chip-remove[aria-label="Remove tag sea"]').click()
+    wait_until(lambda: items_by_id(document)[a].get("tags") == ["beach", "holiday/italy"], message="a chip removed")
+    # Digits in the large view rate what it shows: the same number again takes the stars away.
+    page.locator("#viewer").focus()
+    page.keyboard.press("2")
+    wait_until(lambda: items_by_id(document)[a].get("rating") == 2, message="two stars from the keyboard")
+    page.keyboard.press("2")
+    wait_until(lambda: "rating" not in items_by_id(document)[a], message="the stars taken away")
+    history = run("history", "--limit", "9", document).stdout.decode()
+    assert "caption: 1 item" in history and "tag: -sea, 1 item" in history and "label: green, 1 item" in history
+    run("undo", document)
+    wait_until(lambda: items_by_id(document)[a].get("rating") == 2, message="undo brings the stars back")
+    page.keyboard.press("Escape")
+    assert page.locator("#viewer").count() == 0
+
+    # The grid: digits rate the selection, t tags it (a leading - takes a tag away).
+    tile(page, b).click()
+    tile(page, c).click(modifiers=["Shift"])
+    page.keyboard.press("5")
+    wait_until(lambda: [items_by_id(document)[i].get("rating") for i in (b, c)] == [5, 5], message="the selection rated")
+    page.wait_for_selector(f'.tile-badge[data-for="{b}"]')
+    page.keyboard.press("t")
+    page.locator("#tagger").fill("beach, -nothing")
+    page.locator("#tagger").press("Enter")
+    wait_until(lambda: [items_by_id(document)[i].get("tags") for i in (b, c)] == [["beach"], ["beach"]], message="the selection tagged")
+    # A tag chip finds the items that carry it.
+    tile(page, b).dblclick()
+    page.wait_for_selector('#info .chip-tag:text("beach")').click()
+    assert page.locator("#viewer").count() == 0
+    wait_until(lambda: tile_ids(page) == [a, b, c], message="every item tagged beach")
+    page.locator("#search").fill("")
+    # Refused with a clear message: stars out of range, a tag that is not one line.
+    for body in ({"ids": [a], "rating": 9}, {"ids": [a], "addTags": ["two\nlines"]}, {"ids": [a], "label": "pink"}):
+        response, answer = server_request(
+            server, "POST", f"/api/documents/{document_id(server, document)}/describe", body=json.dumps(body),
+            headers={"Content-Type": "application/json"})
+        assert response.status == 400, (body, response.status, answer)
+    assert items_by_id(document)[a].get("rating") == 2, "nothing changed"

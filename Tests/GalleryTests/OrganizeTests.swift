@@ -327,4 +327,42 @@ struct OrganizeTests {
     // Written where they sort, as every member.
     #expect(rewritten.range(of: #""albumsV3":\[[^\]]*\],"aspectRatio""#, options: .regularExpression) != nil)
   }
+
+  @Test("A metadata edit sets what it gives, clears with empty values, says itself as the commands do, and refuses bad values")
+  func metadataEdit() {
+    var item = Self.item("a1", tags: ["sea"], caption: "old", rating: 3, label: .red)
+    var change = MetadataEdit()
+    #expect(change.isEmpty && change.problem == nil)
+    change.caption = ""
+    change.rating = 5
+    change.addTags = ["beach", "sea"]
+    change.removeTags = ["sea"]
+    change.apply(to: &item)
+    #expect(item.caption == nil && item.rating == 5 && item.tags == ["beach"] && item.label == .red)
+    #expect(change.summary(count: 2) == "caption; rate: 5 stars; tag: +beach +sea -sea, 2 items")
+    var clear = MetadataEdit()
+    clear.clearLabel = true
+    clear.rating = 0
+    clear.apply(to: &item)
+    #expect(item.label == nil && item.rating == nil && item.tags == ["beach"])
+    var caption = MetadataEdit()
+    caption.caption = "x"
+    #expect(caption.summary(count: 1) == "caption: 1 item")
+    var tags = MetadataEdit()
+    tags.addTags = ["beach"]
+    #expect(tags.summary(count: 3) == "tag: +beach, 3 items")
+    for bad in [
+      { (edit: inout MetadataEdit) in edit.caption = "two\nlines" }, { $0.rating = 6 }, { $0.addTags = [" lead"] },
+      { $0.removeTags = ["a/"] }, { $0.note = "nul\u{0}" },
+      {
+        $0.label = .red
+        $0.clearLabel = true
+      },
+      { $0.addTags = (0...500).map { "t\($0)" } },
+    ] {
+      var edit = MetadataEdit()
+      bad(&edit)
+      #expect(edit.problem != nil, "\(edit)")
+    }
+  }
 }

@@ -7,6 +7,15 @@ import GallerySystem
 /// What a person writes about items: tags, a caption, a note, stars, a colour label. Each
 /// command is one edit, so one revision that `history` names and `undo` takes back.
 
+/// Makes `change` on `items` as one edit, which its summary names.
+private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit) throws {
+  try GalleryDocument.edit(document) { edit in
+    let ids = try edit.model.resolve(items)
+    edit.summary = change.summary(count: ids.count)
+    edit.model.describe(ids, change)
+  }
+}
+
 struct TagCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tag",
@@ -51,14 +60,9 @@ struct TagCommand: ParsableCommand {
 
   func run() throws {
     let (items, add, remove) = try Self.parse(words)
-    try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(items)
-      let said = (add.map { "+" + $0 } + remove.map { "-" + $0 }).joined(separator: " ")
-      edit.summary = "tag: \(said), " + JournalRecord.counted(ids.count, "item")
-      edit.model.update(ids) { item in
-        item.tags = Array(Set(item.tags ?? []).union(add).subtracting(remove))
-      }
-    }
+    var change = MetadataEdit()
+    (change.addTags, change.removeTags) = (add, remove)
+    try describe(target.document, items, change)
   }
 }
 
@@ -81,11 +85,9 @@ struct CaptionCommand: ParsableCommand {
   }
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(selection.items)
-      edit.summary = "caption: " + JournalRecord.counted(ids.count, "item")
-      edit.model.update(ids) { $0.caption = text.isEmpty ? nil : text }
-    }
+    var change = MetadataEdit()
+    change.caption = text
+    try describe(target.document, selection.items, change)
   }
 }
 
@@ -109,11 +111,9 @@ struct NoteCommand: ParsableCommand {
     guard ModelValidation.isText(note, limit: ModelValidation.Limits.noteBytes) else {
       throw ValidationError("a note is at most \(ModelValidation.Limits.noteBytes) bytes, without NUL")
     }
-    try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve([item])
-      edit.summary = "note: " + JournalRecord.counted(ids.count, "item")
-      edit.model.update(ids) { $0.note = note.isEmpty ? nil : note }
-    }
+    var change = MetadataEdit()
+    change.note = note
+    try describe(target.document, [item], change)
   }
 }
 
@@ -133,11 +133,9 @@ struct RateCommand: ParsableCommand {
   }
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(selection.items)
-      edit.summary = "rate: \(stars) star\(stars == 1 ? "" : "s"), " + JournalRecord.counted(ids.count, "item")
-      edit.model.update(ids) { $0.rating = stars == 0 ? nil : stars }
-    }
+    var change = MetadataEdit()
+    change.rating = stars
+    try describe(target.document, selection.items, change)
   }
 }
 
@@ -162,11 +160,10 @@ struct LabelCommand: ParsableCommand {
   }
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
-      let ids = try edit.model.resolve(selection.items)
-      edit.summary = "label: \(colour), " + JournalRecord.counted(ids.count, "item")
-      edit.model.update(ids) { $0.label = Item.Label(rawValue: colour) }
-    }
+    var change = MetadataEdit()
+    change.label = Item.Label(rawValue: colour)
+    change.clearLabel = change.label == nil
+    try describe(target.document, selection.items, change)
   }
 }
 

@@ -10,6 +10,11 @@ export function installEdits(page) {
     if (ids.length) await page.edit('move', { ids, before });
   };
 
+  // A caption, note, stars, label or tags for items (`describe`), as the commands give them.
+  page.describe = async function describe(ids, change) {
+    return ids.length ? page.edit('describe', { ids, ...change }) : null;
+  };
+
   page.trashSelection = async function trashSelection(ids) {
     if (!ids.length) return;
     await page.edit('trash', { ids });

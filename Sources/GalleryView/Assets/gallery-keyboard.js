@@ -1,10 +1,37 @@
 // A gallery's keyboard: arrows move the focus (Shift extends the selection), Alt+arrows move
 // the selection as a drag would, Delete trashes, Enter opens the large view, Ctrl+A selects
-// all, Escape selects none, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo.
-import { toast } from './api.js';
+// all, Escape selects none, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, the digits 0-5
+// give the selection stars (0 none), t tags it.
+import { element, toast } from './api.js';
 
 export function installKeyboard(page) {
   const { state, grid } = page;
+
+  // Tags for the selection, typed in one line: `beach, holiday/italy, -sea` (a leading -
+  // takes a tag away).
+  function askForTags(ids) {
+    const field = element('input', {
+      id: 'tagger', type: 'text', 'aria-label': 'Tags for the selection', spellcheck: 'false',
+      placeholder: `Tags for ${ids.length} item${ids.length === 1 ? '' : 's'}: beach, -sea`,
+    });
+    page.tools.prepend(field);
+    field.focus();
+    // Removing a focused field blurs it: whichever comes first ends it, once.
+    let ended = false;
+    const end = () => { if (!ended) { ended = true; field.remove(); } };
+    const done = () => { end(); grid.focus(); };
+    field.addEventListener('keydown', (event) => {
+      event.stopPropagation();
+      if (event.key === 'Escape') return done();
+      if (event.key !== 'Enter') return;
+      const words = field.value.split(',').map((word) => word.trim()).filter((word) => word && word !== '-');
+      const addTags = words.filter((word) => !word.startsWith('-'));
+      const removeTags = words.filter((word) => word.startsWith('-')).map((word) => word.slice(1).trim());
+      done();
+      if (words.length) page.describe(ids, { addTags, removeTags });
+    });
+    field.addEventListener('blur', end);
+  }
 
   grid.addEventListener('keydown', async (event) => {
     const ids = page.selectedIDs();
@@ -44,5 +71,13 @@ export function installKeyboard(page) {
       return page.render();
     }
     if (event.key === 'Escape') { state.selected.clear(); page.render(); }
+    if (/^[0-5]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey && ids.length) {
+      event.preventDefault();
+      return page.describe(ids, { rating: Number(event.key) });
+    }
+    if (event.key === 't' && !event.ctrlKey && !event.metaKey && ids.length) {
+      event.preventDefault();
+      return askForTags(ids);
+    }
   });
 }

@@ -54,6 +54,7 @@ export function installRender(page) {
       if (!keep.has(key)) { tile.remove(); state.tiles.delete(key); }
     }
     placeRetryButtons(keep);
+    placeBadges(keep);
   };
 
   // A tile that is not ready says where it comes from (a placeholder) or why it failed, and
@@ -97,6 +98,30 @@ export function installRender(page) {
         grid.append(button);
       }
       button.style.transform = tile.style.transform;
+    }
+  }
+
+  // A rated or labelled item shows its stars and its colour on its tile.
+  const badges = new Map();
+  function placeBadges(visible) {
+    const itemOf = (key) => state.items[Number(state.tiles.get(key)?.dataset.index)];
+    for (const [key, badge] of badges) {
+      const item = visible.has(key) ? itemOf(key) : null;
+      if (!item || item.id !== key || (!item.rating && !item.label)) { badge.remove(); badges.delete(key); }
+    }
+    for (const key of visible) {
+      const item = itemOf(key);
+      if (!item || item.id !== key || (!item.rating && !item.label)) continue;
+      let badge = badges.get(key);
+      if (!badge) {
+        badge = element('span', { class: 'tile-badge', dataset: { for: key } });
+        badges.set(key, badge);
+        grid.append(badge);
+      }
+      badge.textContent = '★'.repeat(item.rating || 0);
+      badge.dataset.label = item.label || '';
+      badge.title = [item.rating ? `${item.rating} star${item.rating === 1 ? '' : 's'}` : '', item.label || ''].filter(Boolean).join(', ');
+      badge.style.transform = state.tiles.get(key).style.transform;
     }
   }
 

@@ -108,6 +108,12 @@ export function showGallery(id) {
     }
     if (state.doc) apply(state.doc);
   }
+  // Searches for `query` at once (a tag chip clicked).
+  page.searchFor = function searchFor(query) {
+    page.search.value = query;
+    clearTimeout(searchTimer);
+    runSearch();
+  };
   page.search.addEventListener('input', () => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(runSearch, 120);
