@@ -83,27 +83,83 @@ static void copy_ascii(const unsigned char *value, size_t length, char *out, siz
   out[n] = 0;
 }
 
-// The ASCII entries of one directory that `wanted` names, into `outs`; returns the offset
-// of the EXIF sub-directory (tag 0x8769), or 0.
-static unsigned long read_directory(const unsigned char *tiff, size_t length, int little, unsigned long directory,
-                                    const unsigned short *wanted, char *const *outs, const size_t *capacities,
-                                    int count) {
-  if (directory > length - 2 || length < 2) return 0;
+// The `index`th unsigned rational of an entry (type 5: two 32-bit numbers each, stored at
+// an offset), as a double; 0 when it is not one or lies outside the block.
+static double rational(const unsigned char *tiff, size_t length, int little, unsigned long entry, unsigned index) {
+  if (read16(tiff + entry + 2, little) != 5 || read32(tiff + entry + 4, little) <= index) return 0;
+  unsigned long at = read32(tiff + entry + 8, little);
+  if (at > length || length - at < 8ul * (index + 1)) return 0;
+  unsigned long numerator = read32(tiff + at + 8 * index, little), denominator = read32(tiff + at + 8 * index + 4, little);
+  return denominator ? (double)numerator / (double)denominator : 0;
+}
+
+// The first value of a SHORT or LONG entry, stored in the entry itself; 0 otherwise.
+static unsigned long integer(const unsigned char *tiff, int little, unsigned long entry) {
+  unsigned type = read16(tiff + entry + 2, little);
+  if (read32(tiff + entry + 4, little) < 1) return 0;
+  return type == 3 ? read16(tiff + entry + 8, little) : type == 4 ? read32(tiff + entry + 8, little) : 0;
+}
+
+// The offset of a sub-directory an entry points to (types LONG or IFD), or 0.
+static unsigned long pointer(const unsigned char *tiff, int little, unsigned long entry) {
+  unsigned type = read16(tiff + entry + 2, little);
+  return type == 4 || type == 13 ? read32(tiff + entry + 8, little) : 0;
+}
+
+// The ASCII entries of one directory that `wanted` names, into `outs`, and the numbers and
+// sub-directories a photo's facts are in, into `exif`: the EXIF (0x8769) and GPS (0x8825)
+// sub-directories' offsets go to `sub` and `gps` (when not NULL).
+static void read_directory(const unsigned char *tiff, size_t length, int little, unsigned long directory,
+                           const unsigned short *wanted, char *const *outs, const size_t *capacities, int count,
+                           CJPEG_exif *exif, unsigned long *sub, unsigned long *gps) {
+  if (length < 2 || directory > length - 2) return;
   unsigned entries = read16(tiff + directory, little);
-  unsigned long exif = 0;
   for (unsigned i = 0; i < entries; i++) {
     unsigned long entry = directory + 2 + 12ul * i;
     if (entry + 12 > length) break;
     unsigned tag = read16(tiff + entry, little), type = read16(tiff + entry + 2, little);
+    if (sub && tag == 0x8769) *sub = pointer(tiff, little, entry);
+    if (gps && tag == 0x8825) *gps = pointer(tiff, little, entry);
+    if (sub == NULL && gps == NULL) {  // the EXIF sub-directory's numbers
+      if (tag == 0x829A) exif->exposure_time = rational(tiff, length, little, entry, 0);
+      if (tag == 0x829D) exif->f_number = rational(tiff, length, little, entry, 0);
+      if (tag == 0x920A) exif->focal_length = rational(tiff, length, little, entry, 0);
+      if (tag == 0x8827) exif->iso = (unsigned)integer(tiff, little, entry);
+    }
     unsigned long items = read32(tiff + entry + 4, little);
-    if (tag == 0x8769 && (type == 4 || type == 13)) exif = read32(tiff + entry + 8, little);
     if (type != 2 || items == 0 || items > 4096) continue;
     unsigned long at = items <= 4 ? entry + 8 : read32(tiff + entry + 8, little);
     if (at > length || items > length - at) continue;
     for (int w = 0; w < count; w++)
       if (tag == wanted[w]) copy_ascii(tiff + at, items, outs[w], capacities[w]);
   }
-  return exif;
+}
+
+// The GPS directory's position: N/S and E/W references (ASCII) and three rationals each
+// (degrees, minutes, seconds).
+static void read_position(const unsigned char *tiff, size_t length, int little, unsigned long directory,
+                          CJPEG_exif *exif) {
+  if (length < 2 || directory > length - 2) return;
+  unsigned entries = read16(tiff + directory, little);
+  char latitude_ref = 0, longitude_ref = 0;
+  double latitude = -1, longitude = -1;
+  for (unsigned i = 0; i < entries; i++) {
+    unsigned long entry = directory + 2 + 12ul * i;
+    if (entry + 12 > length) break;
+    unsigned tag = read16(tiff + entry, little), type = read16(tiff + entry + 2, little);
+    if (tag == 1 && type == 2) latitude_ref = (char)tiff[entry + 8];
+    if (tag == 3 && type == 2) longitude_ref = (char)tiff[entry + 8];
+    if ((tag == 2 || tag == 4) && read32(tiff + entry + 4, little) == 3) {
+      double value = rational(tiff, length, little, entry, 0) + rational(tiff, length, little, entry, 1) / 60 +
+                     rational(tiff, length, little, entry, 2) / 3600;
+      if (tag == 2) latitude = value; else longitude = value;
+    }
+  }
+  if ((latitude_ref != 'N' && latitude_ref != 'S') || (longitude_ref != 'E' && longitude_ref != 'W')) return;
+  if (!(latitude >= 0 && latitude <= 90 && longitude >= 0 && longitude <= 180)) return;
+  exif->has_position = 1;
+  exif->latitude = latitude_ref == 'S' ? -latitude : latitude;
+  exif->longitude = longitude_ref == 'W' ? -longitude : longitude;
 }
 
 int CJPEG_read_exif(const unsigned char *block, size_t size, CJPEG_exif *exif) {
@@ -121,13 +177,16 @@ int CJPEG_read_exif(const unsigned char *block, size_t size, CJPEG_exif *exif) {
   const unsigned short first[] = {0x010F, 0x0110};
   char *const first_outs[] = {exif->make, exif->model};
   const size_t first_capacities[] = {sizeof exif->make, sizeof exif->model};
-  unsigned long sub = read_directory(block, size, little, read32(block + 4, little), first, first_outs, first_capacities, 2);
+  unsigned long sub = 0, gps = 0;
+  read_directory(block, size, little, read32(block + 4, little), first, first_outs, first_capacities, 2, exif, &sub,
+                 &gps);
   if (sub) {
-    const unsigned short second[] = {0x9003, 0x9011};
-    char *const second_outs[] = {exif->taken, exif->offset};
-    const size_t second_capacities[] = {sizeof exif->taken, sizeof exif->offset};
-    read_directory(block, size, little, sub, second, second_outs, second_capacities, 2);
+    const unsigned short second[] = {0x9003, 0x9011, 0xA434};
+    char *const second_outs[] = {exif->taken, exif->offset, exif->lens};
+    const size_t second_capacities[] = {sizeof exif->taken, sizeof exif->offset, sizeof exif->lens};
+    read_directory(block, size, little, sub, second, second_outs, second_capacities, 3, exif, NULL, NULL);
   }
+  if (gps) read_position(block, size, little, gps, exif);
   return 0;
 }
 

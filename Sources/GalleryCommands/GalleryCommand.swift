@@ -40,7 +40,7 @@ public struct GalleryCommand: ParsableCommand {
       ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
       OpenCommand.self, ServeCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self,
       RevertCommand.self, TagCommand.self, CaptionCommand.self, NoteCommand.self, RateCommand.self,
-      LabelCommand.self, SortCommand.self, FindCommand.self, ClipboardOwnerCommand.self,
+      LabelCommand.self, SortCommand.self, RefreshMetadataCommand.self, FindCommand.self, ClipboardOwnerCommand.self,
     ])
 
   public init() {}

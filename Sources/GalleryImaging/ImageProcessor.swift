@@ -106,6 +106,20 @@ public enum ImageProcessor {
     return image
   }
 
+  /// What an image says of itself (EXIF) and what photo managers wrote in it (XMP), read
+  /// from its header without decoding its pixels; nothing for a format the sandboxed
+  /// decoder reads.
+  public static func facts(of data: Data) -> (facts: PhotoFacts, xmp: PhotoXMP?) {
+    let xmp = PhotoXMP.embedded(in: data)
+    if let header = PlainJPEG.header(of: data) { return (header.facts, xmp) }
+    guard (try? VipsRuntime.start()) != nil, SandboxedDecoder.Format(prefix: data) != .raw,
+      let format = VipsBuffer.loaderName(for: data).map(formatName(loader:)), formatsDecodedHere.contains(format)
+    else { return (PhotoFacts(), xmp) }
+    // The header may point into `data`: it is released within this scope.
+    let facts = data.withUnsafeBytes { _ in (try? VipsBuffer.header(of: data))?.photoFacts }
+    return (facts ?? PhotoFacts(), xmp)
+  }
+
   /// A plain JPEG, or nil to leave the image to libvips. Refuses as libvips would: too many
   /// pixels, or too much memory for a progressive decode.
   static func plainJPEG(_ data: Data, options: ImageOptions) throws(ImageRefusal) -> ProcessedImage? {

@@ -142,11 +142,15 @@ public struct Item: Codable, Sendable, Equatable {
     package var label: Label? = nil
     package var camera: String? = nil
     package var taken: String? = nil
+    package var lens: String? = nil
+    package var exposure: String? = nil
+    package var location: Location? = nil
     package var unknown: [UnknownMember]? = nil
 
     package enum CodingKeys: String, CodingKey {
       case id, source, page, state, aspectRatio, width, height, orientation, format, pages, bytes, hash, thumbnail
-      case original, added, placeholder, failure, caption, note, tags, rating, label, camera, taken
+      case original, added, placeholder, failure, caption, note, tags, rating, label, camera, taken, lens, exposure
+      case location
     }
   }
 
@@ -279,6 +283,44 @@ public struct Item: Codable, Sendable, Equatable {
   public var taken: String? {
     get { storage.isPending ? pendingFields.taken : unsafeDowncast(storage, to: DecodedItem.self).fields.taken }
     set { fields.taken = newValue }
+  }
+
+  /// The lens, as the camera names it ("EF24-70mm f/2.8L II USM").
+  public var lens: String? {
+    get { storage.isPending ? pendingFields.lens : unsafeDowncast(storage, to: DecodedItem.self).fields.lens }
+    set { fields.lens = newValue }
+  }
+  /// The exposure, as far as the camera said it: "1/250 s, f/8, ISO 100, 35 mm".
+  public var exposure: String? {
+    get { storage.isPending ? pendingFields.exposure : unsafeDowncast(storage, to: DecodedItem.self).fields.exposure }
+    set { fields.exposure = newValue }
+  }
+  /// Where the photo was taken, as its GPS block says.
+  public var location: Location? {
+    get { storage.isPending ? pendingFields.location : unsafeDowncast(storage, to: DecodedItem.self).fields.location }
+    set { fields.location = newValue }
+  }
+
+  /// A place on Earth, in degrees (south and west negative).
+  public struct Location: Codable, Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+      self.latitude = latitude
+      self.longitude = longitude
+    }
+
+    /// The great-circle distance to `other`, in kilometres (a sphere of the Earth's mean
+    /// radius: within half a percent).
+    public func kilometres(to other: Location) -> Double {
+      // The haversine formula.
+      let radians = Double.pi / 180
+      let (from, to) = (latitude * radians, other.latitude * radians)
+      let (north, east) = ((other.latitude - latitude) * radians, (other.longitude - longitude) * radians)
+      let a = sin(north / 2) * sin(north / 2) + cos(from) * cos(to) * sin(east / 2) * sin(east / 2)
+      return 6371.0088 * 2 * atan2(a.squareRoot(), (1 - a).squareRoot())
+    }
   }
 
   /// The colour labels of digiKam, darktable and Lightroom.

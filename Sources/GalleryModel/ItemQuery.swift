@@ -11,20 +11,22 @@ import Foundation
 ///     "old town" label:red
 ///
 /// Fields: `tag`, `caption`, `note`, `name` (the file name), `source`, `format`, `state`
-/// (ready, pending, stale, failed), `label`, `camera`, `taken` (a day, month or year, or
-/// `A..B`: `taken:2024-06..2024-08`), and `rating`, `width`, `height`, `pages` with
-/// `:`, `=`, `<`, `<=`, `>`, `>=`. A query is untrusted text: its length and nesting are
+/// (ready, pending, stale, failed), `label`, `camera`, `lens`, `taken` (a day, month or
+/// year, or `A..B`: `taken:2024-06..2024-08`), `near:LAT,LON,KM` (taken within KM
+/// kilometres of a place), and `rating`, `width`, `height`, `pages` with `:`, `=`, `<`,
+/// `<=`, `>`, `>=`. A query is untrusted text: its length and nesting are
 /// bounded, and whatever does not parse is a `Failure` that says where.
 public indirect enum ItemQuery: Equatable, Sendable {
   case word(String)
   case field(Field, String)
   case compare(Numeric, Comparison, Int)
+  case near(Item.Location, kilometres: Double)
   case not(ItemQuery)
   case all([ItemQuery])
   case any([ItemQuery])
 
   public enum Field: String, Sendable, CaseIterable {
-    case tag, caption, note, name, source, format, state, label, camera, taken
+    case tag, caption, note, name, source, format, state, label, camera, lens, taken
   }
 
   public enum Numeric: String, Sendable, CaseIterable {
@@ -177,6 +179,7 @@ public indirect enum ItemQuery: Equatable, Sendable {
         return .compare(numeric, comparison, value)
       }
     }
+    if text.hasPrefix("near:") { return try near(String(text.dropFirst(5))) }
     if let colon = text.firstIndex(of: ":"), let field = Field(rawValue: String(text[..<colon])) {
       let value = String(text[text.index(after: colon)...])
       guard !value.isEmpty else { throw Failure(description: "\(field.rawValue): needs a value") }
@@ -215,6 +218,7 @@ public indirect enum ItemQuery: Equatable, Sendable {
       case .state: return (display ?? item.displayState).rawValue == value
       case .label: return item.label?.rawValue == value
       case .camera: return item.camera.map { Self.contains($0, value) } ?? false
+      case .lens: return item.lens.map { Self.contains($0, value) } ?? false
       case .taken:
         guard let taken = item.taken, let (low, high) = Self.dateRange(value) else { return false }
         let day = taken.prefix(10)
@@ -236,10 +240,26 @@ public indirect enum ItemQuery: Equatable, Sendable {
       case .greaterOrEqual: return field >= value
       case .greater: return field > value
       }
+    case .near(let place, let kilometres):
+      return item.location.map { $0.kilometres(to: place) <= kilometres } ?? false
     case .not(let query): return !query.matches(item, display: display)
     case .all(let queries): return queries.allSatisfy { $0.matches(item, display: display) }
     case .any(let queries): return queries.contains { $0.matches(item, display: display) }
     }
+  }
+
+  /// `near:LAT,LON,KM`: degrees (south and west negative) and a radius in kilometres.
+  static func near(_ value: String) throws(Failure) -> ItemQuery {
+    let numbers = value.split(separator: ",", omittingEmptySubsequences: false).map { part -> Double? in
+      part.count <= 24 ? Double(part.trimmingCharacters(in: .whitespaces)) : nil
+    }
+    guard numbers.count == 3, let latitude = numbers[0], let longitude = numbers[1], let kilometres = numbers[2],
+      (-90...90).contains(latitude), (-180...180).contains(longitude), kilometres > 0, kilometres <= 20_040
+    else {
+      throw Failure(
+        description: "near: is LATITUDE,LONGITUDE,KILOMETRES (-90 to 90, -180 to 180, over 0), not \"\(value)\"")
+    }
+    return .near(Item.Location(latitude: latitude, longitude: longitude), kilometres: kilometres)
   }
 
   /// `2024`, `2024-06`, `2024-06-01`, or `A..B` of them: the first and last day, as far as

@@ -371,12 +371,22 @@ extension JSONWriter {
       o.string("camera", item.camera)
       o.string("caption", item.caption)
       o.string("display", display)
+      o.string("exposure", item.exposure)
       o.string("failure", item.failure)
       o.string("format", item.format)
       o.string("hash", item.hash)
       o.int("height", item.height)
       o.string("id", item.id)
       o.string("label", item.label?.rawValue)
+      o.string("lens", item.lens)
+      if let location = item.location {
+        o.value("location") { w in
+          w.object { l in
+            l.double("latitude", location.latitude)
+            l.double("longitude", location.longitude)
+          }
+        }
+      }
       o.string("note", item.note)
       o.int("orientation", item.orientation)
       o.string("original", item.original)
@@ -1056,6 +1066,9 @@ extension JSONReader {
     var label: Item.Label?
     var camera: String?
     var taken: String?
+    var lens: String?
+    var exposure: String?
+    var location: Item.Location?
     var unknown: [UnknownMember]?
     try object { r, key in
       if try r.isNull() { return }
@@ -1083,6 +1096,20 @@ extension JSONReader {
       case "caption": caption = try r.string()
       case "camera": camera = try r.string()
       case "taken": taken = try r.string()
+      case "lens": lens = try r.string()
+      case "exposure": exposure = try r.string()
+      case "location":
+        var latitude: Double?
+        var longitude: Double?
+        try r.object { r, key in
+          switch key {
+          case "latitude": latitude = try r.double()
+          case "longitude": longitude = try r.double()
+          default: try r.skipValue()
+          }
+        }
+        guard let latitude, let longitude else { throw r.fail("a location lacks latitude or longitude") }
+        location = Item.Location(latitude: latitude, longitude: longitude)
       case "note": note = try r.string()
       case "rating": rating = try r.int()
       case "label":
@@ -1110,6 +1137,7 @@ extension JSONReader {
       original: original, added: added, placeholder: placeholder, failure: failure)
     (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
     (fields.camera, fields.taken, fields.unknown) = (camera, taken, unknown)
+    (fields.lens, fields.exposure, fields.location) = (lens, exposure, location)
     return Item(fields: fields)
   }
 

@@ -170,6 +170,14 @@ public enum ModelValidation {
     if let taken = item.taken {
       require(isTakenTime(taken), "its time taken \(quoted(taken)) is not YYYY-MM-DDTHH:MM:SS[+HH:MM]")
     }
+    for (name, value) in [("lens", item.lens), ("exposure", item.exposure)] {
+      if let value { require(!value.isEmpty && isLine(value, limit: 128), "its \(name) is not one line of 1 to 128 bytes") }
+    }
+    if let location = item.location {
+      require(
+        (-90...90).contains(location.latitude) && (-180...180).contains(location.longitude),
+        "its location is not a latitude of -90 to 90 and a longitude of -180 to 180")
+    }
     if let placeholder = item.placeholder {
       require(isURLText(placeholder.from), "its placeholder's origin is not a URL")
       require(isText(placeholder.owner.host, limit: 255), "its placeholder's host name is too long")

@@ -91,17 +91,32 @@ package enum PlainJPEG {
   }
 }
 
-/// What a photo says of itself in its EXIF block: the camera, and when it was taken.
+/// What a photo says of itself in its EXIF block: the camera and lens, the exposure, when
+/// and where it was taken.
 public struct PhotoFacts: Sendable, Equatable {
   /// "Canon EOS 5D Mark IV": the model, after the make unless the model names it.
   public var camera: String?
   /// When it was taken, by the camera's clock: "2024-06-01T14:03:22", with the clock's
   /// offset from UTC ("+02:00") when the camera wrote it.
   public var taken: String?
+  /// "EF24-70mm f/2.8L II USM", as the camera names it.
+  public var lens: String?
+  /// "1/250 s, f/8, ISO 100, 35 mm": what of these the camera wrote.
+  public var exposure: String?
+  /// Where it was taken, in degrees (south and west negative).
+  public var latitude: Double?
+  public var longitude: Double?
 
-  public init(camera: String? = nil, taken: String? = nil) {
+  public init(
+    camera: String? = nil, taken: String? = nil, lens: String? = nil, exposure: String? = nil, latitude: Double? = nil,
+    longitude: Double? = nil
+  ) {
     self.camera = camera
     self.taken = taken
+    self.lens = lens
+    self.exposure = exposure
+    self.latitude = latitude
+    self.longitude = longitude
   }
 
   /// Reads an EXIF block ("Exif\0\0" and a TIFF structure, or the structure alone).
@@ -117,6 +132,10 @@ public struct PhotoFacts: Sendable, Equatable {
       withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
     let (make, model) = (text(exif.make), text(exif.model))
+    let lens = text(exif.lens)
+    self.lens = lens.isEmpty ? nil : lens
+    exposure = Self.exposure(time: exif.exposure_time, fNumber: exif.f_number, iso: Int(exif.iso), focal: exif.focal_length)
+    if exif.has_position != 0 { (latitude, longitude) = (exif.latitude, exif.longitude) }
     if !model.isEmpty {
       camera =
         model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? "")
@@ -135,5 +154,20 @@ public struct PhotoFacts: Sendable, Equatable {
     let offset = text(exif.offset)
     if offset.wholeMatch(of: /[+-][0-9]{2}:[0-9]{2}/) != nil { iso += offset }
     self.taken = iso
+  }
+
+  /// "1/250 s, f/8, ISO 100, 35 mm", of what is known (each number in a sane range).
+  static func exposure(time: Double, fNumber: Double, iso: Int, focal: Double) -> String? {
+    var parts: [String] = []
+    func number(_ value: Double) -> String {
+      value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+    if time > 0, time < 100_000 {
+      parts.append(time >= 1 ? "\(number(time)) s" : "1/\(Int((1 / time).rounded())) s")
+    }
+    if fNumber > 0, fNumber < 1000 { parts.append("f/\(number(fNumber))") }
+    if iso > 0, iso < 10_000_000 { parts.append("ISO \(iso)") }
+    if focal > 0, focal < 100_000 { parts.append("\(number(focal)) mm") }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
   }
 }

@@ -118,6 +118,109 @@ struct OrganizeTests {
     #expect(found.stdout == PathBytes.fileURL(absolutePath: jpeg) + "\r\n")
   }
 
+  @Test("A real photo's lens, exposure and place are read at the drop, on libjpeg's path and on libvips', and near: finds it")
+  func lensExposureAndPlace() throws {
+    let work = try TestWorkspace()
+    // Real photographs (mate-backgrounds), one plain JPEG and one PNG (libvips reads it).
+    let jpeg = work.path("alps.jpg")
+    try FileManager.default.copyItem(atPath: "/usr/share/backgrounds/mate/nature/Garden.jpg", toPath: jpeg)
+    let png = work.path("rio.png")
+    #expect(try Run.program("vips", ["copy", "/usr/share/backgrounds/mate/nature/Aqua.jpg", png + "[strip]"]).status == 0)
+    let tags: [(String, [String])] = [
+      (
+        jpeg,
+        [
+          "-LensModel=EF24-70mm f/2.8L II USM", "-ExposureTime=1/250", "-FNumber=8", "-ISO=100", "-FocalLength=35",
+          "-GPSLatitude=46.5475", "-GPSLatitudeRef=N", "-GPSLongitude=7.9853", "-GPSLongitudeRef=E",
+        ]
+      ),
+      (png, ["-ExposureTime=2.5", "-GPSLatitude=22.9519", "-GPSLatitudeRef=S", "-GPSLongitude=43.2105", "-GPSLongitudeRef=W"]),
+    ]
+    for (file, arguments) in tags {
+      let tagged = try Run.program("/usr/bin/exiftool", ["-q", "-overwrite_original"] + arguments + [file])
+      #expect(tagged.status == 0, "\(tagged.stderr)")
+    }
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, jpeg, png]).status == 0)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.lens) == ["EF24-70mm f/2.8L II USM", nil])
+    #expect(items.map(\.exposure) == ["1/250 s, f/8, ISO 100, 35 mm", "2.5 s"])
+    let places = items.map(\.location)
+    #expect(abs((places[0]?.latitude ?? 0) - 46.5475) < 1e-4 && abs((places[0]?.longitude ?? 0) - 7.9853) < 1e-4)
+    #expect(abs((places[1]?.latitude ?? 0) + 22.9519) < 1e-4 && abs((places[1]?.longitude ?? 0) + 43.2105) < 1e-4)
+    // Interlaken is 16 km from the first; Rio is not near it.
+    let near = try Run.gallery(["find", document, "near:46.6863,7.8632,20", "--uris"])
+    #expect(near.stdout == PathBytes.fileURL(absolutePath: jpeg) + "\r\n", "\(near.stderr)")
+    #expect(try Run.gallery(["find", document, "near:46.6863,7.8632,10", "--uris"]).stdout.isEmpty)
+    #expect(try Run.gallery(["find", document, "lens:24-70", "--uris"]).stdout.contains("alps.jpg"))
+    let refused = try Run.gallery(["find", document, "near:91,0,5"])
+    #expect(refused.status == 64 && refused.stderr.contains("near:"))
+  }
+
+  @Test("refresh-metadata reads the facts and the sidecar again, keeps what a person wrote, and skips changed files")
+  func refreshMetadata() throws {
+    let work = try TestWorkspace()
+    let photo = work.path("alps.jpg")
+    try FileManager.default.copyItem(atPath: "/usr/share/backgrounds/mate/nature/Garden.jpg", toPath: photo)
+    let tagged = try Run.program(
+      "/usr/bin/exiftool",
+      [
+        "-q", "-overwrite_original", "-LensModel=EF 50mm f/1.8", "-GPSLatitude=46.5", "-GPSLatitudeRef=N",
+        "-GPSLongitude=8", "-GPSLongitudeRef=E", photo,
+      ])
+    #expect(tagged.status == 0)
+    let other = try work.image("other.jpg", width: 300, height: 200, seed: 4)
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, photo, other]).status == 0)
+    // As an older version left them: no lens, no place; a caption a person wrote.
+    let (id, otherID) = try { () throws -> (String, String) in
+      let items = try GalleryDocument.open(document).model.items
+      return (items[0].id, items[1].id)
+    }()
+    try GalleryDocument.edit(document) { edit in
+      edit.model.update([id]) { item in
+        (item.lens, item.location, item.caption) = (nil, nil, "Mine")
+      }
+    }
+    // A digiKam sidecar written since, and the other file changed since its drop.
+    try Data(Self.digiKamSidecar.utf8).write(to: URL(fileURLWithPath: work.path("alps.xmp")))
+    try Data("changed".utf8).write(to: URL(fileURLWithPath: other))
+    let refreshed = try Run.gallery(["refresh-metadata", document, "--json"])
+    #expect(refreshed.status == 0, "\(refreshed.stderr)")
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(refreshed.stdout.utf8)) as? [String: [String]])
+    #expect(report["refreshed"] == [id] && report["unreadable"] == [otherID] && report["unchanged"] == [])
+    let item = try GalleryDocument.open(document).model.items[0]
+    #expect(item.lens == "EF 50mm f/1.8" && item.location == Item.Location(latitude: 46.5, longitude: 8))
+    #expect(item.caption == "Mine", "what a person wrote stays")
+    #expect(item.tags?.contains("Places/Italy/Rome") == true, "\(item.tags ?? [])")
+    #expect(try Run.gallery(["history", document, "--limit", "1"]).stdout.contains("refresh-metadata: 1 item"))
+    // Again: nothing left to change, so no revision.
+    let before = try GalleryDocument.open(document).model.revision
+    let again = try Run.gallery(["refresh-metadata", document, "1"])
+    #expect(again.status == 0 && again.stderr.contains("refreshed 0 items, 1 unchanged"), "\(again.stderr)")
+    #expect(try GalleryDocument.open(document).model.revision == before)
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items[0].lens == nil)
+  }
+
+  @Test("near: takes degrees and kilometres, measures on the sphere, and refuses what is not a place")
+  func nearQuery() throws {
+    var item = Self.item("a1")
+    item.location = Item.Location(latitude: 48.8566, longitude: 2.3522)  // Paris
+    let london = Item.Location(latitude: 51.5074, longitude: -0.1278)
+    #expect(abs(item.location!.kilometres(to: london) - 343.5) < 2)
+    #expect(try ItemQuery("near:51.5074,-0.1278,350").matches(item))
+    #expect(try !ItemQuery("near:51.5074,-0.1278,330").matches(item))
+    #expect(try !ItemQuery("near:51.5,-0.1,5000").matches(Self.item("b2")), "no location, never near")
+    #expect(try ItemQuery("-near:0,0,100 near:48.85,2.35,1").matches(item))
+    for bad in [
+      "near:", "near:1,2", "near:1,2,3,4", "near:91,0,1", "near:0,181,1", "near:0,0,0", "near:0,0,-5", "near:nan,0,1",
+      "near:0,0,inf", "near:a,b,c", "near:" + String(repeating: "9", count: 40) + ",0,1",
+    ] {
+      #expect(throws: ItemQuery.Failure.self, "\(bad)") { try ItemQuery(bad) }
+    }
+  }
+
   static let digiKamSidecar = """
     <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
     <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">

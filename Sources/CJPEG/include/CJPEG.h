@@ -23,9 +23,16 @@ typedef struct {
 
 /// What a photo's EXIF block says of it, as text (empty when absent): the camera's make and
 /// model, when it was taken ("YYYY:MM:DD HH:MM:SS", the camera's clock) and that clock's
-/// offset from UTC ("+02:00"), when the camera wrote one.
+/// offset from UTC ("+02:00"), when the camera wrote one, and the lens; as numbers (0 when
+/// absent): the exposure time in seconds, the f-number, the ISO speed and the focal length
+/// in millimetres; and where it was taken, in degrees (south and west negative), when
+/// `has_position`.
 typedef struct {
-  char make[64], model[64], taken[20], offset[7];
+  char make[64], model[64], taken[20], offset[7], lens[64];
+  double exposure_time, f_number, focal_length;
+  unsigned iso;
+  int has_position;
+  double latitude, longitude;
 } CJPEG_exif;
 
 /// Reads an EXIF block ("Exif\0\0" then a TIFF structure, or the TIFF structure alone, as

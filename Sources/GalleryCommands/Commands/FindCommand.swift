@@ -13,8 +13,9 @@ struct FindCommand: ParsableCommand {
       Searches the galleries named, and those in the folders named (the current folder when \
       none is), for the items QUERY matches, and lists them as `show` does under each \
       gallery's path. Words match captions, notes, tags and file names; tag:T (or a tag \
-      under T), caption:, note:, name:, source:, format:, state:, label:, camera: ask one \
-      field; taken:2024-06 a month (a year, a day, or A..B) of the photo's own date; \
+      under T), caption:, note:, name:, source:, format:, state:, label:, camera:, lens: \
+      ask one field; taken:2024-06 a month (a year, a day, or A..B) of the photo's own \
+      date; near:LAT,LON,KM the photos taken within KM kilometres of a place; \
       rating, width, height and pages compare (rating>=4); terms side by side must all \
       match, OR between them is either, -TERM is not, parentheses group, quotes keep \
       spaces. Example: gallery find ~/Pictures 'tag:holiday rating>=4 -label:red'

@@ -194,3 +194,48 @@ struct SortCommand: ParsableCommand {
 }
 
 extension GalleryModel.SortKey: ExpressibleByArgument {}
+
+struct RefreshMetadataCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "refresh-metadata",
+    abstract: "Read the photos' own facts and XMP again for items already in a gallery.",
+    discussion: """
+      For each item (every ready one, or the ITEMs named) whose original can be read here \
+      (embedded, its unchanged local file, or the download cache's copy): the camera, lens, \
+      exposure, date and place taken from EXIF replace the item's; tags from XMP (a sidecar \
+      beside a local file, else the file's own) are added, and its stars, label and caption \
+      given to an item that has none. One edit, which undo takes back. Items whose original \
+      cannot be read here are listed, not changed.
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "Items, by position or id (every ready item when none).", completion: ItemCompletion.items)
+  var items: [ItemReference] = []
+
+  @OptionGroup var output: OutputOptions
+
+  func run() throws {
+    let ids = items.isEmpty ? [] : try GalleryDocument.open(target.document).model.resolve(items)
+    let bar = ProgressBar(label: "reading", total: 2)
+    let report = try MetadataRefresh.refresh(
+      target.document, ids: ids, cached: { DownloadCache().lookup($0)?.body() },
+      progress: { bar.update(done: $0, total: $1) })
+    if output.json { return try JSONOutput.write(report) }
+    var said = "refreshed \(JournalRecord.counted(report.refreshed.count, "item")), \(report.unchanged.count) unchanged"
+    if !report.unreadable.isEmpty {
+      said += "; \(report.unreadable.count) could not be read here (not embedded, and the source is gone or changed)"
+    }
+    Terminal.err("gallery: \(said)\n")
+  }
+}
+
+extension MetadataRefresh.Report: JSONWritable {
+  package func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.strings("refreshed", refreshed)
+      o.strings("unchanged", unchanged)
+      o.strings("unreadable", unreadable)
+    }
+  }
+}

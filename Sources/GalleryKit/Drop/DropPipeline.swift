@@ -491,6 +491,11 @@ extension Item {
     item.pages = image.pages > 1 ? image.pages : nil
     item.camera = image.facts.camera
     item.taken = image.facts.taken
+    item.lens = image.facts.lens
+    item.exposure = image.facts.exposure
+    item.location = image.facts.latitude.flatMap { latitude in
+      image.facts.longitude.map { Item.Location(latitude: latitude, longitude: $0) }
+    }
     if let xmp = image.xmp {
       item.tags = xmp.tags.isEmpty ? nil : xmp.tags
       item.rating = xmp.rating

@@ -193,7 +193,15 @@ function infoPanel(page, currentID) {
     fact('Size', item.width && `${item.width} × ${item.height}`);
     fact('File', item.bytes && `${(item.bytes / 1048576).toFixed(item.bytes < 1048576 ? 2 : 1)} MB`);
     fact('Camera', item.camera);
+    fact('Lens', item.lens);
+    fact('Exposure', item.exposure);
     fact('Taken', item.taken && item.taken.replace('T', ' '));
+    if (item.location) {
+      const { latitude, longitude } = item.location;
+      const map = `https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=14/${latitude}/${longitude}`;
+      facts.append(element('dt', { text: 'Place' }), element('dd', {},
+        element('a', { href: map, target: '_blank', rel: 'noopener noreferrer', text: `${latitude.toFixed(5)}, ${longitude.toFixed(5)}` })));
+    }
     fact('Added', item.added && item.added.slice(0, 10));
     fact('Source', item.source);
     // A field being typed into keeps its text; the others show the item as it is now.
