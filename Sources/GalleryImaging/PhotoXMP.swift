@@ -44,6 +44,51 @@ public struct PhotoXMP: Sendable, Equatable {
     return nil
   }
 
+  /// What an item says of itself as a sidecar digiKam, darktable and Lightroom read: its
+  /// tags as `dc:subject` (each tag's last level), digiKam's `TagsList` and Lightroom's
+  /// `hierarchicalSubject`, its stars as `xmp:Rating`, its label as `xmp:Label`, its
+  /// caption as `dc:description`. `parse` reads back what it writes.
+  public static func sidecar(tags: [String], rating: Int?, label: String?, caption: String?) -> Data {
+    func escaped(_ text: String) -> String {
+      text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+    func list(_ kind: String, _ values: [String]) -> String {
+      "<rdf:\(kind)>" + values.map { "<rdf:li>\(escaped($0))</rdf:li>" }.joined() + "</rdf:\(kind)>"
+    }
+    var properties: [String] = []
+    if let rating { properties.append("<xmp:Rating>\(rating)</xmp:Rating>") }
+    if let label { properties.append("<xmp:Label>\(escaped(label.prefix(1).uppercased() + label.dropFirst()))</xmp:Label>") }
+    if let caption {
+      properties.append(
+        "<dc:description>\(list("Alt", [caption]).replacingOccurrences(of: "<rdf:li>", with: #"<rdf:li xml:lang="x-default">"#))</dc:description>"
+      )
+    }
+    if !tags.isEmpty {
+      let leaves = Array(Set(tags.map { String($0.split(separator: "/").last ?? Substring($0)) })).sorted()
+      properties.append("<dc:subject>\(list("Bag", leaves))</dc:subject>")
+      properties.append("<digiKam:TagsList>\(list("Seq", tags))</digiKam:TagsList>")
+      properties.append(
+        "<lr:hierarchicalSubject>\(list("Bag", tags.map { $0.replacingOccurrences(of: "/", with: "|") }))</lr:hierarchicalSubject>"
+      )
+    }
+    let text = """
+      <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
+      <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="Gallery">
+       <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" \
+      xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:digiKam="http://www.digikam.org/ns/1.0/" \
+      xmlns:lr="http://ns.adobe.com/lightroom/1.0/">
+         \(properties.joined(separator: "\n   "))
+        </rdf:Description>
+       </rdf:RDF>
+      </x:xmpmeta>
+      <?xpacket end="w"?>
+
+      """
+    return Data(text.utf8)
+  }
+
   /// Reads an XMP packet; nil when it is not XML.
   public static func parse(_ data: Data) -> PhotoXMP? {
     guard data.count <= maxBytes else { return nil }

@@ -437,6 +437,19 @@ package enum OutputFile {
     throw Failure(path: (folder as NSString).appendingPathComponent(preferredName), errno: EEXIST)
   }
 
+  /// Writes `data` to a new file at `path` exactly: an existing one (or a symlink) is never
+  /// replaced, it is an error.
+  package static func createNew(_ path: String, data: Data) throws(Failure) {
+    let file: FileHandleFD
+    do { file = try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644) } catch {
+      throw Failure(path: path, errno: error.errno)
+    }
+    do { try file.writeAll(data) } catch {
+      FileSystem.remove(path)
+      throw Failure(path: path, errno: error.errno)
+    }
+  }
+
   /// Makes a folder and the folders above it that are missing (mkdir -p).
   package static func makeFolder(_ path: String) throws(Failure) {
     if FileSystem.isDirectory(path) { return }

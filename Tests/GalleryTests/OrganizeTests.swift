@@ -203,6 +203,41 @@ struct OrganizeTests {
     #expect(try GalleryDocument.open(document).model.items[0].lens == nil)
   }
 
+  @Test("export --xmp writes sidecars digiKam and exiftool read, and a drop of the exported folder gets every word back")
+  func exportSidecars() throws {
+    let work = try TestWorkspace()
+    let photo = work.path("garden.jpg")
+    try FileManager.default.copyItem(atPath: "/usr/share/backgrounds/mate/nature/Garden.jpg", toPath: photo)
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document, photo, try work.image("plain.jpg", seed: 3)]).status == 0)
+    #expect(try Run.gallery(["tag", document, "1", "+places/italy/rome", "+sun & <sea>"]).status == 0)
+    #expect(try Run.gallery(["rate", document, "1", "--stars", "4"]).status == 0)
+    #expect(try Run.gallery(["label", document, "1", "--colour", "green"]).status == 0)
+    #expect(try Run.gallery(["caption", document, "1", "--text", "Evening \"at\" the Forum"]).status == 0)
+    let folder = work.path("out")
+    let exported = try Run.gallery(["export", document, "--to", folder, "--xmp"])
+    #expect(exported.status == 0, "\(exported.stderr)")
+    #expect(exported.stdout.contains("garden.jpg.xmp") && exported.stdout.contains("plain.jpg.xmp"))
+    let sidecar = try Data(contentsOf: URL(fileURLWithPath: folder + "/garden.jpg.xmp"))
+    let read = try #require(PhotoXMP.parse(sidecar))
+    #expect(read.tags == ["places/italy/rome", "sun & <sea>"] && read.rating == 4 && read.label == "green")
+    #expect(read.caption == "Evening \"at\" the Forum")
+    // What digiKam and darktable read, as exiftool reads it.
+    let listed = try Run.program(
+      "/usr/bin/exiftool", ["-s", "-s", "-s", "-XMP-digiKam:TagsList", "-XMP-xmp:Rating", folder + "/garden.jpg.xmp"])
+    #expect(listed.stdout.contains("places/italy/rome, sun & <sea>") && listed.stdout.contains("4"), "\(listed.stdout)")
+    // Never over an existing sidecar: the file is exported again under a new name, and its
+    // sidecar beside it.
+    let again = try Run.gallery(["export", document, "1", "--to", folder, "--xmp"])
+    #expect(again.status == 0 && again.stdout.contains("garden-2.jpg.xmp"), "\(again.stdout)")
+    // A drop of the exported photo reads its sidecar: every word comes back.
+    let copy = try work.document("copy.gallery")
+    #expect(try Run.gallery(["drop", copy, folder + "/garden.jpg"]).status == 0)
+    let item = try GalleryDocument.open(copy).model.items[0]
+    #expect(item.tags == ["places/italy/rome", "sun & <sea>"] && item.rating == 4 && item.label == .green)
+    #expect(item.caption == "Evening \"at\" the Forum")
+  }
+
   @Test("near: takes degrees and kilometres, measures on the sphere, and refuses what is not a place")
   func nearQuery() throws {
     var item = Self.item("a1")

@@ -32,6 +32,12 @@ struct ExportCommand: AsyncParsableCommand {
   @Flag(help: "Prefix names with the items' positions (001-beach.jpg, ...), so the gallery order survives.")
   var numbered = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Write an XMP sidecar beside each file (NAME.jpg.xmp) with its tags, stars, label and caption.",
+      discussion: "digiKam, darktable and Lightroom read them."))
+  var xmp = false
+
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
   func run() async throws {
@@ -64,6 +70,15 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let path = try names.write(data, preferredName: name)
         Terminal.path(path)
+        if xmp {
+          let sidecar = PhotoXMP.sidecar(
+            tags: item.tags ?? [], rating: item.rating, label: item.label?.rawValue, caption: item.caption)
+          // Beside its file, by its exact name; like the file, never over an existing one.
+          do { try OutputFile.createNew(path + ".xmp", data: sidecar) } catch {
+            throw ExportFailure("its sidecar \(path).xmp was not written: \(error)")
+          }
+          Terminal.path(path + ".xmp")
+        }
       } catch {
         failed = true
         Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
