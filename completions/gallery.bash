@@ -932,6 +932,10 @@ _gallery_tag() {
         __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion tag -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 
@@ -1086,6 +1090,14 @@ _gallery_find() {
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options -1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __gallery_add_completions -W "$(__gallery_custom_complete ---completion find -- positional@0 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
 }
 
 _gallery_help() {

@@ -118,6 +118,26 @@ extension GeneratedDocsTests {
     let result = try Run.program("bash", ["-c", probe])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(Set(result.stdout.split(separator: "\n").map(String.init)) == Set(ids + ["1", "2"]))
+
+    // The document's own tags, after + or - in `gallery tag`, and after tag: in a query.
+    #expect(try Run.gallery(["tag", document, "1", "+holiday/alps", "+hiking"]).status == 0)
+    #expect(try Run.gallery(["tag", document, "2", "+harbour"]).status == 0)
+    func completed(_ words: [String]) throws -> [String] {
+      let line = words.map { "'\($0)'" }.joined(separator: " ")
+      let probe = """
+        source '\(script)'
+        COMP_WORDS=('\(Run.galleryBinary)' \(line)); COMP_CWORD=\(words.count); COMPREPLY=()
+        COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+        _gallery '\(Run.galleryBinary)' '\(words.last!)' '\(words[words.count - 2])'
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+      let result = try Run.program("bash", ["-c", probe])
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdout.split(separator: "\n").map(String.init).sorted()
+    }
+    #expect(try completed(["tag", document, "1", "+h"]) == ["+harbour", "+hiking", "+holiday/alps"])
+    #expect(try completed(["tag", document, "1", "-ho"]) == ["-holiday/alps"])
+    #expect(try completed(["find", document, "tag:hi"]) == ["tag:hiking"])
   }
 }
 

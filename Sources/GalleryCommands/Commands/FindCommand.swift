@@ -21,7 +21,7 @@ struct FindCommand: ParsableCommand {
       spaces. Example: gallery find ~/Pictures 'tag:holiday rating>=4 -label:red'
       """)
 
-  @Argument(help: "Galleries or folders of galleries, then the query.")
+  @Argument(help: "Galleries or folders of galleries, then the query.", completion: ItemCompletion.query)
   var arguments: [String]
 
   @OptionGroup var output: OutputOptions

@@ -28,7 +28,8 @@ struct TagCommand: ParsableCommand {
 
   @OptionGroup var target: DocumentArgument
 
-  @Argument(parsing: .allUnrecognized, help: "Items, then +TAG to add and -TAG to remove.")
+  @Argument(
+    parsing: .allUnrecognized, help: "Items, then +TAG to add and -TAG to remove.", completion: ItemCompletion.itemsAndTags)
   var words: [String] = []
 
   /// The items and the tag changes the words say.

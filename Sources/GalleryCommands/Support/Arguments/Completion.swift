@@ -12,6 +12,27 @@ import GallerySystem
 enum ItemCompletion {
   static let items = CompletionKind.custom { words, _, prefix in candidates(words, prefix: prefix, trash: false) }
   static let trashedItems = CompletionKind.custom { words, _, prefix in candidates(words, prefix: prefix, trash: true) }
+  /// `gallery tag`'s words: items, then `+TAG` and `-TAG` with the document's own tags.
+  static let itemsAndTags = CompletionKind.custom { words, _, prefix in
+    guard let sign = prefix.first, sign == "+" || sign == "-" else { return candidates(words, prefix: prefix, trash: false) }
+    return tags(words, prefix: String(prefix.dropFirst())).map { String(sign) + $0 }
+  }
+  /// A query's `tag:` with the tags of the galleries named before it.
+  static let query = CompletionKind.custom { words, _, prefix in
+    guard prefix.hasPrefix("tag:") else { return [] }
+    return tags(words, prefix: String(prefix.dropFirst(4))).map { "tag:" + $0 }
+  }
+
+  /// The tags of the items of the galleries named on the line, each once, that start with
+  /// `prefix`.
+  static func tags(_ words: [String], prefix: String) -> [String] {
+    var found = Set<String>()
+    for word in words.dropFirst().map(ShellWord.unquoted) where word.hasSuffix("." + DocumentName.fileExtension) {
+      guard let model = try? GalleryDocument.open(XDGDirectory.expandingTilde(word)).model else { continue }
+      for item in model.items { found.formUnion(item.tags ?? []) }
+    }
+    return found.filter { $0.hasPrefix(prefix) }.sorted()
+  }
 
   static func candidates(
     _ words: [String], prefix: String, trash: Bool, shell: String? = ProcessInfo.processInfo.environment["SAP_SHELL"]
