@@ -62,6 +62,11 @@ extension GalleryModel {
     case size
   }
 
+  /// What the history says of a sort: `sort: by taken, reversed`.
+  public static func sortSummary(by key: SortKey, reversed: Bool) -> String {
+    "sort: by \(key.rawValue)\(reversed ? ", reversed" : "")"
+  }
+
   /// Orders every item by `key`, ascending (descending when `reversed`); the order among
   /// equals is kept, and items without the key come last either way.
   public mutating func sort(by key: SortKey, reversed: Bool = false) {

@@ -182,6 +182,7 @@ struct DocumentController {
       try await transfer(try id(context), try await ViewServer.edit(request))
     }
     group.post("retry") { request, context in try await retry(try id(context), try await ViewServer.edit(request)) }
+    group.post("sort") { request, context in try await sort(try id(context), try await ViewServer.edit(request)) }
     group.post("describe") { request, context in
       try await describe(try id(context), try await ViewServer.edit(request))
     }
@@ -403,6 +404,23 @@ struct DocumentController {
       }
     }
     return ViewServer.json(ViewJSON.items(items))
+  }
+
+  /// Every item reordered, as `gallery sort` does: one edit.
+  func sort(_ id: String, _ request: EditRequest) async throws -> Done {
+    let path = try path(id)
+    guard let by = request.by.flatMap(GalleryModel.SortKey.init(rawValue:)) else {
+      let keys = GalleryModel.SortKey.allCases.map(\.rawValue).joined(separator: ", ")
+      throw ViewError.badRequest("sort needs by: one of \(keys)")
+    }
+    let reverse = request.reverse
+    try await BlockingWork.run {
+      try GalleryDocument.edit(path) { edit in
+        edit.summary = GalleryModel.sortSummary(by: by, reversed: reverse)
+        edit.model.sort(by: by, reversed: reverse)
+      }
+    }
+    return Done()
   }
 
   func trash(_ id: String, _ request: EditRequest) async throws -> Done {

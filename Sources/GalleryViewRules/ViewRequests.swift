@@ -22,6 +22,9 @@ package struct EditRequest: Decodable, Equatable {
   package var label: String?
   package var addTags: [String] = []
   package var removeTags: [String] = []
+  /// What `sort` orders by (`taken`, `added`, `name`, `rating`, `size`), and whether reversed.
+  package var by: String?
+  package var reverse = false
 
   package static let maxBytes = 4 << 20
   package static let maxIDs = 100_000
@@ -36,7 +39,7 @@ package struct EditRequest: Decodable, Equatable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case ids, before, from, move, uris, title, name, token, caption, note, rating, label, addTags, removeTags
+    case ids, before, from, move, uris, title, name, token, caption, note, rating, label, addTags, removeTags, by, reverse
   }
 
   package init(from decoder: any Decoder) throws {
@@ -55,6 +58,8 @@ package struct EditRequest: Decodable, Equatable {
     label = try container.decodeIfPresent(String.self, forKey: .label)
     addTags = try Self.strings(in: container, forKey: .addTags, limit: Self.maxTags)
     removeTags = try Self.strings(in: container, forKey: .removeTags, limit: Self.maxTags)
+    by = try container.decodeIfPresent(String.self, forKey: .by)
+    reverse = try container.decodeIfPresent(Bool.self, forKey: .reverse) ?? false
   }
 
   /// A list of strings, refused as soon as it passes `limit`.

@@ -832,3 +832,20 @@ def test_the_info_panel_edits_what_a_person_writes_and_the_keyboard_rates_and_ta
             headers={"Content-Type": "application/json"})
         assert response.status == 400, (body, response.status, answer)
     assert items_by_id(document)[a].get("rating") == 2, "nothing changed"
+
+
+def test_the_sort_menu_reorders_the_gallery_as_one_undoable_edit(workspace, images, serve, context):
+    document = new_document(workspace, "sorted.gallery", images[:3])
+    a, b, c = item_ids(document)
+    run("rate", document, c, "--stars", "5")
+    run("rate", document, b, "--stars", "2")
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    page.locator("#sort").select_option("rating")
+    wait_until(lambda: item_ids(document) == [c, b, a], message="most stars first")
+    wait_until(lambda: tile_ids(page) == [c, b, a], message="the page shows the new order")
+    assert "sort: by rating, reversed" in run("history", "--limit", "1", document).stdout.decode()
+    page.locator("#grid").focus()
+    page.keyboard.press("Control+z")
+    wait_until(lambda: item_ids(document) == [a, b, c], message="undone")

@@ -188,7 +188,7 @@ struct SortCommand: ParsableCommand {
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      edit.summary = "sort: by \(by.rawValue)\(reverse ? ", reversed" : "")"
+      edit.summary = GalleryModel.sortSummary(by: by, reversed: reverse)
       edit.model.sort(by: by, reversed: reverse)
     }
   }

@@ -41,7 +41,17 @@ export function showGallery(id) {
   page.slider = element('input', { id: 'size', type: 'range', min: minSize, max: maxSize, value: state.size, 'aria-label': 'Tile size' });
   page.trashButton = element('button', { id: 'trash', type: 'button', class: 'trash', 'aria-label': 'Trash', text: 'Trash' });
   page.search = element('input', { id: 'search', type: 'search', placeholder: 'Search: beach tag:holiday rating>=4', 'aria-label': 'Search this gallery', spellcheck: 'false' });
-  page.tools = element('div', { class: 'tools' }, page.search, page.slider, page.trashButton);
+  // Sorting reorders the gallery itself (one edit, undoable), as `gallery sort` does.
+  page.sortMenu = element('select', { id: 'sort', 'aria-label': 'Sort the gallery' },
+    element('option', { value: '', text: 'Sort…' }),
+    ...[['taken', 'by date taken'], ['added', 'by date added'], ['name', 'by name'], ['rating', 'by stars, most first'], ['size', 'by size, largest first']]
+      .map(([value, text]) => element('option', { value, text })));
+  page.sortMenu.addEventListener('change', async () => {
+    const by = page.sortMenu.value;
+    page.sortMenu.value = '';
+    if (by) await page.edit('sort', { by, reverse: by === 'rating' || by === 'size' });
+  });
+  page.tools = element('div', { class: 'tools' }, page.search, page.sortMenu, page.slider, page.trashButton);
   const back = element('a', { href: '/', class: 'back', text: '‹ Galleries' });
   document.getElementById('bar').replaceChildren(back, page.title, page.count, page.tools);
   page.grid = element('div', { id: 'grid', class: 'grid', role: 'listbox', 'aria-multiselectable': 'true', tabindex: '0', 'aria-label': 'Images' });
