@@ -213,6 +213,11 @@ package final class ItemSource: Sendable {
         items.reserveCapacity(range.count)
         for index in range {
           let offset = starts[index] - first
+          // What lies between two items must be their comma, as in any JSON array.
+          guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
+            return .failure(
+              ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma"))
+          }
           switch Self.decode(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]]), id: ids[index]) {
           case .success(let fields): items.append(Item(fields: fields))
           case .failure(let error):

@@ -100,6 +100,11 @@ struct LargeModelTests {
       #expect(try Self.itemsInOnePiece(data) == model.items, "\(label)")
     }
     let (_, data, outline) = PendingItemTests.encoded(count: 6_000)
+    var separated = data
+    separated[outline.starts[3_000] - 1] = UInt8(ascii: " ")
+    #expect {
+      try PendingItemTests.source(separated, outline).readAll()
+    } throws: { "\($0)".contains("item 3001 (i3000) of gallery.json does not follow a comma") }
     for index in [10, 5_990] {
       let broken = try PendingItemTests.withUnknownState(item: index, in: data, outline)
       #expect(Self.errorInOnePiece(broken) != nil)
