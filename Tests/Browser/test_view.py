@@ -783,7 +783,7 @@ def test_the_info_panel_edits_what_a_person_writes_and_the_keyboard_rates_and_ta
     page.locator("#info-caption").fill("Sunset at the pier")
     page.locator("#info-caption").press("Enter")
     wait_until(lambda: items_by_id(document)[a].get("caption") == "Sunset at the pier", message="the caption saved")
-    assert page.locator("#viewer .caption").text_content() == "Sunset at the pier"
+    wait_until(lambda: page.locator("#viewer .caption").text_content() == "Sunset at the pier", message="the page shows it")
     page.locator("#info-note").fill("first line\nsecond line")
     page.locator("#info-caption").click()  # leaving the note saves it
     wait_until(lambda: items_by_id(document)[a].get("note") == "first line\nsecond line", message="the note saved")
@@ -800,6 +800,9 @@ def test_the_info_panel_edits_what_a_person_writes_and_the_keyboard_rates_and_ta
     page.locator("#viewer").focus()
     page.keyboard.press("2")
     wait_until(lambda: items_by_id(document)[a].get("rating") == 2, message="two stars from the keyboard")
+    wait_until(lambda: page.evaluate(
+        """() => [...document.querySelectorAll('#info .stars button')].map((b) => b.getAttribute('aria-pressed')).join()""")
+        == "true,true,false,false,false", message="the panel shows two stars")
     page.keyboard.press("2")
     wait_until(lambda: "rating" not in items_by_id(document)[a], message="the stars taken away")
     history = run("history", "--limit", "9", document).stdout.decode()
