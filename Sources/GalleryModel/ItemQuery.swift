@@ -205,8 +205,9 @@ public indirect enum ItemQuery: Equatable, Sendable {
   public func matches(_ item: Item, display: Item.DisplayState? = nil) -> Bool {
     switch self {
     case .word(let word):
-      let texts = [item.caption, item.note, Self.name(of: item)] + (item.tags ?? []).map { Optional($0) }
-      return texts.contains { $0.map { Self.contains($0, word) } ?? false }
+      // The file name last: it is made from the source for each item asked.
+      let written = [item.caption, item.note].compactMap { $0 } + (item.tags ?? [])
+      return written.contains { Self.contains($0, word) } || Self.contains(Self.name(of: item), word)
     case .field(let field, let value):
       switch field {
       case .tag: return (item.tags ?? []).contains { Self.same($0, value) || Self.starts($0, with: value + "/") }
@@ -266,27 +267,89 @@ public indirect enum ItemQuery: Equatable, Sendable {
   /// each says (a month is all its days).
   static func dateRange(_ value: String) -> (Substring, Substring)? {
     let parts = value.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
-    let date = /[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?/
-    guard parts.allSatisfy({ $0.wholeMatch(of: date) != nil }) else { return nil }
+    // YYYY, YYYY-MM or YYYY-MM-DD, by bytes: a query may ask this of every item.
+    func isDate(_ part: Substring) -> Bool {
+      let bytes = Array(part.utf8)
+      guard [4, 7, 10].contains(bytes.count) else { return false }
+      return bytes.indices.allSatisfy { index in
+        index == 4 || index == 7 ? bytes[index] == UInt8(ascii: "-") : (0x30...0x39).contains(bytes[index])
+      }
+    }
+    guard parts.allSatisfy(isDate) else { return nil }
     return (parts[0], parts.count == 2 ? parts[1] : parts[0])
   }
 
   /// The file name of an item's source (its URL's last segment, decoded).
   static func name(of item: Item) -> String {
-    let path = item.source.split(separator: "?").first.map(String.init) ?? item.source
-    let last = path.split(separator: "/").last.map(String.init) ?? path
-    return last.removingPercentEncoding ?? last
+    let path = item.source.utf8.firstIndex(of: UInt8(ascii: "?")).map { item.source[..<$0] } ?? item.source[...]
+    let last = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.index(after: $0)...] } ?? path
+    let name = last.isEmpty ? path.split(separator: "/").last ?? path : last
+    // Decoded only when it has an escape: a search asks this of every item.
+    guard name.utf8.contains(UInt8(ascii: "%")) else { return String(name) }
+    return name.removingPercentEncoding ?? String(name)
   }
 
+  // Any case, any accent. A search runs these over every item of a gallery: ASCII text (tags,
+  // file names, most captions) is compared byte by byte, and only text beyond ASCII goes
+  // to Foundation's comparison, which costs some microseconds a call.
+
   static func contains(_ text: String, _ part: String) -> Bool {
-    text.range(of: part, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+    if let found = ASCIIText.contains(text, part) { return found }
+    return text.range(of: part, options: [.caseInsensitive, .diacriticInsensitive]) != nil
   }
 
   static func same(_ a: String, _ b: String) -> Bool {
-    a.compare(b, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
+    if let same = ASCIIText.equal(a, b) { return same }
+    return a.compare(b, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame
   }
 
   static func starts(_ text: String, with prefix: String) -> Bool {
-    text.range(of: prefix, options: [.caseInsensitive, .diacriticInsensitive, .anchored]) != nil
+    if let starts = ASCIIText.starts(text, with: prefix) { return starts }
+    return text.range(of: prefix, options: [.caseInsensitive, .diacriticInsensitive, .anchored]) != nil
+  }
+}
+
+/// Comparisons of ASCII strings in any case, or nil when either string is not ASCII.
+enum ASCIIText {
+  static func contains(_ text: String, _ part: String) -> Bool? {
+    bytes(text, part) { text, part in
+      guard part.count <= text.count else { return false }
+      // As Foundation's `range(of:)`, an empty part is never found.
+      guard let first = part.first.map(lower) else { return false }
+      var start = 0
+      while start + part.count <= text.count {
+        if lower(text[start]) == first, matches(text, part, at: start) { return true }
+        start += 1
+      }
+      return false
+    }
+  }
+
+  static func equal(_ a: String, _ b: String) -> Bool? {
+    bytes(a, b) { a, b in a.count == b.count && matches(a, b, at: 0) }
+  }
+
+  static func starts(_ text: String, with prefix: String) -> Bool? {
+    bytes(text, prefix) { text, prefix in !prefix.isEmpty && prefix.count <= text.count && matches(text, prefix, at: 0) }
+  }
+
+  private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ part: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+    for index in part.indices where lower(text[start + index]) != lower(part[index]) { return false }
+    return true
+  }
+
+  private static func lower(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
+
+  /// `body` on both strings' bytes when both are ASCII; nil otherwise.
+  private static func bytes(
+    _ a: String, _ b: String, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+  ) -> Bool? {
+    var (a, b) = (a, b)
+    return a.withUTF8 { a in
+      b.withUTF8 { b in
+        guard a.allSatisfy({ $0 < 0x80 }), b.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return body(a, b)
+      }
+    }
   }
 }

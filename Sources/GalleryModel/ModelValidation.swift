@@ -267,8 +267,26 @@ public enum ModelValidation {
   }
 
   /// A photo's time taken by its camera's clock, with the clock's offset when known.
+  private static let takenShape = Array("0000-00-00T00:00:00".utf8)
+  private static let offsetShape = Array("+00:00".utf8)
+
+  /// `YYYY-MM-DDTHH:MM:SS`, then `+HH:MM` or `-HH:MM` or nothing. Checked by bytes, not by
+  /// a regular expression: every item of a gallery of photos has one, and a `Regex` match
+  /// costs tens of microseconds.
   package static func isTakenTime(_ text: String) -> Bool {
-    text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([+-][0-9]{2}:[0-9]{2})?/) != nil
+    utf8(text) { bytes in
+      let shape = takenShape
+      guard bytes.count == shape.count || bytes.count == shape.count + 6 else { return false }
+      func fits(_ byte: UInt8, _ pattern: UInt8) -> Bool {
+        pattern == UInt8(ascii: "0") ? (0x30...0x39).contains(byte) : byte == pattern
+      }
+      for index in shape.indices where !fits(bytes[index], shape[index]) { return false }
+      guard bytes.count > shape.count else { return true }
+      let offset = offsetShape
+      let sign = bytes[shape.count]
+      guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return false }
+      return (1..<offset.count).allSatisfy { fits(bytes[shape.count + $0], offset[$0]) }
+    }
   }
 
   /// A tag: one line, not empty, no space or `/` at either end (`a/b` is a hierarchy).

@@ -238,6 +238,31 @@ struct OrganizeTests {
     #expect(item.caption == "Evening \"at\" the Forum")
   }
 
+  @Test("ASCII comparisons in any case agree with Foundation's, and leave text beyond ASCII to it")
+  func asciiComparisons() {
+    var random = SplitMix(state: 7)
+    let alphabet = Array("aAbBzZ09 -/_@[`{~")
+    func text(_ length: Int) -> String { String((0..<length).map { _ in alphabet.randomElement(using: &random)! }) }
+    for _ in 0..<3000 {
+      let (a, b) = (text(Int.random(in: 0...8, using: &random)), text(Int.random(in: 0...3, using: &random)))
+      #expect(ASCIIText.contains(a, b) == (a.range(of: b, options: .caseInsensitive) != nil), "\(a) \(b)")
+      #expect(ASCIIText.equal(a, b) == (a.compare(b, options: .caseInsensitive) == .orderedSame), "\(a) \(b)")
+      #expect(ASCIIText.starts(a, with: b) == (a.range(of: b, options: [.caseInsensitive, .anchored]) != nil))
+    }
+    #expect(ASCIIText.contains("Café", "cafe") == nil && ItemQuery.contains("Café", "CAFE"))
+    // The date checks, against the regular expressions they replace.
+    let pieces = ["2024", "-", "06", "T", "12", ":", "+", "0", "1", "x", "..", "2024-06-01", "T12:00:00", "+02:00"]
+    for _ in 0..<3000 {
+      let text = (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+      let taken = /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([+-][0-9]{2}:[0-9]{2})?/
+      #expect(ModelValidation.isTakenTime(text) == (text.wholeMatch(of: taken) != nil), "\(text)")
+      let day = /[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?/
+      let parts = text.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
+      #expect((ItemQuery.dateRange(text) != nil) == parts.allSatisfy { $0.wholeMatch(of: day) != nil }, "\(text)")
+    }
+    #expect(ItemQuery.same("Straße", "STRASSE") == ("Straße".compare("STRASSE", options: .caseInsensitive) == .orderedSame))
+  }
+
   @Test("near: takes degrees and kilometres, measures on the sphere, and refuses what is not a place")
   func nearQuery() throws {
     var item = Self.item("a1")
