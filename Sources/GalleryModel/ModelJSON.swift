@@ -532,18 +532,8 @@ package struct JSONReader {
       index += 1
       return
     }
-    while true {
-      let key = try self.key()
-      try expect(UInt8(ascii: ":"))
-      try member(&self, key)
-      switch try peek() {
-      case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "}"):
-        index += 1
-        return
-      default: throw fail("expected ',' or '}'")
-      }
-    }
+    try nextMember(member)
+    try remainingMembers(member)
   }
 
   /// The members of an object after one already read, to its `}`.
@@ -556,10 +546,15 @@ package struct JSONReader {
         return
       default: throw fail("expected ',' or '}'")
       }
-      let key = try self.key()
-      try expect(UInt8(ascii: ":"))
-      try member(&self, key)
+      try nextMember(member)
     }
+  }
+
+  @inline(__always)
+  private mutating func nextMember(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
+    let key = try self.key()
+    try expect(UInt8(ascii: ":"))
+    try member(&self, key)
   }
 
   package mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
