@@ -76,13 +76,13 @@ export function installViewer(page) {
       if (!item) return close();
       info.show(item);
       caption.textContent = item.caption || item.source;
+      image.alt = item.caption || item.source;
       const source = page.largeURL(item);
       if (image.dataset.id === item.id && shownSource === source) return;
       shownSource = source;
       reset();
       image.onerror = () => { image.onerror = null; image.src = page.thumbnailURL(item); };
       image.src = source;
-      image.alt = item.caption || item.source;
       image.dataset.id = item.id;
       page.select(item.id);
       page.scrollToIndex(page.indexOf(item.id));
