@@ -171,7 +171,10 @@ public struct PhotoXMP: Sendable, Equatable {
       xmp.label = label?.lowercased() == "gray" ? "grey" : label?.lowercased()
       let caption = (descriptionText?.isEmpty == false ? descriptionText : title)?
         .split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) }
-      xmp.caption = caption.flatMap { $0.isEmpty || $0.utf8.count > 1024 ? nil : $0 }
+      // Kept only as the model keeps captions: one line, no control character, bounded.
+      xmp.caption = caption.flatMap {
+        !$0.isEmpty && ModelValidation.isLine($0, limit: ModelValidation.Limits.captionBytes) ? $0 : nil
+      }
       return xmp
     }
   }

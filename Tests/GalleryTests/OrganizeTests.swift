@@ -4,6 +4,7 @@ import Testing
 
 @testable import GalleryDocument
 @testable import GalleryImaging
+@testable import GalleryKit
 @testable import GalleryModel
 @testable import GallerySystem
 
@@ -261,6 +262,21 @@ struct OrganizeTests {
       #expect((ItemQuery.dateRange(text) != nil) == parts.allSatisfy { $0.wholeMatch(of: day) != nil }, "\(text)")
     }
     #expect(ItemQuery.same("Straße", "STRASSE") == ("Straße".compare("STRASSE", options: .caseInsensitive) == .orderedSame))
+  }
+
+  @Test("Tags a sidecar adds stop at the model's limit")
+  func refreshKeepsTheTagLimit() {
+    var item = Self.item("a1", tags: (0..<499).map { "t\($0)" })
+    var xmp = PhotoXMP()
+    xmp.tags = ["new1", "new2", "t3"]
+    MetadataRefresh.apply(.init(id: "a1", hash: item.hash, facts: PhotoFacts(), xmp: xmp), to: &item)
+    #expect(item.tags?.count == 500 && item.tags?.contains("new1") == true && item.tags?.contains("new2") == false)
+    #expect(ModelValidation.problems(of: item).isEmpty)
+    // A caption with a control character is not one the model keeps: left out.
+    let tabbed =
+      #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:description><rdf:Alt><rdf:li>a&#9;b</rdf:li></rdf:Alt></dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
+    #expect(PhotoXMP.parse(Data(tabbed.utf8))?.caption == nil)
+    #expect(PhotoXMP.parse(Data(tabbed.utf8.map { $0 }).replacing(Data("&#9;".utf8), with: Data(" ".utf8)))?.caption == "a b")
   }
 
   @Test("near: takes degrees and kilometres, measures on the sphere, and refuses what is not a place")
