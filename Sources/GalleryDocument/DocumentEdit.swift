@@ -321,3 +321,22 @@ package enum DocumentCompaction {
       }, replacing: replacing)
   }
 }
+
+// Edits the commands and the page both make, each named in the history the same way.
+extension DocumentEdit {
+  /// Makes `change` on the items `ids` names that are present; returns their ids.
+  @discardableResult
+  public mutating func describe(_ ids: [String], _ change: MetadataEdit) -> [String] {
+    let wanted = Set(ids)
+    let present = model.items.compactMap { wanted.contains($0.id) ? $0.id : nil }
+    summary = change.summary(count: present.count)
+    model.update(present) { change.apply(to: &$0) }
+    return present
+  }
+
+  /// Reorders every item by `key`: `sort: by taken, reversed` in the history.
+  public mutating func sort(by key: GalleryModel.SortKey, reversed: Bool) {
+    summary = "sort: by \(key.rawValue)\(reversed ? ", reversed" : "")"
+    model.sort(by: key, reversed: reversed)
+  }
+}

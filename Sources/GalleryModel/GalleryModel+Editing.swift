@@ -62,11 +62,6 @@ extension GalleryModel {
     case size
   }
 
-  /// What the history says of a sort: `sort: by taken, reversed`.
-  public static func sortSummary(by key: SortKey, reversed: Bool) -> String {
-    "sort: by \(key.rawValue)\(reversed ? ", reversed" : "")"
-  }
-
   /// Orders every item by `key`, ascending (descending when `reversed`); the order among
   /// equals is kept, and items without the key come last either way.
   public mutating func sort(by key: SortKey, reversed: Bool = false) {
@@ -199,12 +194,5 @@ public struct MetadataEdit: Sendable, Equatable {
     let items = JournalRecord.counted(count, "item")
     if parts == ["caption"] || parts == ["note"] { return "\(parts[0]): \(items)" }
     return JournalRecord.cut(parts.joined(separator: "; ") + ", " + items)
-  }
-}
-
-extension GalleryModel {
-  /// Makes `edit` on the items `ids` names (those present).
-  public mutating func describe(_ ids: [String], _ edit: MetadataEdit) {
-    update(ids) { edit.apply(to: &$0) }
   }
 }

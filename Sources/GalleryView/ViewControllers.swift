@@ -395,12 +395,9 @@ struct DocumentController {
     guard !change.isEmpty, !request.ids.isEmpty else { throw ViewError.badRequest("describe needs items and a change") }
     let items = try await BlockingWork.run { [change] in
       try GalleryDocument.edit(path) { edit in
-        let wanted = Set(request.ids)
-        let present = edit.model.items.filter { wanted.contains($0.id) }.map(\.id)
+        let present = Set(edit.describe(request.ids, change))
         guard !present.isEmpty else { throw ViewError.notFound("none of these items is in the gallery") }
-        edit.summary = change.summary(count: present.count)
-        edit.model.describe(present, change)
-        return edit.model.items.filter { wanted.contains($0.id) }
+        return edit.model.items.filter { present.contains($0.id) }
       }
     }
     return ViewServer.json(ViewJSON.items(items))
@@ -416,8 +413,7 @@ struct DocumentController {
     let reverse = request.reverse
     try await BlockingWork.run {
       try GalleryDocument.edit(path) { edit in
-        edit.summary = GalleryModel.sortSummary(by: by, reversed: reverse)
-        edit.model.sort(by: by, reversed: reverse)
+        edit.sort(by: by, reversed: reverse)
       }
     }
     return Done()

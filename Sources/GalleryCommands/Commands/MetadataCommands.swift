@@ -7,12 +7,18 @@ import GallerySystem
 /// What a person writes about items: tags, a caption, a note, stars, a colour label. Each
 /// command is one edit, so one revision that `history` names and `undo` takes back.
 
+/// `change`, or the usage error that says why it cannot be made (the rules are the
+/// model's, the same for the page's edits).
+private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
+  if let problem = change.problem { throw ValidationError(problem) }
+  return change
+}
+
 /// Makes `change` on `items` as one edit, which its summary names.
 private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit) throws {
+  let change = try checked(change)
   try GalleryDocument.edit(document) { edit in
-    let ids = try edit.model.resolve(items)
-    edit.summary = change.summary(count: ids.count)
-    edit.model.describe(ids, change)
+    edit.describe(try edit.model.resolve(items), change)
   }
 }
 
@@ -42,10 +48,8 @@ struct TagCommand: ParsableCommand {
       if word.hasPrefix("+") || word.hasPrefix("-") {
         tagsStarted = true
         let tag = String(word.dropFirst())
-        guard ModelValidation.isTag(tag) else { throw ValidationError("\(word): not a tag (one line, no space or / at an end)") }
         if word.hasPrefix("+") { add.append(tag) } else { remove.append(tag) }
       } else if tagsStarted {
-        guard ModelValidation.isTag(word) else { throw ValidationError("\(word): not a tag (one line, no space or / at an end)") }
         add.append(word)
       } else {
         guard let item = ItemReference(argument: word) else { throw ValidationError("\(word): not an item position or id") }
@@ -57,12 +61,18 @@ struct TagCommand: ParsableCommand {
     return (items, add, remove)
   }
 
-  func validate() throws { _ = try Self.parse(words) }
-
-  func run() throws {
-    let (items, add, remove) = try Self.parse(words)
+  /// The items, and the change the words say.
+  static func change(_ words: [String]) throws -> (items: [ItemReference], change: MetadataEdit) {
+    let (items, add, remove) = try parse(words)
     var change = MetadataEdit()
     (change.addTags, change.removeTags) = (add, remove)
+    return (items, try checked(change))
+  }
+
+  func validate() throws { _ = try Self.change(words) }
+
+  func run() throws {
+    let (items, change) = try Self.change(words)
     try describe(target.document, items, change)
   }
 }
@@ -79,17 +89,15 @@ struct CaptionCommand: ParsableCommand {
   @Option(name: .customLong("text"), help: "The caption (\"\" clears it).")
   var text: String
 
-  func validate() throws {
-    guard ModelValidation.isLine(text, limit: ModelValidation.Limits.captionBytes) else {
-      throw ValidationError("a caption is one line of at most \(ModelValidation.Limits.captionBytes) bytes")
-    }
-  }
-
-  func run() throws {
+  var change: MetadataEdit {
     var change = MetadataEdit()
     change.caption = text
-    try describe(target.document, selection.items, change)
+    return change
   }
+
+  func validate() throws { _ = try checked(change) }
+
+  func run() throws { try describe(target.document, selection.items, change) }
 }
 
 struct NoteCommand: ParsableCommand {
@@ -109,9 +117,6 @@ struct NoteCommand: ParsableCommand {
     let note =
       text == "-"
       ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : text
-    guard ModelValidation.isText(note, limit: ModelValidation.Limits.noteBytes) else {
-      throw ValidationError("a note is at most \(ModelValidation.Limits.noteBytes) bytes, without NUL")
-    }
     var change = MetadataEdit()
     change.note = note
     try describe(target.document, [item], change)
@@ -129,15 +134,15 @@ struct RateCommand: ParsableCommand {
   @Option(name: .customLong("stars"), help: "1 to 5, or 0 for none.")
   var stars: Int
 
-  func validate() throws {
-    guard (0...5).contains(stars) else { throw ValidationError("--stars must be 0 to 5") }
-  }
-
-  func run() throws {
+  var change: MetadataEdit {
     var change = MetadataEdit()
     change.rating = stars
-    try describe(target.document, selection.items, change)
+    return change
   }
+
+  func validate() throws { _ = try checked(change) }
+
+  func run() throws { try describe(target.document, selection.items, change) }
 }
 
 struct LabelCommand: ParsableCommand {
@@ -188,8 +193,7 @@ struct SortCommand: ParsableCommand {
 
   func run() throws {
     try GalleryDocument.edit(target.document) { edit in
-      edit.summary = GalleryModel.sortSummary(by: by, reversed: reverse)
-      edit.model.sort(by: by, reversed: reverse)
+      edit.sort(by: by, reversed: reverse)
     }
   }
 }
