@@ -173,13 +173,13 @@ _gallery() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|tag|caption|note|rate|label|sort|refresh-metadata|find|help)
+    new|browse|show|info|rename|duplicate|delete|merge|drop|move|trash|restore|export|uris|drag|compact|check|retry|watch|thumbnail|sheet|copy|paste|cache|open|serve|history|undo|redo|revert|tag|caption|note|add-note|rate|label|sort|refresh-metadata|find|help)
         # Offer subcommand argument completions
         "_gallery_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert tag caption note rate label sort refresh-metadata find help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'new browse show info rename duplicate delete merge drop move trash restore export uris drag compact check retry watch thumbnail sheet copy paste cache open serve history undo redo revert tag caption note add-note rate label sort refresh-metadata find help' -- "${cur}"))
         ;;
     esac
 }
@@ -981,6 +981,29 @@ _gallery_note() {
         ;;
     2)
         __gallery_add_completions -W "$(__gallery_custom_complete ---completion note -- positional@1 "${COMP_CWORD}" "$(__gallery_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_gallery_add-note() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--at)
+    __gallery_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--at')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __gallery_add_completions -o plusdirs -fX '!*.@(gallery)'
         return
         ;;
     esac

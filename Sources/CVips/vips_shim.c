@@ -367,6 +367,36 @@ int CVips_caption(const char *text, int width, int height, VipsImage **out) {
   return result;
 }
 
+int CVips_note_card(const char *text, int width, int height, VipsImage **out) {
+  VipsImage *mask = NULL, *bands[3] = {NULL, NULL, NULL}, *joined = NULL, *ink = NULL;
+  // The text from the top left, less a margin, wrapped to the card in a size that follows the
+  // card's; what does not fit is cut off below, as on the page.
+  int margin = width / 14 + 2, inner_width = width - 2 * margin;
+  if (inner_width < 8 || height < 2 * margin + 8) return CVips_color_tile(width, height, 255, 244, 186, out);
+  char font[64];
+  snprintf(font, sizeof font, "DejaVu Sans %d", height / 12 > 8 ? height / 12 : 8);
+  if (vips.vips_text(&mask, text, "font", font, "dpi", 72, "width", inner_width, "wrap", VIPS_TEXT_WRAP_WORD_CHAR,
+                     NULL))
+    return -1;
+  bands[0] = bands[1] = bands[2] = mask;
+  int result = vips.vips_bandjoin(bands, &joined, 3, NULL);
+  g_object_unref(mask);
+  if (result) return -1;
+  // Dark grey ink on a pale yellow card, as a paper note.
+  double paper[3] = {255, 244, 186}, multiply[3];
+  for (int band = 0; band < 3; band++) multiply[band] = -(paper[band] - 48) / 255.0;
+  result = vips.vips_linear(joined, &ink, multiply, paper, 3, "uchar", TRUE, NULL);
+  g_object_unref(joined);
+  if (result) return -1;
+  ink->Type = VIPS_INTERPRETATION_sRGB;
+  VipsArrayDouble *background = vips.vips_array_double_new(paper, 3);
+  result = vips.vips_embed(ink, out, margin, margin, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background",
+                           background, NULL);
+  vips.vips_area_unref(VIPS_AREA(background));
+  g_object_unref(ink);
+  return result;
+}
+
 int CVips_from_pixels(const void *data, size_t length, int width, int height, int bands, VipsImage **out) {
   if ((size_t)width * height * bands != length) return -1;
   *out = vips.vips_image_new_from_memory_copy(data, length, width, height, bands, VIPS_FORMAT_UCHAR);

@@ -39,7 +39,7 @@ public struct GalleryCommand: ParsableCommand {
       CompactCommand.self, CheckCommand.self, RetryCommand.self, WatchCommand.self,
       ThumbnailCommand.self, SheetCommand.self, CopyCommand.self, PasteCommand.self, CacheCommand.self,
       OpenCommand.self, ServeCommand.self, HistoryCommand.self, UndoCommand.self, RedoCommand.self,
-      RevertCommand.self, TagCommand.self, CaptionCommand.self, NoteCommand.self, RateCommand.self,
+      RevertCommand.self, TagCommand.self, CaptionCommand.self, NoteCommand.self, AddNoteCommand.self, RateCommand.self,
       LabelCommand.self, SortCommand.self, RefreshMetadataCommand.self, FindCommand.self, ClipboardOwnerCommand.self,
     ])
 

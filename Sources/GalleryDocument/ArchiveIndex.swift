@@ -527,6 +527,9 @@ public struct DocumentSummary: Sendable, Equatable {
   public var items = 0
   public var ready = 0
   public var failed = 0
+  /// Note cards (written only when there are some: a document without cards keeps the
+  /// summary earlier versions read).
+  public var notes = 0
   /// Placeholders by the process loading them: whether each is pending or stale depends on
   /// that process still running, which only the reader can tell.
   public var placeholders: [Placeholders] = []
@@ -576,6 +579,7 @@ public struct DocumentSummary: Sendable, Equatable {
     items = model.items.count
     ready = counts.ready
     failed = counts.failed
+    notes = counts.notes
     placeholders = counts.owners.map { Placeholders(owner: $0.key, count: $0.value) }.sorted {
       ($0.owner.host, $0.owner.pid) < ($1.owner.host, $1.owner.pid)
     }
@@ -600,6 +604,7 @@ public struct DocumentSummary: Sendable, Equatable {
   struct ItemCounts {
     var ready = 0
     var failed = 0
+    var notes = 0
     var owners: [Item.Owner: Int] = [:]
 
     init(_ items: [Item]) {
@@ -612,14 +617,16 @@ public struct DocumentSummary: Sendable, Equatable {
       ready = summary.ready
       failed = summary.failed
       for group in summary.placeholders { owners[group.owner, default: 0] += group.count }
+      notes = summary.notes
     }
 
-    var total: Int { ready + failed + owners.values.reduce(0, +) }
+    var total: Int { ready + failed + notes + owners.values.reduce(0, +) }
 
     mutating func add(_ item: Item, _ count: Int) {
       switch item.state {
       case .ready: ready += count
       case .failed: failed += count
+      case .note: notes += count
       case .placeholder:
         guard let owner = item.placeholder?.owner else { return }
         let new = owners[owner, default: 0] + count
@@ -636,7 +643,9 @@ public struct DocumentSummary: Sendable, Equatable {
         counts.add(update.before, -1)
         counts.add(update.after, 1)
       }
-      guard counts.ready >= 0, counts.failed >= 0, counts.owners.values.allSatisfy({ $0 > 0 }) else { return nil }
+      guard counts.ready >= 0, counts.failed >= 0, counts.notes >= 0, counts.owners.values.allSatisfy({ $0 > 0 }) else {
+        return nil
+      }
       return counts
     }
   }
@@ -651,9 +660,9 @@ public struct DocumentSummary: Sendable, Equatable {
     var problems: [String] = []
     func require(_ condition: Bool, _ message: String) { if !condition { problems.append(message) } }
     require(ModelValidation.isText(title, limit: ModelValidation.Limits.titleBytes), "the title is too long or has NUL")
-    let counts = [items, ready, failed, trashed, revisions, entryCount, historyRevisions] + placeholders.map(\.count)
+    let counts = [items, ready, failed, notes, trashed, revisions, entryCount, historyRevisions] + placeholders.map(\.count)
     require(counts.allSatisfy { (0...Int(Int32.max)).contains($0) }, "a count is out of range")
-    require(ready + failed + placeholderCount == items, "its item counts do not add up")
+    require(ready + failed + notes + placeholderCount == items, "its item counts do not add up")
     require(placeholders.count <= Self.ownerLimit, "it lists too many placeholder owners")
     require(placeholders.allSatisfy { ModelValidation.isText($0.owner.host, limit: 255) }, "an owner's host name is too long")
     for revision in [revision, oldestRevision, checkpointRevision] {
@@ -679,6 +688,7 @@ extension DocumentSummary: JSONWritable {
       o.int64("liveBytes", liveBytes)
       o.int("maxPixels", maxPixels)
       o.date("modified", modified)
+      if notes > 0 { o.int("notes", notes) }
       o.int("oldestRevision", oldestRevision)
       o.value("placeholders") { w in
         w.array(placeholders) { w, group in
@@ -716,6 +726,7 @@ extension JSONReader {
       case "liveBytes": summary.liveBytes = Int64(try reader.int())
       case "maxPixels": summary.maxPixels = try reader.int()
       case "modified": summary.modified = try reader.date()
+      case "notes": summary.notes = try reader.int()
       case "oldestRevision": summary.oldestRevision = try reader.int()
       case "placeholders":
         try reader.array { reader in

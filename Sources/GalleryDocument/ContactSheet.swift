@@ -20,10 +20,16 @@ public enum ContactSheet {
     case .position: text = String(position)
     case .id: text = item.id
     case .name:
-      text = item.source.hasPrefix("urn:sha256:") ? item.id : PathBytes.lastSegment(ofURL: item.source)
+      let name = item.source.hasPrefix("urn:sha256:") ? "" : PathBytes.lastSegment(ofURL: item.source)
+      text = name.isEmpty ? item.id : name
     }
-    return TerminalText.escaped(text).replacingOccurrences(of: "&", with: "&amp;")
-      .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    return markup(TerminalText.escaped(text))
+  }
+
+  /// Text as Pango markup that shows it as it is.
+  static func markup(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;")
   }
 
   public enum Layout: Sendable {
@@ -173,7 +179,15 @@ public enum ContactSheet {
       var tiles: [VipsImageHandle] = []
       for tile in row {
         let item = items[tile.index]
-        if item.state == .ready, let data = source(of: item, for: tile, in: document, enlarged: enlarged),
+        if item.isNoteCard {
+          // Its text as far as a card shows it; control characters but line breaks shown as
+          // escapes, as everywhere else.
+          let text = String((item.note ?? "").prefix(600)).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TerminalText.escaped(String($0)) }.joined(separator: "\n")
+          tiles.append(
+            try .noteCard(markup(text), width: max(1, tile.width - 2), height: max(1, tile.height - 2))
+              .framed(width: 1, grey: 200))
+        } else if item.state == .ready, let data = source(of: item, for: tile, in: document, enlarged: enlarged),
           StoredImage.problem(data) == nil,
           let tile = try? data.withUnsafeBytes({ raw in
             // A thin grey frame inside the tile, so that white images do not vanish into the

@@ -326,12 +326,27 @@ package enum DocumentCompaction {
 extension DocumentEdit {
   /// Makes `change` on the items `ids` names that are present; returns their ids.
   @discardableResult
-  public mutating func describe(_ ids: [String], _ change: MetadataEdit) -> [String] {
+  public mutating func describe(_ ids: [String], _ change: MetadataEdit) throws(MetadataEdit.Refusal) -> [String] {
+    if let problem = change.problem { throw MetadataEdit.Refusal(problem) }
     let wanted = Set(ids)
-    let present = model.items.compactMap { wanted.contains($0.id) ? $0.id : nil }
+    let indices = model.items.indices.filter { wanted.contains(model.items[$0].id) }
+    if change.note == "", let card = indices.first(where: { model.items[$0].isNoteCard }) {
+      throw MetadataEdit.Refusal("item \(model.items[card].id) is a note card: its text can be changed, not cleared")
+    }
+    let present = indices.map { model.items[$0].id }
     summary = change.summary(count: present.count)
     model.update(present) { change.apply(to: &$0) }
     return present
+  }
+
+  /// Adds a note card holding `text` at 1-based `position` (nil: the end): `add a note card`
+  /// in the history. The text is checked as an item's note is.
+  public mutating func addNote(_ text: String, at position: Int?) throws -> Item {
+    if let problem = MetadataEdit.cardProblem(text) { throw MetadataEdit.Refusal(problem) }
+    let card = Item.noteCard(id: try newItemIDs(1)[0], text: text)
+    summary = "add a note card"
+    model.insert([card], at: position)
+    return card
   }
 
   /// Reorders every item by `key`: `sort: by taken, reversed` in the history.

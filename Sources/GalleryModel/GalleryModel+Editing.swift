@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 
 extension GalleryModel {
   /// Inserts items at a 1-based position, in order; past the end means the end.
@@ -145,6 +146,21 @@ public struct MetadataEdit: Sendable, Equatable {
   public var removeTags: [String] = []
 
   public init() {}
+
+  /// An edit of what a person writes that cannot be made: a bad value, or a note card's text
+  /// cleared (a card is its text; it goes to the trash instead).
+  public struct Refusal: Error, CustomStringConvertible, Sendable, GalleryError {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+  }
+
+  /// Why a note card with this text cannot be made, in words; nil when it can.
+  public static func cardProblem(_ text: String) -> String? {
+    typealias Limits = ModelValidation.Limits
+    if text.isEmpty { return "a note card needs text" }
+    return ModelValidation.isText(text, limit: Limits.noteBytes)
+      ? nil : "a note is at most \(Limits.noteBytes) bytes, without NUL"
+  }
 
   public var isEmpty: Bool {
     caption == nil && note == nil && rating == nil && label == nil && !clearLabel && addTags.isEmpty

@@ -372,8 +372,11 @@ public struct Item: Codable, Sendable, Equatable {
     set { fields.failure = newValue }
   }
 
+  /// What the item is now: an image (`ready`), one loading (`placeholder`), one that could
+  /// not be loaded (`failed`), or a note card: text a person wrote, laid out among the
+  /// images, with no source and no picture (its text is its `note`).
   public enum State: String, Codable, Sendable, CaseIterable {
-    case ready, placeholder, failed
+    case ready, placeholder, failed, note
   }
 
   /// A pending load: where from, who loads it, since when.
@@ -409,6 +412,19 @@ public struct Item: Codable, Sendable, Equatable {
       failure: nil)
   }
 
+  /// A note card holding `text` (the board app's cards, PureRef's notes): a square among the
+  /// images until the page lays it out.
+  public static func noteCard(id: String, text: String, now: Date = .nowInWholeSeconds) -> Item {
+    var card = Item(
+      id: id, source: "", page: nil, state: .note, aspectRatio: 1, width: nil, height: nil, orientation: nil,
+      format: nil, bytes: nil, hash: nil, thumbnail: nil, original: nil, added: now, placeholder: nil, failure: nil)
+    card.note = text
+    return card
+  }
+
+  /// Whether this is a note card rather than an image.
+  public var isNoteCard: Bool { state == .note }
+
   /// This placeholder, kept as a failure (the classic app's error image: aspect ratio 1).
   public func failed(because reason: String) -> Item {
     var item = self
@@ -438,7 +454,7 @@ extension Item {
   /// What a person is told of an item: a placeholder is `pending` while its loader runs and
   /// `stale` once it is gone.
   public enum DisplayState: String, Sendable, CaseIterable, CustomStringConvertible {
-    case ready, failed, pending, stale
+    case ready, failed, pending, stale, note
     public var description: String { rawValue }
   }
 
@@ -446,6 +462,7 @@ extension Item {
     switch state {
     case .ready: .ready
     case .failed: .failed
+    case .note: .note
     case .placeholder: (placeholder?.owner.isAlive ?? false) ? .pending : .stale
     }
   }

@@ -128,7 +128,11 @@ public enum ModelValidation {
         Problem("item id \(quoted(item.id)) is not a valid id (1 to \(Limits.idBytes) letters, digits, - or _, not all digits)")
       ]
     }
-    require(isURLText(item.source), "its source is not a URL of at most \(Limits.urlBytes) bytes without control characters")
+    if item.state == .note {
+      require(item.source.isEmpty, "it is a note card with a source")
+    } else {
+      require(isURLText(item.source), "its source is not a URL of at most \(Limits.urlBytes) bytes without control characters")
+    }
     if let page = item.page { require(isURLText(page), "its page is not a URL without control characters") }
     require(Limits.aspectRatio.contains(item.aspectRatio), "aspect ratio \(item.aspectRatio) is out of range")
     for (label, value) in [("width", item.width), ("height", item.height)] {
@@ -193,6 +197,13 @@ public enum ModelValidation {
       require(item.placeholder != nil, "it is a placeholder that does not say where it loads from")
     case .failed:
       break
+    case .note:
+      require(!(item.note ?? "").isEmpty, "it is a note card without text")
+      require(
+        [item.width, item.height, item.orientation, item.pages, item.bytes].allSatisfy { $0 == nil }
+          && [item.page, item.format, item.hash, item.thumbnail, item.original, item.failure].allSatisfy { $0 == nil }
+          && item.placeholder == nil,
+        "it is a note card with an image's members")
     }
     return problems
   }

@@ -147,6 +147,11 @@ extension VipsImageHandle {
     try make("vips_text") { CVips_caption(markup, CInt(width), CInt(height), $0) }
   }
 
+  /// A note card: text (Pango markup, escaped by the caller) wrapped on a pale yellow card.
+  package static func noteCard(_ markup: String, width: Int, height: Int) throws -> VipsImageHandle {
+    try make("vips_text") { CVips_note_card(markup, CInt(width), CInt(height), $0) }
+  }
+
   /// Images laid out in rows of `across`.
   package static func grid(_ images: [VipsImageHandle], across: Int) throws -> VipsImageHandle {
     var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map(\.pointer)

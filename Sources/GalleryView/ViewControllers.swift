@@ -183,6 +183,7 @@ struct DocumentController {
     }
     group.post("retry") { request, context in try await retry(try id(context), try await ViewServer.edit(request)) }
     group.post("sort") { request, context in try await sort(try id(context), try await ViewServer.edit(request)) }
+    group.post("add-note") { request, context in try await addNote(try id(context), try await ViewServer.edit(request)) }
     group.post("describe") { request, context in
       try await describe(try id(context), try await ViewServer.edit(request))
     }
@@ -376,6 +377,15 @@ struct DocumentController {
     return ViewServer.json(ViewJSON.items(ids))
   }
 
+  /// A note card (its text in `note`), as `gallery add-note` makes one. Answers its id.
+  func addNote(_ id: String, _ request: EditRequest) async throws -> Response {
+    let path = try path(id)
+    guard let text = request.note else { throw ViewError.badRequest("add-note needs the card's text (note)") }
+    if let problem = MetadataEdit.cardProblem(text) { throw ViewError.badRequest(problem) }
+    let card = try await BlockingWork.run { try ViewEdits.addNote(text, before: request.before, in: path) }
+    return ViewServer.json(ViewJSON.items([card]))
+  }
+
   /// A caption, note, stars, label or tags for the items, as `gallery caption`, `note`,
   /// `rate`, `label` and `tag` give them: one edit. Answers the items as they are now.
   func describe(_ id: String, _ request: EditRequest) async throws -> Response {
@@ -395,7 +405,7 @@ struct DocumentController {
     guard !change.isEmpty, !request.ids.isEmpty else { throw ViewError.badRequest("describe needs items and a change") }
     let items = try await BlockingWork.run { [change] in
       try GalleryDocument.edit(path) { edit in
-        let present = Set(edit.describe(request.ids, change))
+        let present = Set(try edit.describe(request.ids, change))
         guard !present.isEmpty else { throw ViewError.notFound("none of these items is in the gallery") }
         return edit.model.items.filter { present.contains($0.id) }
       }

@@ -34,6 +34,13 @@ package enum ViewEdits {
     }
   }
 
+  /// A note card holding `text`, before `before` (nil or an item gone: the end).
+  package static func addNote(_ text: String, before: String?, in path: String) throws -> Item {
+    try GalleryDocument.edit(path) { edit in
+      try edit.addNote(text, at: position(before: before, in: edit.model.items))
+    }
+  }
+
   /// Copies or moves items from one document to another, as `gallery drag --type gallery`
   /// and `gallery drop` do: a move takes the items out of the source (into its trash) only
   /// after the destination has saved them. Within one document, a move reorders.

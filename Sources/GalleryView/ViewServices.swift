@@ -98,7 +98,7 @@ extension ViewError {
       case .saveFailed(_, let cause), .io(let cause): return status(of: cause)
       }
     case is DocumentHistory.Failure, is ModelHistory.Beyond: return .notFound
-    case is ContactSheet.TooLarge: return .badRequest
+    case is ContactSheet.TooLarge, is MetadataEdit.Refusal: return .badRequest
     case is ModelValidation.Failure, is JSONReadError, is ChangeMismatch, is ImageRefusal, is DocumentConflict.Failure,
       is VipsError, is DragPayload.Refusal, is ImageRetry.Refusal, is DropFailure:
       return .conflict

@@ -190,7 +190,7 @@ def server_request(server, method, path, body=None, headers=None, bearer=True):
 def tile_ids(page):
     """The items on the page, in the order the page lays them out."""
     return page.evaluate(
-        """() => [...document.querySelectorAll('img.tile')]
+        """() => [...document.querySelectorAll('.tile')]
               .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index))
               .map((tile) => tile.dataset.id)""")
 

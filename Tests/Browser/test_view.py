@@ -304,7 +304,7 @@ def capture_drag(page, item_ids_to_select):
     """What a drag from these tiles carries: the page's own dragstart, on a real DataTransfer."""
     return page.evaluate(
         """ids => {
-            const tiles = ids.map((id) => document.querySelector(`img.tile[data-id="${id}"]`));
+            const tiles = ids.map((id) => document.querySelector(`.tile[data-id="${id}"]`));
             tiles[0].click();
             for (const tile of tiles.slice(1)) tile.dispatchEvent(new MouseEvent('click', { bubbles: true, ctrlKey: true }));
             const transfer = new DataTransfer();
@@ -835,6 +835,75 @@ def test_the_info_panel_edits_what_a_person_writes_and_the_keyboard_rates_and_ta
             headers={"Content-Type": "application/json"})
         assert response.status == 400, (body, response.status, answer)
     assert items_by_id(document)[a].get("rating") == 2, "nothing changed"
+
+
+def test_note_cards_are_written_edited_and_dragged_between_pages(workspace, images, serve, context):
+    """A note card written on the page lands after the focused item as a card of text; the
+    large view shows it and its info panel edits it; dragged with Shift to another page it
+    moves there (the source keeps it in its trash), and undo takes it back; plain text
+    dropped on a page becomes a card. Each step is read back with `gallery show`."""
+    source = new_document(workspace, "source.gallery", images[:2])
+    target = new_document(workspace, "target.gallery", images[2:3])
+    server = serve(workspace)
+    one = open_page(context, server, document_id(server, source))
+    two = open_page(context, server, document_id(server, target))
+    ready_tiles(one, 2)
+    ready_tiles(two, 1)
+    a, b = item_ids(source)
+    tile(one, a).click()
+    one.keyboard.press("n")
+    hostile = "Plan <b>bold</b> & <img src=x onerror=alert(1)>\nsecond line"
+    one.locator("#composer-text").fill(hostile)
+    one.keyboard.press("Control+Enter")
+    wait_until(lambda: len(item_ids(source)) == 3, message="the card saved")
+    listed = show(source)["items"]
+    card = listed[1]
+    assert [listed[0]["id"], listed[2]["id"]] == [a, b], "written after the focused item"
+    assert card["state"] == "note" and card["note"] == hostile and card["source"] == ""
+    note_tile = one.wait_for_selector(f'.tile.note[data-id="{card["id"]}"]')
+    assert note_tile.text_content() == hostile, "its text, as text"
+    assert one.evaluate("() => document.querySelector('.tile.note b, .tile.note img') === null")
+    assert tile_ids(one) == [a, card["id"], b]
+    assert "add a note card" in run("history", "--limit", "1", source).stdout.decode()
+
+    # The large view shows the card; its info panel's note field edits the text.
+    note_tile.dblclick()
+    one.wait_for_selector("#viewer #large-note:not([hidden])")
+    assert one.locator("#large-note").text_content() == hostile
+    if one.locator("#info").is_hidden():
+        one.keyboard.press("i")
+    assert one.locator("#info h2").text_content() == "Note card"
+    one.locator("#info-note").fill("Bring the long lens\nand a tripod")
+    one.locator("#info-caption").click()  # leaving the field saves it
+    wait_until(lambda: items_by_id(source)[card["id"]].get("note") == "Bring the long lens\nand a tripod", message="edited")
+    wait_until(lambda: one.locator("#large-note").text_content() == "Bring the long lens\nand a tripod", message="shown")
+    one.keyboard.press("Escape")
+    wait_until(lambda: one.locator(f'.tile.note[data-id="{card["id"]}"]').text_content().startswith("Bring"),
+               message="the tile follows")
+    # A card's text is changed, never cleared: 400, and nothing changed.
+    response, _ = server_request(
+        server, "POST", f"/api/documents/{document_id(server, source)}/describe",
+        body=json.dumps({"ids": [card["id"]], "note": ""}), headers={"Content-Type": "application/json"})
+    assert response.status == 400
+    assert items_by_id(source)[card["id"]]["note"].startswith("Bring")
+
+    # Dragged to the other page with Shift: moved there, into the source's trash.
+    carried = capture_drag(one, [card["id"]])
+    assert carried["text/plain"] == "Bring the long lens\nand a tripod", "a text editor gets its text"
+    drop_carried(two, carried, shift=True)
+    wait_until(lambda: len(item_ids(target)) == 2, message="the card arrived")
+    arrived = show(target)["items"][1]
+    assert arrived["state"] == "note" and arrived["note"] == "Bring the long lens\nand a tripod"
+    two.wait_for_selector(f'.tile.note[data-id="{arrived["id"]}"]')
+    wait_until(lambda: item_ids(source) == [a, b], message="moved out of the source")
+    assert trash_ids(source) == [card["id"]]
+    run("undo", target)
+    wait_until(lambda: two.locator(".tile.note").count() == 0, message="undo takes it back, and the page follows")
+
+    # Plain text dropped on a page becomes a card where it was dropped (the end here).
+    drop_carried(two, {"text/plain": "Dropped words"})
+    wait_until(lambda: [i.get("note") for i in show(target)["items"]][-1:] == ["Dropped words"], message="a card of text")
+    assert one.errors == [] and two.errors == []
 
 
 def test_the_sort_menu_reorders_the_gallery_as_one_undoable_edit(workspace, images, serve, context):

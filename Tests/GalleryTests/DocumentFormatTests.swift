@@ -45,6 +45,7 @@ struct DocumentFormatTests {
     #expect(try Run.gallery(["drop", document] + images).status == 0)
     #expect(try Run.gallery(["move", document, "2", "--to", "1"]).status == 0)
     #expect(try Run.gallery(["trash", document, "2"]).status == 0)
+    #expect(try Run.gallery(["add-note", document, "A card\nof two lines", "--at", "1"]).status == 0)
     let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("docs").path
     func validate(_ schema: String, _ files: [String]) throws {
@@ -79,7 +80,8 @@ struct DocumentFormatTests {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     #expect(try decoder.decode(GalleryModel.self, from: onDisk) == model)
-    #expect(model.items.count == 1 && model.trash.count == 1 && model.format == 2 && model.revision == revision)
+    #expect(model.items.count == 2 && model.items[0].isNoteCard && model.trash.count == 1)
+    #expect(model.format == 2 && model.revision == revision)
     try validate("gallery.schema.json", [out + "/gallery.json"])
     // The index and the trailer, as tar leaves the last of each.
     try validate("index.schema.json", [out + "/gallery.index", out + "/gallery.end"])

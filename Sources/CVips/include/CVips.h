@@ -77,6 +77,9 @@ int CVips_join(VipsImage *a, VipsImage *b, int horizontal, int spacing, VipsImag
 int CVips_frame(VipsImage *in, int width, double grey, VipsImage **out);
 /// A width x height strip of dark text on white, left-aligned and cut to the width.
 int CVips_caption(const char *text, int width, int height, VipsImage **out);
+/// A note card: Pango markup (escaped by the caller) wrapped from the top left of a
+/// `width` x `height` pale yellow card.
+int CVips_note_card(const char *text, int width, int height, VipsImage **out);
 /// Adds a white margin around an image.
 int CVips_margin(VipsImage *in, int margin, VipsImage **out);
 

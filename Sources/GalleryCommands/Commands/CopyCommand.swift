@@ -49,13 +49,17 @@ struct CopyCommand: ParsableCommand {
     let document = try target.open()
     let model = document.model
     let ids = try model.resolve(items)
-    let sources = ids.compactMap { id in model.items.first { $0.id == id }?.source }
+    let chosenItems = ids.compactMap { id in model.items.first { $0.id == id } }
+    // A note card has no source: as text it is its text, and it is in no uri-list.
+    let sources = chosenItems.filter { !$0.isNoteCard }.map(\.source)
     let clipboard = try Clipboard.current()
     let files = sources.filter { $0.hasPrefix("file:") }
     let wanted = { (kind: Flavour) in flavour == nil || flavour == kind }
-    let text = Data(sources.joined(separator: "\n").utf8)
+    let text = Data(chosenItems.map { $0.isNoteCard ? $0.note ?? "" : $0.source }.joined(separator: "\n").utf8)
     var chosen: [X11Selection.Offer] = []
-    if wanted(.uriList) { chosen.append(.init(type: "text/uri-list", data: Data(DropSourceParser.uriListText(sources).utf8))) }
+    if wanted(.uriList), !sources.isEmpty {
+      chosen.append(.init(type: "text/uri-list", data: Data(DropSourceParser.uriListText(sources).utf8)))
+    }
     if wanted(.files), !files.isEmpty {
       chosen.append(.init(type: "x-special/gnome-copied-files", data: Data((["copy"] + files).joined(separator: "\n").utf8)))
       if flavour == .files && files.count < sources.count {

@@ -51,6 +51,7 @@ struct ExportCommand: AsyncParsableCommand {
     let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
     for item in chosen {
       do {
+        guard !item.isNoteCard else { throw ExportFailure("it is a note card, not an image") }
         guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
         let data: Data
         var name = SafeFileNames.baseName(of: item)
@@ -81,7 +82,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
       } catch {
         failed = true
-        Terminal.message("not exported: \(item.id) (\(item.source)): \(error)")
+        Terminal.message("not exported: \(item.id)\(item.source.isEmpty ? "" : " (\(item.source))"): \(error)")
       }
     }
     await fetcher?.shutdown()

@@ -26,6 +26,7 @@ struct InfoCommand: ParsableCommand {
     var pending: Int
     var stale: Int
     var failed: Int
+    var notes: Int
     var trashed: Int
     var thumbnailSize: Int
     var maxPixels: Int
@@ -38,7 +39,8 @@ struct InfoCommand: ParsableCommand {
     let report = Report(
       path: target.document, title: summary.title, format: summary.format, revision: summary.revision,
       created: summary.created, modified: summary.modified, items: summary.items, ready: summary.ready,
-      pending: summary.pending, stale: summary.stale, failed: summary.failed, trashed: summary.trashed,
+      pending: summary.pending, stale: summary.stale, failed: summary.failed, notes: summary.notes,
+      trashed: summary.trashed,
       thumbnailSize: summary.thumbnailSize, maxPixels: summary.maxPixels, storage: storage)
     if output.json {
       try JSONOutput.write(report)
@@ -50,7 +52,7 @@ struct InfoCommand: ParsableCommand {
       format:         \(report.format)
       revision:       \(report.revision) (\(storage.revisions) in the file; last checkpoint r\(storage.checkpointRevision))
       history:        \(storage.historyRevisions) operation\(storage.historyRevisions == 1 ? "" : "s") kept (`gallery show --at` back to r\(storage.oldestRevision))
-      items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed)
+      items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed\(report.notes > 0 ? ", \(report.notes) note cards" : ""))
       trash:          \(report.trashed)
       file size:      \(storage.fileBytes) bytes
       live bytes:     \(storage.liveBytes)
@@ -75,6 +77,7 @@ extension InfoCommand.Report {
       o.int("items", items)
       o.int("maxPixels", maxPixels)
       o.date("modified", modified)
+      o.int("notes", notes)
       o.string("path", path)
       o.int("pending", pending)
       o.int("ready", ready)

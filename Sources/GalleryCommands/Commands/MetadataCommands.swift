@@ -18,7 +18,7 @@ private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
 private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit) throws {
   let change = try checked(change)
   try GalleryDocument.edit(document) { edit in
-    edit.describe(try edit.model.resolve(items), change)
+    try edit.describe(try edit.model.resolve(items), change)
   }
 }
 
@@ -103,7 +103,10 @@ struct CaptionCommand: ParsableCommand {
 struct NoteCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "note", abstract: "Set or clear an item's note.",
-    discussion: "Any number of lines: TEXT, or `-` for standard input. An empty TEXT clears it.")
+    discussion: """
+      Any number of lines: TEXT, or `-` for standard input. An empty TEXT clears it (a note \
+      card's text is changed, never cleared: trash the card instead).
+      """)
 
   @OptionGroup var target: DocumentArgument
 
@@ -120,6 +123,40 @@ struct NoteCommand: ParsableCommand {
     var change = MetadataEdit()
     change.note = note
     try describe(target.document, [item], change)
+  }
+}
+
+struct AddNoteCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "add-note", abstract: "Add a note card: text laid out among the images.",
+    discussion: """
+      A note card is an item of its own: it is moved, trashed, dragged to other galleries and \
+      undone like an image, and `find` and the page's search match its text. `gallery note` \
+      changes its text. Prints the card's position, id and first line (or, with --json, the card).
+      """)
+
+  @OptionGroup var target: DocumentArgument
+
+  @Argument(help: "The card's text (any number of lines), or - to read it from standard input.")
+  var text: String
+
+  @Option(name: .customLong("at"), help: "1-based position, or `end` (the default).")
+  var position: TargetPosition = .end
+
+  @Flag(help: "Write the card as JSON.")
+  var json = false
+
+  func run() throws {
+    let text =
+      self.text == "-"
+      ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : self.text
+    if let problem = MetadataEdit.cardProblem(text) { throw ValidationError(problem) }
+    let (card, index) = try GalleryDocument.edit(target.document) { edit in
+      let card = try edit.addNote(text, at: position.value)
+      return (card, edit.model.items.firstIndex { $0.id == card.id } ?? 0)
+    }
+    if json { return try JSONOutput.write([card]) }
+    Terminal.out("\(index + 1)\t\(card.id)\t\(TerminalText.escaped(ItemLine.firstLine(of: text)))\n")
   }
 }
 

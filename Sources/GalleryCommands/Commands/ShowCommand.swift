@@ -63,9 +63,15 @@ package enum ItemLine {
     let state = item.displayState.rawValue
     return [
       String(position).leftPadded(to: width), item.id, state.padded(to: 7),
-      String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11), TerminalText.escaped(item.source),
+      String(format: "%.3f", item.aspectRatio).leftPadded(to: 7), size.padded(to: 11),
+      item.isNoteCard ? "\"" + TerminalText.escaped(firstLine(of: item.note ?? "")) + "\"" : TerminalText.escaped(item.source),
     ].joined(separator: "  ") + (item.pages.map { "  (\($0) pages, the first shown)" } ?? "")
       + (item.failure.map { "  (\(TerminalText.escaped($0)))" } ?? "")
+  }
+
+  /// A note card's first line, which its line in a listing shows.
+  package static func firstLine(of text: String) -> String {
+    String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
   }
 }
 

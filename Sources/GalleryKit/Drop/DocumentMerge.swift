@@ -51,7 +51,9 @@ public enum DocumentMerge {
     var taken = try edit.takenIDs()
     for entry in carried {
       var item = entry.item
-      if let hash = item.hash {
+      if item.isNoteCard {
+        // A card is what a person wrote: never taken for another's duplicate.
+      } else if let hash = item.hash {
         guard hashes.insert(hash).inserted || !skippingDuplicates else { continue }
       } else {
         guard sources.insert(item.source).inserted || !skippingDuplicates else { continue }

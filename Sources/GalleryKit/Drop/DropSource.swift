@@ -129,7 +129,8 @@ public enum DropSourceParser {
 
   /// Writes a `text/uri-list` (RFC 2483): one URI a line, each ended by CRLF.
   public static func uriListText(_ uris: [String]) -> String {
-    uris.map { $0 + "\r\n" }.joined()
+    // A note card's source is empty: it has no place in a list of URIs.
+    uris.filter { !$0.isEmpty }.map { $0 + "\r\n" }.joined()
   }
 
   /// Parses a `text/uri-list` (RFC 2483): one URI a line, `#` comments, CRLF or LF.

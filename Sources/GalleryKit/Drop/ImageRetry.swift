@@ -52,6 +52,7 @@ public enum ImageRetry {
         let item = edit.model.items[index]
         switch item.displayState {
         case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
+        case .note: throw Refusal(description: "item \(id) is a note card: nothing to retry")
         case .pending: throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
         case .failed, .stale: break
         }

@@ -1,6 +1,6 @@
 // A gallery's drags: out (to another page, a file manager, the desktop), in (files, links,
-// another gallery's items) at the gap under the pointer, within (a move), and onto the
-// trash. The proposal is the classic app's UIDropProposal: from this page a move, from
+// another gallery's items, text as a note card) at the gap under the pointer, within (a
+// move), and onto the trash. The proposal is the classic app's UIDropProposal: from this page a move, from
 // elsewhere a copy (Shift: a move, for another gallery's items), else forbidden.
 import { gapAt } from './layout.js';
 import { linksIn } from './gallery-edits.js';
@@ -27,6 +27,9 @@ export function installDrag(page) {
     if (links.length) {
       transfer.setData('text/uri-list', links.join('\r\n'));
       transfer.setData('text/plain', links.join('\n'));
+    } else if (items.some((item) => item.display === 'note')) {
+      // Cards dragged to a text editor give their text.
+      transfer.setData('text/plain', items.filter((item) => item.display === 'note').map((item) => item.note).join('\n\n'));
     }
     const first = items[0];
     if (first && first.display === 'ready') {
@@ -104,7 +107,11 @@ export function installDrag(page) {
       }
     }
     if (transfer.files && transfer.files.length) return page.dropFiles(transfer.files, before);
-    return page.dropLinks(linksIn(transfer), before);
+    const links = linksIn(transfer);
+    // Text that names no image becomes a note card.
+    const text = transfer.getData('text/plain');
+    if (!links.length && text.trim() && !transfer.getData('text/uri-list')) return page.addNote(text, before);
+    return page.dropLinks(links, before);
   });
 
   // ----- Onto the trash -----

@@ -1,7 +1,7 @@
 // A gallery's keyboard: arrows move the focus (Shift extends the selection), Alt+arrows move
 // the selection as a drag would, Delete trashes, Enter opens the large view, Ctrl+A selects
 // all, Escape selects none, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, the digits 0-5
-// give the selection stars (0 none), t tags it.
+// give the selection stars (0 none), t tags it, n writes a note card.
 import { element, toast } from './api.js';
 
 export function installKeyboard(page) {
@@ -74,6 +74,10 @@ export function installKeyboard(page) {
     if (/^[0-5]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey && ids.length) {
       event.preventDefault();
       return page.describe(ids, { rating: Number(event.key) });
+    }
+    if (event.key === 'n' && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      return page.composeNote();
     }
     if (event.key === 't' && !event.ctrlKey && !event.metaKey && ids.length) {
       event.preventDefault();

@@ -1,6 +1,6 @@
 // A gallery's tiles: placed in justified rows (layout.js), only those near the screen in the
-// DOM; captions and retry buttons on the tiles that are not ready; the tile size (slider,
-// Ctrl+wheel, touchpad pinch).
+// DOM; captions and retry buttons on the tiles that are not ready; note cards as text; the
+// tile size (slider, Ctrl+wheel, touchpad pinch).
 import { element } from './api.js';
 import { firstVisible, place } from './layout.js';
 
@@ -41,6 +41,8 @@ export function installRender(page) {
       tile.style.transform = `translate(${box.x}px, ${box.y}px)`;
       tile.style.width = `${box.width}px`;
       tile.style.height = `${box.height}px`;
+      // A card's text follows its size, as paper notes on a board.
+      if (item.display === 'note') tile.style.fontSize = `${Math.max(10, Math.min(22, box.height / 11))}px`;
       // The image's width as drawn, before the crop of a capped panorama or strip.
       const sizes = `${Math.ceil(Math.max(box.width, box.height * item.aspectRatio))}px`;
       if (tile.sizes !== sizes) tile.sizes = sizes;
@@ -64,11 +66,11 @@ export function installRender(page) {
   function placeRetryButtons(visible) {
     for (const [key, caption] of captions) {
       const tile = state.tiles.get(key);
-      if (!visible.has(key) || !tile || tile.dataset.state === 'ready') { caption.remove(); captions.delete(key); }
+      if (!visible.has(key) || !tile || ['ready', 'note'].includes(tile.dataset.state)) { caption.remove(); captions.delete(key); }
     }
     for (const key of visible) {
       const tile = state.tiles.get(key);
-      if (tile.dataset.state === 'ready') continue;
+      if (['ready', 'note'].includes(tile.dataset.state)) continue;
       const item = state.items[Number(tile.dataset.index)];
       const text = item.display === 'failed' ? (item.failure || 'cannot be loaded') : origin(item.placeholder?.from || item.source);
       let caption = captions.get(key);
@@ -152,7 +154,24 @@ export function installRender(page) {
     return candidates.join(', ');
   };
 
+  // A note card: its text, as text (never markup), on a card of its own.
+  function cardFor(item) {
+    let tile = state.tiles.get(item.id);
+    if (tile && tile.dataset.state === 'note') {
+      if (tile.textContent !== item.note) tile.textContent = item.note;
+      return tile;
+    }
+    if (tile) tile.remove();
+    tile = element('div', {
+      class: 'tile note', text: item.note, title: item.note, draggable: 'true', role: 'option',
+      'aria-label': `Note: ${item.note}`, dataset: { id: item.id, state: 'note' },
+    });
+    state.tiles.set(item.id, tile);
+    return tile;
+  }
+
   function tileFor(item) {
+    if (item.display === 'note') return cardFor(item);
     let tile = state.tiles.get(item.id);
     const source = item.display === 'ready' ? page.thumbnailURL(item) : `/assets/${item.display === 'pending' ? 'spinner' : 'broken'}.svg`;
     if (tile && tile.dataset.state === item.display && tile.dataset.src === source) return tile;

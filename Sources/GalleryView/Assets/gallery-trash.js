@@ -18,7 +18,7 @@ export function installTrash(page) {
     const list = element('ul', { class: 'trashed' }, ...trashed.map(({ item }) => element('li', { dataset: { id: item.id } },
       item.display === 'ready'
         ? element('img', { class: 'trashed-tile', src: page.thumbnailURL(item), alt: item.source, title: item.source, dataset: { id: item.id } })
-        : element('span', { class: 'trashed-tile', text: item.source }),
+        : element('span', { class: `trashed-tile${item.display === 'note' ? ' note' : ''}`, text: item.display === 'note' ? item.note : item.source }),
       element('button', { type: 'button', class: 'restore', text: 'Restore', onclick: () => page.edit('restore', { ids: [item.id] }) }))));
     trashView.replaceChildren(
       element('header', {},

@@ -3,7 +3,8 @@
 // neither can be read; previous and next, Escape to close; the grid follows it. It zooms
 // (wheel or pinch around the pointer, double-click for 1:1 and back, + - 0) and pans (drag).
 // Its info panel (i) shows the photo's facts and edits what a person writes about it:
-// caption, note, stars (also the digits 1-5), colour label, tags.
+// caption, note, stars (also the digits 1-5), colour label, tags. A note card shows its text,
+// which the panel's note field edits.
 import { element } from './api.js';
 
 const labels = ['red', 'orange', 'yellow', 'green', 'blue', 'purple', 'grey'];
@@ -24,7 +25,9 @@ export function installViewer(page) {
 
   page.openViewer = function openViewer(itemID) {
     const image = element('img', { id: 'large', alt: '', draggable: 'false' });
-    const stage = element('div', { class: 'stage' }, image);
+    // A note card shows its text instead of an image.
+    const card = element('div', { id: 'large-note', class: 'large-note', hidden: true });
+    const stage = element('div', { class: 'stage' }, image, card);
     const caption = element('p', { class: 'caption' });
     const info = infoPanel(page, () => current);
     const overlay = element('div', { id: 'viewer', class: 'viewer', role: 'dialog', 'aria-modal': 'true', tabindex: '-1' },
@@ -75,6 +78,19 @@ export function installViewer(page) {
       const item = state.items[page.indexOf(current)];
       if (!item) return close();
       info.show(item);
+      const isCard = item.display === 'note';
+      image.hidden = isCard;
+      card.hidden = !isCard;
+      if (isCard) {
+        card.textContent = item.note;
+        caption.textContent = item.caption || '';
+        shownSource = null;
+        image.removeAttribute('src');
+        image.dataset.id = '';
+        page.select(item.id);
+        page.scrollToIndex(page.indexOf(item.id));
+        return;
+      }
       caption.textContent = item.caption || item.source;
       image.alt = item.caption || item.source;
       const source = page.largeURL(item);
@@ -187,7 +203,8 @@ function infoPanel(page, currentID) {
   function show(item) {
     const changed = shown?.id !== item.id;
     shown = item;
-    title.textContent = decodeURIComponent((item.source.split('/').pop() || item.source).split('?')[0]);
+    title.textContent = item.display === 'note' ? 'Note card'
+      : decodeURIComponent((item.source.split('/').pop() || item.source).split('?')[0]);
     facts.replaceChildren();
     fact('Format', item.format && item.format.toUpperCase() + (item.pages ? `, ${item.pages} pages` : ''));
     fact('Size', item.width && `${item.width} × ${item.height}`);
@@ -203,7 +220,7 @@ function infoPanel(page, currentID) {
         element('a', { href: map, target: '_blank', rel: 'noopener noreferrer', text: `${latitude.toFixed(5)}, ${longitude.toFixed(5)}` })));
     }
     fact('Added', item.added && item.added.slice(0, 10));
-    fact('Source', item.source);
+    fact('Source', item.display !== 'note' && item.source);
     // A field being typed into keeps its text; the others show the item as it is now.
     for (const [field, value] of [[caption, item.caption || ''], [note, item.note || '']]) {
       if (changed || document.activeElement !== field) field.value = value;

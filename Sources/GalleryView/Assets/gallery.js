@@ -1,6 +1,6 @@
 // A gallery's page: the classic app's collection view. Justified rows at the items' aspect
 // ratios, only the tiles on screen in the DOM, drag and drop in, out, within and between
-// pages, a trash, a large view, and every drag's keyboard equivalent.
+// pages, a trash, a large view, note cards, and every drag's keyboard equivalent.
 //
 // One `page` object holds the state and the elements; each module adds its part to it
 // (its functions as `page.name`, its event listeners) and calls the others through it.
@@ -13,6 +13,7 @@ import { installTrash } from './gallery-trash.js';
 import { installClipboard } from './gallery-clipboard.js';
 import { installKeyboard } from './gallery-keyboard.js';
 import { installViewer } from './gallery-viewer.js';
+import { installNotes } from './gallery-notes.js';
 
 export function showGallery(id) {
   const page = {
@@ -61,7 +62,7 @@ export function showGallery(id) {
   page.main.replaceChildren(page.grid, page.trashView);
   page.grid.append(page.marker);
 
-  for (const install of [installRender, installSelection, installEdits, installDrag, installTrash, installClipboard, installKeyboard, installViewer]) {
+  for (const install of [installRender, installSelection, installEdits, installDrag, installTrash, installClipboard, installKeyboard, installViewer, installNotes]) {
     install(page);
   }
 

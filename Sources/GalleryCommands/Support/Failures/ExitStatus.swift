@@ -56,7 +56,7 @@ extension ExitStatus {
         .dataError
       case is DocumentHistory.Failure, is ModelHistory.Beyond: .notFound
       // watch.conf holds the command's arguments; a sheet's size is one.
-      case is WatchConfigError, is ContactSheet.TooLarge: .usage
+      case is WatchConfigError, is ContactSheet.TooLarge, is MetadataEdit.Refusal: .usage
       case is ImageRetry.Refusal, is DropFailure: .partial
       case is X11Selection.Failure, is ChildProcess.Failure: .unavailable
       default: SystemErrorText.errorNumber(of: error).map(Self.init(errno:)) ?? .ioError
