@@ -41,6 +41,24 @@ public final class GalleryDocument {
     return GalleryDocument(path: path, file: file, layout: try LayoutCache.layout(of: file, lazily: true))
   }
 
+  /// The items of the document at `path` that `query` matches, with their 1-based
+  /// positions. Opened as an edit opens it: an item still in the checkpoint is decoded only
+  /// when its stored JSON may match, so a search costs what it finds, not every item. An
+  /// item it decodes is checked as any read is, and one that breaks a rule is damage.
+  public static func find(_ query: ItemQuery, in path: String) throws -> [(position: Int, item: Item)] {
+    let document = try openLazily(path)
+    guard let source = document.layout.itemSource else {
+      return document.model.items.enumerated().filter { query.matches($0.element) }.map { ($0.offset + 1, $0.element) }
+    }
+    let found: [(position: Int, item: Item)]
+    do { found = try source.matches(of: query, among: document.model.items) } catch {
+      throw DocumentError.corrupt(path, "\(error)")
+    }
+    // An item the replay of the journal read, and could not: the document is damaged.
+    if let failure = source.failure { throw DocumentError.corrupt(path, failure) }
+    return found
+  }
+
   /// What `gallery info` and `gallery browse` show of a document: from the trailer at the end
   /// of the file when it ends with one (a few kilobytes read, however large the document),
   /// from the whole document otherwise. `statistics` go with it.

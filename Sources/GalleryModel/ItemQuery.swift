@@ -249,6 +249,34 @@ public indirect enum ItemQuery: Equatable, Sendable {
     }
   }
 
+  /// Whether an item whose stored JSON is `json` may match: false only when it surely does
+  /// not, so that a search of a large gallery decodes only the items that may. It is sure
+  /// only of JSON that is ASCII without an escape or a percent sign, where each string is
+  /// its bytes and the file name is its source's: every text a term asks for then lies in
+  /// those bytes, in some case. Anything else may match.
+  package func mayMatch(json: UnsafeRawBufferPointer) -> Bool {
+    // One pass without an early exit, which the compiler vectorizes.
+    var unusual: UInt8 = 0
+    for byte in json { unusual |= (byte & 0x80) | (byte == UInt8(ascii: "\\") ? 1 : 0) | (byte == UInt8(ascii: "%") ? 1 : 0) }
+    return unusual != 0 || mayMatchPlain(json)
+  }
+
+  private func mayMatchPlain(_ json: UnsafeRawBufferPointer) -> Bool {
+    switch self {
+    case .word(let word): return ASCIIText.occurs(word, in: json)
+    case .field(let field, let value):
+      switch field {
+      case .tag, .caption, .note, .name, .source, .format, .label, .camera, .lens: return ASCIIText.occurs(value, in: json)
+      case .taken: return ASCIIText.occurs("\"taken\"", in: json)
+      case .state: return true
+      }
+    case .near: return ASCIIText.occurs("\"location\"", in: json)
+    case .compare, .not: return true
+    case .all(let queries): return queries.allSatisfy { $0.mayMatchPlain(json) }
+    case .any(let queries): return queries.contains { $0.mayMatchPlain(json) }
+    }
+  }
+
   /// `near:LAT,LON,KM`: degrees (south and west negative) and a radius in kilometres.
   static func near(_ value: String) throws(Failure) -> ItemQuery {
     let numbers = value.split(separator: ",", omittingEmptySubsequences: false).map { part -> Double? in
@@ -331,6 +359,36 @@ enum ASCIIText {
 
   static func starts(_ text: String, with prefix: String) -> Bool? {
     bytes(text, prefix) { text, prefix in !prefix.isEmpty && prefix.count <= text.count && matches(text, prefix, at: 0) }
+  }
+
+  /// Whether `part` occurs in `bytes` in any case; true when `part` is empty or not ASCII
+  /// (bytes cannot tell then).
+  static func occurs(_ part: String, in bytes: UnsafeRawBufferPointer) -> Bool {
+    var part = part
+    return part.withUTF8 { part in
+      guard let first = part.first.map(lower), part.allSatisfy({ $0 < 0x80 }) else { return true }
+      guard part.count <= bytes.count else { return false }
+      let text = bytes.assumingMemoryBound(to: UInt8.self)
+      let last = text.count - part.count
+      // Candidates are where the first byte is, in any case (a letter's lower case is its
+      // byte with 0x20 set), found 16 bytes at a time; a full comparison confirms each.
+      let caseBit: UInt8 = first &- 0x61 < 26 ? 0x20 : 0
+      let wanted = SIMD16<UInt8>(repeating: first)
+      var start = 0
+      while start + 16 <= last + 1 {
+        let chunk = UnsafeRawPointer(text.baseAddress! + start).loadUnaligned(as: SIMD16<UInt8>.self)
+        let hits = (chunk | SIMD16(repeating: caseBit)) .== wanted
+        if any(hits) {
+          for lane in 0..<16 where hits[lane] && matches(text, part, at: start + lane) { return true }
+        }
+        start += 16
+      }
+      while start <= last {
+        if text[start] | caseBit == first && matches(text, part, at: start) { return true }
+        start += 1
+      }
+      return false
+    }
   }
 
   private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ part: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {

@@ -231,6 +231,47 @@ package final class ItemSource: Sendable {
     return try front.get() + back.get()
   }
 
+  /// The positions (1-based) and items of `items`, a model's whose items may still be
+  /// pending here, that `query` matches. A pending item is decoded, and checked as any item
+  /// read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a search of
+  /// 100,000 items decodes the few it finds. On both cores; throws what the first item
+  /// that may match and does not read says.
+  package func matches(of query: ItemQuery, among items: [Item]) throws -> [(position: Int, item: Item)] {
+    let data = try itemBytes()
+    let base = starts.first ?? 0
+    typealias Found = [(position: Int, item: Item)]
+    let (front, back) = data.withUnsafeBytes { raw in
+      func search(_ positions: Range<Int>) -> Result<Found, ItemReadError> {
+        var found: Found = []
+        for position in positions {
+          let item = items[position]
+          guard let index = item.index(in: self) else {
+            if query.matches(item) { found.append((position + 1, item)) }
+            continue
+          }
+          let offset = starts[index] - base
+          guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
+            return .failure(
+              ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma"))
+          }
+          let json = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]])
+          guard query.mayMatch(json: json) else { continue }
+          switch Self.decode(json, id: ids[index]) {
+          case .success(let fields):
+            let decoded = Item(fields: fields)
+            if query.matches(decoded) { found.append((position + 1, decoded)) }
+          case .failure(let error):
+            return .failure(ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)"))
+          }
+        }
+        return .success(found)
+      }
+      let middle = items.count / 2
+      return ForkJoin.both({ search(0..<middle) }, { search(middle..<items.count) })
+    }
+    return try front.get() + back.get()
+  }
+
   /// One item's JSON, read and checked as a whole checkpoint's items are.
   private static func decode(_ bytes: UnsafeRawBufferPointer, id: String) -> Result<Item.Fields, ItemReadError> {
     do {

@@ -397,6 +397,52 @@ struct OrganizeTests {
     #expect(try Run.gallery(["sort", document, "--by", "colour"]).status == 64)
   }
 
+  @Test("A search's look at an item's stored JSON never passes by an item the query matches")
+  func prefilterNeverMissesAMatch() {
+    // Random items and queries over a small vocabulary, in any case, with accents, escapes
+    // and percent signs: whenever the JSON says "surely not", the item must not match.
+    var random = SplitMix(state: 7)
+    let words = ["beach", "Beach", "BEACH", "café", "cafe", "sea", "holiday", "holiday/italy", "a b", "x%20y", "tab\there"]
+    func pick<T>(_ list: [T]) -> T { list[Int(random.next() % UInt64(list.count))] }
+    func maybe(_ text: String) -> String? { random.next() % 3 == 0 ? nil : text }
+    let fields = ["tag:", "caption:", "note:", "name:", "source:", "format:", "camera:", "lens:", "label:"]
+    var sure = 0
+    for round in 0..<3000 {
+      var item = Self.item(
+        "r\(round)", source: "file:///photos/" + pick(["beach.jpg", "Caf%C3%A9.jpg", "sea%20view.png", "plain.jpg"]),
+        tags: random.next() % 2 == 0 ? [pick(words), pick(words)] : nil, caption: maybe(pick(words)),
+        note: maybe(pick(words) + "\n" + pick(words)), rating: Int(random.next() % 6) == 0 ? nil : Int(random.next() % 5) + 1,
+        label: random.next() % 4 == 0 ? .red : nil, format: pick(["jpeg", "webp", "heif"]))
+      item.tags = item.tags.flatMap { Item.tagSet($0) }
+      if random.next() % 3 == 0 { item.camera = pick(["Canon EOS", "café cam"]) }
+      if random.next() % 4 == 0 { item.taken = "2024-06-01T10:00:00" }
+      var writer = JSONWriter()
+      writer.item(item)
+      let term = { pick(fields) + pick(words + ["red", "jpeg", "italy"]) }
+      let text = pick([
+        pick(words), term(), "\(term()) \(pick(words))", "\(term()) OR \(pick(words))", "-\(pick(words))",
+        "taken:2024", "rating>=3 \(pick(words))", "(\(term()) OR \(term())) \(pick(words))",
+      ])
+      // Some mixes do not parse (a label that is none): those ask nothing.
+      guard let query = try? ItemQuery(text.contains(" ") || text.hasPrefix("-") ? text : "\"\(text)\"") else { continue }
+      let may = writer.bytes.withUnsafeBytes { query.mayMatch(json: $0) }
+      if !may {
+        sure += 1
+        #expect(!query.matches(item), "\(text) against \(String(decoding: writer.bytes, as: UTF8.self))")
+      }
+    }
+    #expect(sure > 100, "the look is sure often enough to be tested")
+
+    // Its search, 16 bytes at a time, against the plain one: at every offset and length.
+    let alphabet = Array("aAbB\"/@`1")
+    for _ in 0..<20000 {
+      let text = String((0..<Int(random.next() % 70)).map { _ in pick(alphabet) })
+      let part = String((0..<Int(random.next() % 4) + 1).map { _ in pick(alphabet) })
+      let plain = text.lowercased().contains(part.lowercased())
+      #expect(Array(text.utf8).withUnsafeBytes { ASCIIText.occurs(part, in: $0) } == plain, "\(part) in \(text)")
+    }
+  }
+
   @Test("Hostile queries get a clear error, never a crash")
   func hostile() {
     let refused = [

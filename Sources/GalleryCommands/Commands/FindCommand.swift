@@ -49,8 +49,7 @@ struct FindCommand: ParsableCommand {
     var failed = false
     for path in paths {
       do {
-        let model = try GalleryDocument.open(path).model
-        let matches = model.items.enumerated().filter { query.matches($0.element) }.map { ($0.offset + 1, $0.element) }
+        let matches = try GalleryDocument.find(query, in: path)
         if !matches.isEmpty { found.append((path, matches)) }
       } catch {
         failed = true
