@@ -10,8 +10,9 @@ import GallerySystem
 /// it (`photo.jpg.xmp` as darktable writes it, `photo.xmp` as digiKam and Lightroom do).
 /// Tags from `dc:subject`, digiKam's `TagsList` and Lightroom's `hierarchicalSubject` (a
 /// hierarchy as `a/b`), stars from `xmp:Rating`, the colour from `xmp:Label`, a caption from
-/// `dc:description` or `dc:title`. XMP is untrusted XML: bounded in size, parsed without
-/// external entities, and whatever breaks a rule of the model is left out.
+/// `dc:description` or `dc:title` (and keywords and a caption from a JPEG's IPTC-IIM,
+/// `PhotoIPTC`). XMP is untrusted XML: bounded in size, parsed without external entities,
+/// and whatever breaks a rule of the model is left out.
 public struct PhotoXMP: Sendable, Equatable {
   public var tags: [String] = []
   public var rating: Int?
@@ -23,9 +24,20 @@ public struct PhotoXMP: Sendable, Equatable {
 
   public init() {}
 
-  /// The packet embedded in an image's bytes (between `<x:xmpmeta` and `</x:xmpmeta>`, as
-  /// JPEG, PNG, TIFF, WebP and HEIF files carry it), read.
+  /// What the image's bytes say: the XMP packet (between `<x:xmpmeta` and `</x:xmpmeta>`,
+  /// as JPEG, PNG, TIFF, WebP and HEIF files carry it), with a JPEG's IPTC-IIM keywords
+  /// added and its caption when the packet has none (`PhotoIPTC`).
   public static func embedded(in data: Data) -> PhotoXMP? {
+    let packet = packet(in: data)
+    guard let iptc = PhotoIPTC.read(from: data) else { return packet }
+    guard var merged = packet else { return iptc }
+    merged.tags = cleaned(merged.tags + iptc.tags)
+    if merged.caption == nil { merged.caption = iptc.caption }
+    return merged
+  }
+
+  /// The XMP packet embedded in an image's bytes, read.
+  static func packet(in data: Data) -> PhotoXMP? {
     // Where files keep it: near their start (a JPEG's APP1, a PNG's iTXt before its pixels).
     let head = data.prefix(256 * 1024)
     guard let start = head.range(of: Data("<x:xmpmeta".utf8)),

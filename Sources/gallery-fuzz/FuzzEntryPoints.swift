@@ -96,8 +96,13 @@ enum FuzzEntryPoints {
   }
 
   /// A dropped JPEG through libjpeg alone: its header, its scans counted, its thumbnail. A
-  /// thumbnail made is one libjpeg reads back, of the size said and within the box.
+  /// thumbnail made is one libjpeg reads back, of the size said and within the box. What
+  /// photo tools wrote in it (XMP, IPTC-IIM) is only ever what the model keeps.
   static func jpeg(_ data: Data) {
+    if let words = PhotoXMP.embedded(in: data) {
+      precondition(words.tags.allSatisfy(ModelValidation.isTag), "a tag the model refuses")
+      precondition(words.caption.map { ModelValidation.isLine($0, limit: ModelValidation.Limits.captionBytes) } ?? true)
+    }
     guard let header = PlainJPEG.header(of: data) else { return }
     precondition((1...8).contains(header.orientation), "an EXIF orientation out of range")
     // Large images decode slowly even when their data is missing: bounded as --max-pixels

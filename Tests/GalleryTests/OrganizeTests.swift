@@ -366,6 +366,55 @@ struct OrganizeTests {
     #expect(try Run.gallery(["find", document, "tag:Places"]).stdout.contains("rome.jpg"))
   }
 
+  @Test("IPTC-IIM as Picasa and older tools write it: keywords and caption arrive, in UTF-8 or Latin-1, beside XMP")
+  func iptcAtTheDrop() throws {
+    let work = try TestWorkspace()
+    let photos = try ["Aqua.jpg", "Dune.jpg", "Storm.jpg"].map { name in
+      let path = work.path(name)
+      try FileManager.default.copyItem(atPath: "/usr/share/backgrounds/mate/nature/" + name, toPath: path)
+      return path
+    }
+    func exiftool(_ arguments: [String]) throws {
+      #expect(try Run.program("/usr/bin/exiftool", ["-q", "-overwrite_original"] + arguments).status == 0)
+    }
+    try exiftool([
+      "-IPTC:CodedCharacterSet=UTF8", "-IPTC:Keywords=beach", "-IPTC:Keywords=Café",
+      "-IPTC:Caption-Abstract=Old harbour at dusk", photos[0],
+    ])
+    // Latin-1, as tools wrote it before UTF-8; the object name stands for a missing caption.
+    try exiftool(["-charset", "iptc=Latin", "-IPTC:Keywords=Mühle", "-IPTC:ObjectName=Düne", photos[1]])
+    // Both, as digiKam writes them: one set of tags, the XMP caption first.
+    try exiftool([
+      "-IPTC:Keywords=storm", "-XMP-dc:Subject=storm", "-XMP-dc:Subject=sky", "-IPTC:Caption-Abstract=IIM words",
+      "-XMP-dc:Description=XMP words", photos[2],
+    ])
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + photos).status == 0)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.tags) == [["Café", "beach"], ["Mühle"], ["sky", "storm"]])
+    #expect(items.map(\.caption) == ["Old harbour at dusk", "Düne", "XMP words"])
+
+    // Hostile segments: lengths past the end, a resource larger than its segment, a dataset
+    // cut short. Each reads as nothing, or as what it holds whole.
+    let iim: [UInt8] = [0x1C, 2, 25, 0, 5] + Array("beach".utf8) + [0x1C, 2, 25, 0x7F, 0xFF, 0x41]
+    func jpeg(_ resource: [UInt8], declaredSize: Int? = nil) -> Data {
+      let size = declaredSize ?? resource.count
+      var block = Array("Photoshop 3.0\0".utf8) + Array("8BIM".utf8) + [0x04, 0x04, 0, 0]
+      block += [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + resource
+      let length = block.count + 2
+      return Data([0xFF, 0xD8, 0xFF, 0xED, UInt8(length >> 8), UInt8(length & 0xFF)] + block + [0xFF, 0xDA])
+    }
+    #expect(PhotoIPTC.read(from: jpeg(iim))?.tags == ["beach"])
+    #expect(PhotoIPTC.read(from: jpeg(iim, declaredSize: 1 << 30)) == nil)
+    #expect(PhotoIPTC.read(from: Data([0xFF, 0xD8, 0xFF, 0xED, 0xFF, 0xFF, 0x50])) == nil)
+    var random = SplitMix(state: 11)
+    for _ in 0..<2000 {
+      var bytes = [UInt8](jpeg(iim))
+      for _ in 0..<3 { bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next()) }
+      _ = PhotoIPTC.read(from: Data(bytes.prefix(Int(random.next() % UInt64(bytes.count + 1)))))
+    }
+  }
+
   @Test("sort: by stars, name, size or date taken, one undoable operation; items without the key last")
   func sorting() throws {
     var model = GalleryModel(title: "t", now: Date(timeIntervalSince1970: 0))
