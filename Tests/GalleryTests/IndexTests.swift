@@ -126,6 +126,33 @@ struct IndexTests {
     try data.write(to: URL(fileURLWithPath: path))
   }
 
+  @Test("A record after the index that gives an item the id of one in the items or the trash is damage, read either way")
+  func recordAfterTheIndexReusingAnID() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
+    let before = try GalleryDocument.open(document).model.items.map(\.id)
+    #expect(try Run.gallery(["trash", document, before[1]]).status == 0)
+    try GalleryDocument.compact(document)
+    // A drop after the checkpoint: its records bring in a new id (in the placeholder save and
+    // the commit), which each copy below makes an id the model has.
+    #expect(try Run.gallery(["drop", document, try work.image("later.jpg", width: 50, height: 40, seed: 9)]).status == 0)
+    let added = try #require(try GalleryDocument.open(document).model.items.last?.id)
+    for taken in [before[0], before[1]] {
+      let copy = work.path("reused-\(taken).gallery")
+      var data = try Data(contentsOf: URL(fileURLWithPath: document))
+      while let range = data.range(of: Data("\"\(added)\"".utf8)) { data.replaceSubrange(range, with: Data("\"\(taken)\"".utf8)) }
+      try data.write(to: URL(fileURLWithPath: copy))
+      // Read through the index (the checkpoint's ids gathered beside it), it is not believed;
+      // the whole scan that follows names it.
+      let file = try FileHandleFD(path: copy, flags: O_RDONLY)
+      #expect(throws: (any Error).self) { _ = try DocumentArchive.openThroughIndex(file, lazily: true) }
+      let opened = try GalleryDocument.open(copy)
+      #expect(opened.damage?.contains("\(taken) would be used twice") == true, "\(String(describing: opened.damage))")
+      #expect(try Run.gallery(["move", copy, "1", "--to", "2"]).status == 65)
+    }
+  }
+
   @Test(
     "A trailer or index that lies is not believed: the document opens by a whole scan, info shows the truth, check names it and --fix mends it",
     arguments: [
