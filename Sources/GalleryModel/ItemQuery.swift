@@ -255,7 +255,7 @@ public indirect enum ItemQuery: Equatable, Sendable {
   /// its bytes and the file name is its source's: every text a term asks for then lies in
   /// those bytes, in some case. Anything else may match.
   package func mayMatch(json: UnsafeRawBufferPointer) -> Bool {
-    // One pass without an early exit, which the compiler vectorizes.
+    // One pass without an early exit, so that the compiler can vectorize it.
     var unusual: UInt8 = 0
     for byte in json { unusual |= (byte & 0x80) | (byte == UInt8(ascii: "\\") ? 1 : 0) | (byte == UInt8(ascii: "%") ? 1 : 0) }
     return unusual != 0 || mayMatchPlain(json)

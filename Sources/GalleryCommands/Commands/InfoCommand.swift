@@ -52,7 +52,7 @@ struct InfoCommand: ParsableCommand {
       format:         \(report.format)
       revision:       \(report.revision) (\(storage.revisions) in the file; last checkpoint r\(storage.checkpointRevision))
       history:        \(storage.historyRevisions) operation\(storage.historyRevisions == 1 ? "" : "s") kept (`gallery show --at` back to r\(storage.oldestRevision))
-      items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed\(report.notes > 0 ? ", \(report.notes) note cards" : ""))
+      items:          \(report.items) (\(report.ready) ready, \(report.pending) pending, \(report.stale) stale, \(report.failed) failed\(report.notes > 0 ? ", " + JournalRecord.counted(report.notes, "note card") : ""))
       trash:          \(report.trashed)
       file size:      \(storage.fileBytes) bytes
       live bytes:     \(storage.liveBytes)

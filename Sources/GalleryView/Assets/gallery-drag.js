@@ -1,7 +1,8 @@
 // A gallery's drags: out (to another page, a file manager, the desktop), in (files, links,
 // another gallery's items, text as a note card) at the gap under the pointer, within (a
-// move), and onto the trash. The proposal is the classic app's UIDropProposal: from this page a move, from
-// elsewhere a copy (Shift: a move, for another gallery's items), else forbidden.
+// move), and onto the trash. The proposal is the classic app's UIDropProposal: from this
+// page a move, from elsewhere a copy (Shift: a move, for another gallery's items), else
+// forbidden.
 import { gapAt } from './layout.js';
 import { linksIn } from './gallery-edits.js';
 import { spacing } from './gallery-render.js';
