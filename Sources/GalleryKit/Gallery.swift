@@ -88,6 +88,26 @@ public struct Gallery: Sendable, Hashable {
     try await edit { $0.model.title = title }
   }
 
+  /// Writes what a person says of items (a caption, a note, stars, a label, tags) as one
+  /// edit, as `gallery tag`, `caption`, `note`, `rate` and `label` do. Returns the ids of
+  /// those present.
+  @discardableResult
+  public func describe(_ ids: [String], _ change: MetadataEdit) async throws -> [String] {
+    try await edit { try $0.describe(ids, change) }
+  }
+
+  /// Adds a note card holding `text` at a 1-based position (nil: the end).
+  @discardableResult
+  public func addNote(_ text: String, at position: Int? = nil) async throws -> Item {
+    try await edit { try $0.addNote(text, at: position) }
+  }
+
+  /// The items a query (`gallery find`'s language) matches, with their 1-based positions.
+  public func find(_ query: ItemQuery) async throws -> [(position: Int, item: Item)] {
+    let path = path
+    return try await BlockingWork.run { try GalleryDocument.find(query, in: path) }
+  }
+
   // MARK: Dropping images
 
   /// Drops images the way the classic app did: a placeholder for each at once, then each

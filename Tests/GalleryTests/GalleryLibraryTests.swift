@@ -60,6 +60,22 @@ struct GalleryLibraryTests {
     #expect(try await gallery.items().map(\.id) == ids)
   }
 
+  @Test("What a person writes, note cards and find, through Gallery")
+  func organize() async throws {
+    let work = try TestWorkspace()
+    let gallery = try await Gallery.create(at: work.path("Board.gallery"), title: "Board")
+    let report = try await gallery.drop(files: ["landscape.jpg", "transparent.png"].map { Self.samples + "/" + $0 })
+    var change = MetadataEdit()
+    change.addTags = ["places/coast"]
+    change.rating = 4
+    #expect(try await gallery.describe([report.committed[0].id], change) == [report.committed[0].id])
+    let card = try await gallery.addNote("Coast trip\nbring the long lens", at: 2)
+    #expect(try await gallery.items().map(\.id) == [report.committed[0].id, card.id, report.committed[1].id])
+    #expect(try await gallery.find(try ItemQuery("tag:places rating>=4")).map(\.position) == [1])
+    #expect(try await gallery.find(try ItemQuery("lens state:note")).map(\.item.id) == [card.id])
+    await #expect(throws: MetadataEdit.Refusal.self) { try await gallery.addNote("") }
+  }
+
   @Test("Library errors say what went wrong by their type and case")
   func errors() async throws {
     let work = try TestWorkspace()
