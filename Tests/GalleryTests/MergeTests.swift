@@ -230,6 +230,36 @@ struct MergeTests {
 }
 
 extension MergeTests {
+  @Test("Note cards merge as items: both sides' new cards kept, a card written on both sides takes the later text")
+  func noteCards() {
+    for theirsLater in [false, true] {
+      let merged = merge(
+        theirsLater: theirsLater,
+        ours: { $0.insert([Item.noteCard(id: "ours01", text: "Ours", now: JournalTests.date)], at: 1) },
+        theirs: { $0.insert([Item.noteCard(id: "thrs01", text: "Theirs", now: JournalTests.date)], at: 6) })
+      let ids = merged.model.items.map(\.id)
+      #expect(ids.first == "ours01" && ids.last == "thrs01" && ids.count == 7)
+      #expect(merged.model.items.filter(\.isNoteCard).map(\.note) == ["Ours", "Theirs"])
+      #expect(ModelValidation.problems(of: merged.model).isEmpty)
+    }
+    // A card of the shared revision, written on both sides: the later text, reported once.
+    var base = GalleryModel(title: "t", now: JournalTests.date)
+    base.items = [JournalTests.item("a"), Item.noteCard(id: "card01", text: "Plan", now: JournalTests.date)]
+    func side(_ text: String, at seconds: Double) -> (GalleryModel, [JournalRecord]) {
+      var after = base
+      after.update(["card01"]) { $0.note = text }
+      let record = JournalRecord(
+        revision: 1, id: String(repeating: seconds > 0 ? "b" : "a", count: 32), parent: nil,
+        time: JournalTests.date + seconds, summary: "", change: ModelChange(from: base, to: after))
+      return (after, [record])
+    }
+    let (ours, ourRecords) = side("Plan: the coast", at: 0)
+    let (theirs, theirRecords) = side("Plan: the hills", at: 5)
+    let merged = ModelMerge.merge(ours: ours, theirs: theirs, ourRecords: ourRecords, theirRecords: theirRecords)
+    #expect(merged.model.items[1].note == "Plan: the hills" && merged.model.items[1].isNoteCard)
+    #expect(merged.conflicts.count == 1)
+  }
+
   @Test("An item carried in keeps its id unless the items, the trash or the history have it")
   func carriedItemsAvoidTheHistorysIDs() throws {
     let date = JournalTests.date
