@@ -50,24 +50,27 @@ enum PhotoIPTC {
   /// The IIM data of a JPEG: resource 0x0404 in the 8BIM resources its APP13 segments hold
   /// (one after another when they were split).
   static func iimBlock(in data: Data) -> [UInt8]? {
-    let bytes = [UInt8](data.prefix(1 << 20))
-    guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
     let signature = Array("Photoshop 3.0\0".utf8)
-    var resources: [UInt8] = []
-    var position = 2
-    while position + 4 <= bytes.count, bytes[position] == 0xFF {
-      let marker = bytes[position + 1]
-      // Start of scan or end of image: the segments are over.
-      if marker == 0xDA || marker == 0xD9 { break }
-      if marker == 0xFF {
-        position += 1
-        continue
+    // The segments' headers are read where they lie; only APP13's are copied.
+    let resources = data.prefix(1 << 20).withUnsafeBytes { bytes -> [UInt8] in
+      guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return [] }
+      var resources: [UInt8] = []
+      var position = 2
+      while position + 4 <= bytes.count, bytes[position] == 0xFF {
+        let marker = bytes[position + 1]
+        // Start of scan or end of image: the segments are over.
+        if marker == 0xDA || marker == 0xD9 { break }
+        if marker == 0xFF {
+          position += 1
+          continue
+        }
+        let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+        guard length >= 2, position + 2 + length <= bytes.count else { break }
+        let payload = bytes[(position + 4)..<(position + 2 + length)]
+        if marker == 0xED, payload.starts(with: signature) { resources += payload.dropFirst(signature.count) }
+        position += 2 + length
       }
-      let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-      guard length >= 2, position + 2 + length <= bytes.count else { break }
-      let payload = bytes[(position + 4)..<(position + 2 + length)]
-      if marker == 0xED, payload.starts(with: signature) { resources += payload.dropFirst(signature.count) }
-      position += 2 + length
+      return resources
     }
     // Resources: "8BIM", an id, a name (a length byte and the name, padded to even), a
     // four-byte size, the data (padded to even).
