@@ -144,11 +144,18 @@ struct MergeTests {
   }
 
   /// A base of three items and two sides made by `ours` and `theirs`, theirs `theirsLater`.
-  func merge(
-    theirsLater: Bool, ours: (inout GalleryModel) -> Void, theirs: (inout GalleryModel) -> Void
-  ) -> ModelMerge.Outcome {
+  /// Five items, a to e.
+  static var fiveItems: GalleryModel {
     var base = GalleryModel(title: "t", now: JournalTests.date)
     base.items = ["a", "b", "c", "d", "e"].map { JournalTests.item($0) }
+    return base
+  }
+
+  /// `ours` and `theirs` made on copies of `base`, one record each, merged.
+  func merge(
+    from base: GalleryModel = fiveItems, theirsLater: Bool, ours: (inout GalleryModel) -> Void,
+    theirs: (inout GalleryModel) -> Void
+  ) -> ModelMerge.Outcome {
     func side(_ edit: (inout GalleryModel) -> Void, at seconds: Double) -> Side {
       var after = base
       edit(&after)
@@ -196,17 +203,8 @@ struct MergeTests {
     var base = GalleryModel(title: "t", now: JournalTests.date)
     base.items = ["a", "b"].map { JournalTests.item($0) }
     base.update(["b"]) { $0.tags = ["old", "keep"] }
-    func side(_ tags: [String], at seconds: Double) -> (GalleryModel, [JournalRecord]) {
-      var after = base
-      after.update(["b"]) { $0.tags = tags }
-      let record = JournalRecord(
-        revision: 1, id: String(repeating: seconds > 0 ? "b" : "a", count: 32), parent: nil,
-        time: JournalTests.date + seconds, summary: "", change: ModelChange(from: base, to: after))
-      return (after, [record])
-    }
-    let (ours, ourRecords) = side(["keep"], at: 0)
-    let (theirs, theirRecords) = side(["keep", "new", "old"], at: 5)
-    let merged = ModelMerge.merge(ours: ours, theirs: theirs, ourRecords: ourRecords, theirRecords: theirRecords)
+    let merged = merge(
+      from: base, theirsLater: true, ours: tagged { $0.tags = ["keep"] }, theirs: tagged { $0.tags = ["keep", "new", "old"] })
     #expect(merged.model.items[1].tags == ["keep", "new"])
   }
 
@@ -245,17 +243,9 @@ extension MergeTests {
     // A card of the shared revision, written on both sides: the later text, reported once.
     var base = GalleryModel(title: "t", now: JournalTests.date)
     base.items = [JournalTests.item("a"), Item.noteCard(id: "card01", text: "Plan", now: JournalTests.date)]
-    func side(_ text: String, at seconds: Double) -> (GalleryModel, [JournalRecord]) {
-      var after = base
-      after.update(["card01"]) { $0.note = text }
-      let record = JournalRecord(
-        revision: 1, id: String(repeating: seconds > 0 ? "b" : "a", count: 32), parent: nil,
-        time: JournalTests.date + seconds, summary: "", change: ModelChange(from: base, to: after))
-      return (after, [record])
-    }
-    let (ours, ourRecords) = side("Plan: the coast", at: 0)
-    let (theirs, theirRecords) = side("Plan: the hills", at: 5)
-    let merged = ModelMerge.merge(ours: ours, theirs: theirs, ourRecords: ourRecords, theirRecords: theirRecords)
+    let merged = merge(
+      from: base, theirsLater: true, ours: { $0.update(["card01"]) { $0.note = "Plan: the coast" } },
+      theirs: { $0.update(["card01"]) { $0.note = "Plan: the hills" } })
     #expect(merged.model.items[1].note == "Plan: the hills" && merged.model.items[1].isNoteCard)
     #expect(merged.conflicts.count == 1)
   }
