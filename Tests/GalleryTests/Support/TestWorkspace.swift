@@ -95,9 +95,10 @@ enum Run {
   }
 
   /// XDG folders of the test run's own, so that recent documents and the Trash never touch
-  /// the real home.
+  /// the real home, nor what an earlier run with the same pid left.
   static let isolatedHome: [String: String] = {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-tests-home-\(getpid())").path
+    let name = "gallery-tests-home-\(getpid())-\(UUID().uuidString.prefix(8))"
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
     return [
       "XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache",
       // libvips in this process set VIPSHOME (it does when it starts); the binary must start
