@@ -107,12 +107,13 @@ public enum ImageProcessor {
   }
 
   /// What an image says of itself (EXIF) and what photo managers wrote in it (XMP), read
-  /// from its header without decoding its pixels; nothing for a format the sandboxed
-  /// decoder reads.
+  /// from its header without decoding its pixels; of a format the sandboxed decoder reads,
+  /// only a camera RAW file's directories.
   public static func facts(of data: Data) -> (facts: PhotoFacts, xmp: PhotoXMP?) {
     let xmp = PhotoXMP.embedded(in: data)
     if let header = PlainJPEG.header(of: data) { return (header.facts, xmp) }
-    guard (try? VipsRuntime.start()) != nil, SandboxedDecoder.Format(prefix: data) != .raw,
+    if SandboxedDecoder.Format(prefix: data) == .raw { return (tiffFacts(of: data), xmp) }
+    guard (try? VipsRuntime.start()) != nil,
       let format = VipsBuffer.loaderName(for: data).map(formatName(loader:)), formatsDecodedHere.contains(format)
     else { return (PhotoFacts(), xmp) }
     // The header may point into `data`: it is released within this scope.
@@ -225,10 +226,21 @@ public enum ImageProcessor {
       orientation: facts.orientation,
       format: format(of: data, decoded: facts.format),
       pages: facts.pages,
+      facts: tiffFacts(of: data),
       hash: contentHash(of: data),
       byteCount: data.count,
       thumbnail: thumbnail,
       original: options.keepOriginal ? data : nil)
+  }
+
+  /// What a TIFF-structured file (most camera RAW files: CR2, NEF, ARW, DNG, ORF, PEF) says
+  /// of itself in its directories, read by the same bounded reader as a JPEG's EXIF block:
+  /// the camera, when and where it was taken, the lens and the exposure. Nothing for
+  /// another structure.
+  static func tiffFacts(of data: Data) -> PhotoFacts {
+    let signature = [UInt8](data.prefix(4))
+    guard signature == [0x49, 0x49, 0x2A, 0x00] || signature == [0x4D, 0x4D, 0x00, 0x2A] else { return PhotoFacts() }
+    return data.withUnsafeBytes { PhotoFacts(exif: $0) }
   }
 
   /// A sandboxed format's name: the one its first bytes say (not "magick" for a BMP), but

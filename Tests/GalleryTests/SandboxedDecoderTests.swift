@@ -136,11 +136,27 @@ struct SandboxedDecoderTests {
     try TestDNG.make(rgb: rgb, width: 600, height: 375, orientation: 1, preview: (try photo.encoded(as: ".jpg[Q=95]"), 600, 375))
       .write(to: URL(fileURLWithPath: previewed))
     try TestDNG.make(rgb: rgb, width: 600, height: 375, orientation: 6).write(to: URL(fileURLWithPath: developed))
+    // What the camera says of the photo, written as exiftool writes it into a raw file.
+    let tagged = try Run.program(
+      "/usr/bin/exiftool",
+      [
+        "-q", "-overwrite_original", "-DateTimeOriginal=2024:06:01 14:03:22", "-OffsetTimeOriginal=+02:00",
+        "-LensModel=EF24-70mm f/2.8L II USM", "-ExposureTime=1/250", "-FNumber=8", "-ISO=100", "-FocalLength=35",
+        "-GPSLatitude=46.55", "-GPSLatitudeRef=N", "-GPSLongitude=7.98", "-GPSLongitudeRef=E", previewed,
+      ])
+    #expect(tagged.status == 0, "\(tagged.stderr)")
     let document = try workspace.document()
     let dropped = try Run.gallery(["drop", document, previewed, developed])
     #expect(dropped.status == 0, "\(dropped.stderr)")
     let items = try Self.items(document)
     #expect(items.map { $0["format"] as? String } == ["raw", "raw"])
+    // Its directories read as a JPEG's EXIF block is: the camera, when, where, with what.
+    #expect(items.map { $0["camera"] as? String } == ["Gallery Test Camera", "Gallery Test Camera"])
+    #expect(items[0]["taken"] as? String == "2024-06-01T14:03:22+02:00" && items[1]["taken"] == nil)
+    #expect(items[0]["lens"] as? String == "EF24-70mm f/2.8L II USM")
+    #expect(items[0]["exposure"] as? String == "1/250 s, f/8, ISO 100, 35 mm")
+    let place = items[0]["location"] as? [String: Double]
+    #expect(abs((place?["latitude"] ?? 0) - 46.55) < 1e-6 && abs((place?["longitude"] ?? 0) - 7.98) < 1e-6)
     // Turned upright: the second is a portrait.
     #expect(items.map { $0["width"] as? Int } == [600, 375])
     #expect(items.map { $0["height"] as? Int } == [375, 600])
