@@ -101,9 +101,11 @@ public struct PhotoXMP: Sendable, Equatable {
     return Data(text.utf8)
   }
 
-  /// Reads an XMP packet; nil when it is not XML.
+  /// Reads an XMP packet; nil when it is not XML in UTF-8.
   public static func parse(_ data: Data) -> PhotoXMP? {
-    guard data.count <= maxBytes else { return nil }
+    // FoundationXML traps on a name that is not UTF-8 (libxml2 hands it such bytes): the
+    // packet is checked whole first.
+    guard data.count <= maxBytes, String(validating: data, as: UTF8.self) != nil else { return nil }
     let reader = Reader()
     let parser = XMLParser(data: Data(data))
     parser.shouldProcessNamespaces = true

@@ -355,13 +355,19 @@ struct OrganizeTests {
     _ = try work.write(
       "<?xml version=\"1.0\"?><!DOCTYPE x [\(entities.joined())]><x:xmpmeta xmlns:x=\"adobe:ns:meta/\">&e9;</x:xmpmeta>",
       to: "bomb.xmp")
+    // A name that is not UTF-8 (FoundationXML traps on one; the fuzz target found it).
+    let misnamed = try work.image("misnamed.jpg", width: 300, height: 200, seed: 7)
+    try Data(
+      Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>".utf8)
+        + Array("<rdf:Description rdf:".utf8) + [0xFE, 0xFF] + Array("about=''/></rdf:RDF></x:xmpmeta>".utf8)
+    ).write(to: URL(fileURLWithPath: work.path("misnamed.xmp")))
     let document = try work.document()
-    let dropped = try Run.gallery(["drop", document, sidecarred, darktable, embedded, hostile])
+    let dropped = try Run.gallery(["drop", document, sidecarred, darktable, embedded, hostile, misnamed])
     #expect(dropped.status == 0, "\(dropped.stderr)")
     let items = try GalleryDocument.open(document).model.items
-    #expect(items.map(\.tags) == [["People/Ann", "Places/Italy/Rome", "sunset"], ["snow", "trips/alps"], ["beach"], nil])
-    #expect(items.map(\.rating) == [4, 2, 5, nil])
-    #expect(items.map(\.label) == [nil, .green, .red, nil])
+    #expect(items.map(\.tags) == [["People/Ann", "Places/Italy/Rome", "sunset"], ["snow", "trips/alps"], ["beach"], nil, nil])
+    #expect(items.map(\.rating) == [4, 2, 5, nil, nil])
+    #expect(items.map(\.label) == [nil, .green, .red, nil, nil])
     #expect(items[0].caption == "Evening at the Forum")
     #expect(try Run.gallery(["find", document, "tag:Places"]).stdout.contains("rome.jpg"))
   }
