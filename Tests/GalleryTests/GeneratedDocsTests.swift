@@ -142,13 +142,18 @@ extension GeneratedDocsTests {
 }
 
 extension GeneratedDocsTests {
-  @Test("Man pages are lint-clean under mandoc (but for links to pages not installed yet)")
+  @Test("Man pages are lint-clean under mandoc (but for what it says of the system's manual database)")
   func manLint() throws {
     let man = Self.root.appendingPathComponent("man").path
     let pages = try FileManager.default.contentsOfDirectory(atPath: man).filter { $0.hasSuffix(".1") }.map { man + "/" + $0 }
     #expect(pages.count >= 15)
     let lint = try Run.program("mandoc", ["-Tlint"] + pages)
-    let remarks = (lint.stdout + lint.stderr).split(separator: "\n").filter { !$0.contains("referenced manual not found") }
+    // What mandoc says of the system's manual database is not about these pages: a page a
+    // reference names is not installed yet, or the package another test installs meanwhile
+    // made the database outdated.
+    let remarks = (lint.stdout + lint.stderr).split(separator: "\n").filter {
+      !$0.contains("referenced manual not found") && !$0.contains("outdated mandoc.db")
+    }
     #expect(remarks.isEmpty, "\(remarks.joined(separator: "\n"))")
   }
 }
