@@ -193,23 +193,17 @@ package enum DocumentArchive {
     }
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
-    // Records after the checkpoint that may bring in items need the model's ids, to refuse
-    // an id given twice: gathered with the checkpoint, beside the rest of the index.
-    let replaying = trailer.summary.revision > trailer.summary.checkpointRevision
     let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
-      Result { () throws -> (GalleryModel, ItemSource, Data?, Set<String>?) in
+      Result { () throws -> (GalleryModel, ItemSource, Data?) in
         let (checkpoint, source) = try outlinedCheckpoint(at: location, outline: outline, of: file)
-        let ids = replaying ? ReplayingModel.ids(outline.ids, trash: checkpoint.trash) : nil
-        return (checkpoint, source, lazily ? nil : try source.itemBytes(), ids)
+        return (checkpoint, source, lazily ? nil : try source.itemBytes())
       }
     }
     var checkpoint: GalleryModel
     var itemSource: ItemSource?
-    var checkpointIDs: Set<String>?
     if let outlined {
-      let (opened, source, items, ids) = try outlined.get()
+      let (opened, source, items) = try outlined.get()
       checkpoint = opened
-      checkpointIDs = ids
       if let items {
         checkpoint.items = try source.decodeAll(items)
       } else {
@@ -249,7 +243,7 @@ package enum DocumentArchive {
     scan.liveBytes = index.liveBytes
     scan.journal = JournalScan(
       checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history, digest: digest,
-      file: history.isEmpty ? nil : try file.reopenedForReading(), ids: checkpointIDs)
+      file: history.isEmpty ? nil : try file.reopenedForReading())
     scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
@@ -545,21 +539,13 @@ package enum DocumentArchive {
     private var digest: History.Digest?
     private var file: FileHandleFD?
 
-    /// Starting at a checkpoint, with the history an index located before it, and the
-    /// checkpoint's ids when they were gathered with it.
-    init(
-      checkpoint revision: Int, bytes: Int64, history: [History.Entry], digest: History.Digest?, file: FileHandleFD?,
-      ids: Set<String>? = nil
-    ) {
+    /// Starting at a checkpoint, with the history an index located before it.
+    init(checkpoint revision: Int, bytes: Int64, history: [History.Entry], digest: History.Digest?, file: FileHandleFD?) {
       checkpointRevision = revision
       checkpointBytes = bytes
       for entry in history { records[entry.place.revision] = entry }
       self.digest = digest
       self.file = file
-      if let ids {
-        self.ids = ids
-        idsRevision = revision
-      }
     }
 
     mutating func checkpointRead(bytes: Int64) {

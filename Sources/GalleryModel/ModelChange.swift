@@ -233,16 +233,6 @@ public struct ReplayingModel: Sendable {
     trash.addKeys(to: &ids)
     return ids
   }
-
-  /// The same set for a model whose items' ids are `itemIDs` (a checkpoint's, as its
-  /// outline lists them) and whose trash is `trash`.
-  package static func ids(_ itemIDs: [String], trash: [TrashedItem]) -> Set<String> {
-    let count = itemIDs.count + trash.count
-    var ids = Set<String>(minimumCapacity: count + count / 4 + 4096)
-    for id in itemIDs { ids.insert(id) }
-    for entry in trash { ids.insert(entry.item.id) }
-    return ids
-  }
 }
 
 /// A change does not fit the model it is replayed on.

@@ -143,8 +143,7 @@ struct IndexTests {
       var data = try Data(contentsOf: URL(fileURLWithPath: document))
       while let range = data.range(of: Data("\"\(added)\"".utf8)) { data.replaceSubrange(range, with: Data("\"\(taken)\"".utf8)) }
       try data.write(to: URL(fileURLWithPath: copy))
-      // Read through the index (the checkpoint's ids gathered beside it), it is not believed;
-      // the whole scan that follows names it.
+      // Read through the index, it is not believed; the whole scan that follows names it.
       let file = try FileHandleFD(path: copy, flags: O_RDONLY)
       #expect(throws: (any Error).self) { _ = try DocumentArchive.openThroughIndex(file, lazily: true) }
       let opened = try GalleryDocument.open(copy)
