@@ -39,8 +39,8 @@ enum PhotoIPTC {
     }
     var found = PhotoXMP()
     found.tags = PhotoXMP.cleaned(keywords.map(text))
-    let line = (caption.map(text)?.isEmpty == false ? caption.map(text) : objectName.map(text))?
-      .split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) }
+    let written = caption.map(text).flatMap { $0.isEmpty ? nil : $0 } ?? objectName.map(text)
+    let line = written?.split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) }
     found.caption = line.flatMap {
       !$0.isEmpty && ModelValidation.isLine($0, limit: ModelValidation.Limits.captionBytes) ? $0 : nil
     }

@@ -212,16 +212,8 @@ package final class ItemSource: Sendable {
         var items: [Item] = []
         items.reserveCapacity(range.count)
         for index in range {
-          let offset = starts[index] - first
-          // What lies between two items must be their comma, as in any JSON array.
-          guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
-            return .failure(
-              ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma"))
-          }
-          switch Self.decode(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]]), id: ids[index]) {
-          case .success(let fields): items.append(Item(fields: fields))
-          case .failure(let error):
-            return .failure(ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)"))
+          do { items.append(try item(index, from: try json(of: index, in: raw, from: first))) } catch {
+            return .failure(error)
           }
         }
         return .success(items)
@@ -249,19 +241,13 @@ package final class ItemSource: Sendable {
             if query.matches(item) { found.append((position + 1, item)) }
             continue
           }
-          let offset = starts[index] - base
-          guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
-            return .failure(
-              ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma"))
-          }
-          let json = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]])
-          guard query.mayMatch(json: json) else { continue }
-          switch Self.decode(json, id: ids[index]) {
-          case .success(let fields):
-            let decoded = Item(fields: fields)
+          do {
+            let json = try json(of: index, in: raw, from: base)
+            guard query.mayMatch(json: json) else { continue }
+            let decoded = try self.item(index, from: json)
             if query.matches(decoded) { found.append((position + 1, decoded)) }
-          case .failure(let error):
-            return .failure(ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)"))
+          } catch {
+            return .failure(error)
           }
         }
         return .success(found)
@@ -270,6 +256,28 @@ package final class ItemSource: Sendable {
       return ForkJoin.both({ search(0..<middle) }, { search(middle..<items.count) })
     }
     return try front.get() + back.get()
+  }
+
+  /// Item `index`'s JSON in `raw`, the items' bytes from offset `base` of the checkpoint:
+  /// what lies between two items must be their comma, as in any JSON array.
+  private func json(
+    of index: Int, in raw: UnsafeRawBufferPointer, from base: Int
+  ) throws(ItemReadError)
+    -> UnsafeRawBufferPointer
+  {
+    let offset = starts[index] - base
+    guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
+      throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma")
+    }
+    return UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]])
+  }
+
+  /// Item `index`, decoded from its JSON and checked; an error names it.
+  private func item(_ index: Int, from json: UnsafeRawBufferPointer) throws(ItemReadError) -> Item {
+    switch Self.decode(json, id: ids[index]) {
+    case .success(let fields): return Item(fields: fields)
+    case .failure(let error): throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)")
+    }
   }
 
   /// One item's JSON, read and checked as a whole checkpoint's items are.

@@ -381,7 +381,6 @@ struct DocumentController {
   func addNote(_ id: String, _ request: EditRequest) async throws -> Response {
     let path = try path(id)
     guard let text = request.note else { throw ViewError.badRequest("add-note needs the card's text (note)") }
-    if let problem = MetadataEdit.cardProblem(text) { throw ViewError.badRequest(problem) }
     let card = try await BlockingWork.run { try ViewEdits.addNote(text, before: request.before, in: path) }
     return ViewServer.json(ViewJSON.items([card]))
   }
@@ -401,7 +400,7 @@ struct DocumentController {
         change.label = known
       }
     }
-    if let problem = change.problem { throw ViewError.badRequest(problem) }
+    // Bad values are refused by `DocumentEdit.describe` (400), before anything is saved.
     guard !change.isEmpty, !request.ids.isEmpty else { throw ViewError.badRequest("describe needs items and a change") }
     let items = try await BlockingWork.run { [change] in
       try GalleryDocument.edit(path) { edit in

@@ -7,8 +7,9 @@ import GallerySystem
 /// What a person writes about items: tags, a caption, a note, stars, a colour label. Each
 /// command is one edit, so one revision that `history` names and `undo` takes back.
 
-/// `change`, or the usage error that says why it cannot be made (the rules are the
-/// model's, the same for the page's edits).
+/// `change`, or the usage error that says why it cannot be made, for arguments checked
+/// before any document is opened (the rules are the model's; `DocumentEdit.describe`
+/// applies them again to what reaches it, from standard input or the library).
 private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
   if let problem = change.problem { throw ValidationError(problem) }
   return change
@@ -16,7 +17,6 @@ private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
 
 /// Makes `change` on `items` as one edit, which its summary names.
 private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit) throws {
-  let change = try checked(change)
   try GalleryDocument.edit(document) { edit in
     try edit.describe(try edit.model.resolve(items), change)
   }
@@ -150,7 +150,6 @@ struct AddNoteCommand: ParsableCommand {
     let text =
       self.text == "-"
       ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : self.text
-    if let problem = MetadataEdit.cardProblem(text) { throw ValidationError(problem) }
     let (card, index) = try GalleryDocument.edit(target.document) { edit in
       let card = try edit.addNote(text, at: position.value)
       return (card, edit.model.items.firstIndex { $0.id == card.id } ?? 0)
