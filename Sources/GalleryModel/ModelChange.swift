@@ -292,35 +292,37 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     }
     for index in 0..<start { noteUpdate(index, index) }
 
-    var beforeIndex: [String: Int] = [:]
-    beforeIndex.reserveCapacity(endBefore - start)
-    for index in start..<endBefore { beforeIndex[before[index].key] = index }
-    var afterKeys = Set<String>()
-    afterKeys.reserveCapacity(endAfter - start)
-    for index in start..<endAfter { afterKeys.insert(after[index].key) }
-    for index in start..<endBefore where !afterKeys.contains(before[index].key) {
-      removed.append(Placed(index: index, element: before[index]))
-    }
-    // Kept elements in their new order, by their old index.
+    // Each kept element's index before, in the order after; the rest of after is new. The
+    // key the next element after usually has is the one after the last found (a move shifts
+    // a run, it does not break it), so most are found by one comparison, not by hashing.
+    var finder = OldIndexFinder(before, range: start..<endBefore)
     var kept: [(from: Int, to: Int)] = []
+    var taken = [Bool](repeating: false, count: endBefore - start)
+    var expected = start
     for index in start..<endAfter {
-      if let from = beforeIndex[after[index].key] {
-        kept.append((from, index))
-      } else {
+      let key = after[index].key
+      guard let from = finder.index(of: key, expectedAt: expected), !taken[from - start] else {
         inserted.append(Placed(index: index, element: after[index]))
+        continue
       }
+      taken[from - start] = true
+      kept.append((from, index))
+      expected = from + 1
+    }
+    for index in start..<endBefore where !taken[index - start] {
+      removed.append(Placed(index: index, element: before[index]))
     }
     let staying = Self.longestIncreasing(kept.map(\.from))
     for (position, pair) in kept.enumerated() {
-      if !staying.contains(position) { moved.append(Move(key: after[pair.to].key, from: pair.from, to: pair.to)) }
+      if !staying[position] { moved.append(Move(key: after[pair.to].key, from: pair.from, to: pair.to)) }
       noteUpdate(pair.from, pair.to)
     }
     for offset in 0..<(before.count - endBefore) { noteUpdate(endBefore + offset, endAfter + offset) }
     updated.sort { $0.to < $1.to }
   }
 
-  /// Positions (into `values`) of one longest strictly increasing subsequence.
-  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+  /// Whether each of `values` is in one longest strictly increasing subsequence of them.
+  static func longestIncreasing(_ values: [Int]) -> [Bool] {
     var tails: [Int] = []  // positions: the smallest tail of an increasing run of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (position, value) in values.enumerated() {
@@ -333,13 +335,49 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
       if low > 0 { previous[position] = tails[low - 1] }
       if low == tails.count { tails.append(position) } else { tails[low] = position }
     }
-    var result = Set<Int>()
+    var result = [Bool](repeating: false, count: values.count)
     var position = tails.last ?? -1
     while position >= 0 {
-      result.insert(position)
+      result[position] = true
       position = previous[position]
     }
     return result
+  }
+
+  /// Finds where a key was in the list before: first where it is expected, then by a
+  /// search from there that may cost a few passes over the list in all, and past that by a
+  /// table of every key (built once: an edit that reorders everything, a sort, needs it).
+  private struct OldIndexFinder {
+    let list: [Element]
+    let range: Range<Int>
+    var budget: Int
+    var table: [String: Int]?
+
+    init(_ list: [Element], range: Range<Int>) {
+      self.list = list
+      self.range = range
+      budget = 4 * range.count + 64
+    }
+
+    mutating func index(of key: String, expectedAt expected: Int) -> Int? {
+      if let table { return table[key] }
+      if range.contains(expected), list[expected].key == key { return expected }
+      // Onwards from where it was expected, then from the start: a run moved back or forth.
+      let from = min(max(expected, range.lowerBound), range.upperBound)
+      for part in [from..<range.upperBound, range.lowerBound..<from] {
+        for index in part {
+          budget -= 1
+          if budget < 0 { break }
+          if list[index].key == key { return index }
+        }
+      }
+      if budget >= 0 { return nil }
+      var table: [String: Int] = [:]
+      table.reserveCapacity(range.count)
+      for index in range { table[list[index].key] = index }
+      self.table = table
+      return table[key]
+    }
   }
 
   public var reversed: ListChange {
