@@ -4,10 +4,17 @@ import GalleryModel
 import GallerySystem
 import Synchronization
 
-/// The last layout this process read or wrote for each document, so that an edit right after
-/// a read or a save (a drop's placeholder save, then its commit) does not scan and parse the
-/// whole file again when no other process has changed it meanwhile.
+/// The last layout this process read or wrote for each of the documents it used last, so
+/// that an edit right after a read or a save (a drop's placeholder save, then its commit)
+/// does not scan and parse the whole file again when no other process has changed it
+/// meanwhile.
+///
+/// A layout holds its model (a large gallery's is tens of megabytes) and, read lazily, a
+/// descriptor of the file: a view server showing one document after another keeps only the
+/// `limit` it used last.
 package enum LayoutCache {
+  package static let limit = 8
+
   /// What identifies one state of a file: any write changes the size or the change time,
   /// a compaction the inode.
   package struct Stamp: Equatable {
@@ -32,7 +39,46 @@ package enum LayoutCache {
     }
   }
 
-  private static let entries = Mutex<[String: (stamp: Stamp, layout: ArchiveLayout)]>([:])
+  /// The layouts kept, by path, with when each was last used.
+  package struct Entries {
+    package struct Entry {
+      var stamp: Stamp
+      var layout: ArchiveLayout
+      var used: UInt64
+    }
+    private(set) var byPath: [String: Entry] = [:]
+    private var clock: UInt64 = 0
+
+    package init() {}
+
+    package var paths: Set<String> { Set(byPath.keys) }
+
+    package subscript(path: String) -> (stamp: Stamp, layout: ArchiveLayout)? {
+      mutating get {
+        guard let entry = byPath[path] else { return nil }
+        clock += 1
+        byPath[path]?.used = clock
+        return (entry.stamp, entry.layout)
+      }
+      set {
+        guard let newValue else {
+          byPath.removeValue(forKey: path)
+          return
+        }
+        clock += 1
+        byPath[path] = Entry(stamp: newValue.stamp, layout: newValue.layout, used: clock)
+        if byPath.count > LayoutCache.limit, let oldest = byPath.min(by: { $0.value.used < $1.value.used }) {
+          byPath.removeValue(forKey: oldest.key)
+        }
+      }
+    }
+
+    package mutating func removeValue(forKey path: String) -> (stamp: Stamp, layout: ArchiveLayout)? {
+      byPath.removeValue(forKey: path).map { ($0.stamp, $0.layout) }
+    }
+  }
+
+  private static let entries = Mutex<Entries>(Entries())
 
   /// The layout of `file` as it is now: from the cache when the file has not changed.
   /// `lazily` (for an edit) accepts a model whose items are read when needed; otherwise
