@@ -46,7 +46,12 @@ public final class GalleryDocument {
   /// when its stored JSON may match, so a search costs what it finds, not every item. An
   /// item it decodes is checked as any read is, and one that breaks a rule is damage.
   public static func find(_ query: ItemQuery, in path: String) throws -> [(position: Int, item: Item)] {
-    let document = try openLazily(path)
+    try find(query, in: try openLazily(path))
+  }
+
+  /// `find` in a document opened lazily (`openLazily`), whose title and counts are wanted too.
+  package static func find(_ query: ItemQuery, in document: GalleryDocument) throws -> [(position: Int, item: Item)] {
+    let path = document.path
     guard let source = document.layout.itemSource else {
       return document.model.items.enumerated().filter { query.matches($0.element) }.map { ($0.offset + 1, $0.element) }
     }

@@ -32,22 +32,30 @@ struct ShowCommand: ParsableCommand {
   }
 
   func run() throws {
-    let document = try target.open()
+    let query = try `where`.map { try ItemQuery($0) }
+    // A query on the document as it is now reads only the items that may match, as `find`
+    // does; damage sends it to the whole read, which says what could be read.
+    var found: [(position: Int, item: Item)]?
+    var searched: GalleryDocument?
+    if let query, at == nil, let lazily = try? GalleryDocument.openLazily(target.document), lazily.damage == nil {
+      found = try? GalleryDocument.find(query, in: lazily)
+      if found != nil { searched = lazily }
+    }
+    let document = try searched ?? target.open()
     RecentDocuments.note(document.path)
     var model = try at.map { try document.model(at: $0.value) } ?? document.model
-    let query = try `where`.map { try ItemQuery($0) }
-    let positions = model.items.indices.filter { query?.matches(model.items[$0]) ?? true }
+    let count = model.items.count
+    let shown: [(position: Int, item: Item)] =
+      found ?? model.items.enumerated().filter { query?.matches($0.element) ?? true }.map { ($0.offset + 1, $0.element) }
     if output.json {
-      if query != nil { model.items = positions.map { model.items[$0] } }
+      if query != nil { model.items = shown.map(\.item) }
       try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
       return
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")
     var lines = ""
-    let width = ItemLine.positionWidth(count: model.items.count)
-    for index in positions {
-      lines += ItemLine.format(position: index + 1, item: model.items[index], width: width) + "\n"
-    }
+    let width = ItemLine.positionWidth(count: count)
+    for (position, item) in shown { lines += ItemLine.format(position: position, item: item, width: width) + "\n" }
     Terminal.out(lines)
   }
 }
