@@ -166,7 +166,7 @@ package struct ArchiveIndex {
   }
 
   /// The ids of an outline's items as bytes, one after another, and where each ends: how
-  /// they are checked to be distinct (`IndexedEntries.slots`).
+  /// they are checked to be distinct (`NameTable`).
   package struct IDBytes {
     package var bytes: [UInt8] = []
     package var ends: [Int] = []

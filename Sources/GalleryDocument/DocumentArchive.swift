@@ -194,16 +194,18 @@ package enum DocumentArchive {
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
     let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
-      Result { () throws -> (GalleryModel, ItemSource, Data?) in
-        let (checkpoint, source) = try outlinedCheckpoint(at: location, outline: outline, of: file)
-        return (checkpoint, source, lazily ? nil : try source.itemBytes())
+      Result { () throws -> (GalleryModel, ItemSource, NameTable, Data?) in
+        let (checkpoint, source, ids) = try outlinedCheckpoint(at: location, outline: outline, of: file)
+        return (checkpoint, source, ids, lazily ? nil : try source.itemBytes())
       }
     }
     var checkpoint: GalleryModel
     var itemSource: ItemSource?
+    var checkpointIDs: NameTable?
     if let outlined {
-      let (opened, source, items) = try outlined.get()
+      let (opened, source, ids, items) = try outlined.get()
       checkpoint = opened
+      checkpointIDs = ids
       if let items {
         checkpoint.items = try source.decodeAll(items)
       } else {
@@ -242,8 +244,8 @@ package enum DocumentArchive {
     scan.revisions = index.revisions
     scan.liveBytes = index.liveBytes
     scan.journal = JournalScan(
-      checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, history: history, digest: digest,
-      file: history.isEmpty ? nil : try file.reopenedForReading())
+      checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, ids: checkpointIDs, history: history,
+      digest: digest, file: history.isEmpty ? nil : try file.reopenedForReading())
     scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
     // What follows the index, read by the same rules as a whole scan (by a new reader: the
     // reads above moved the descriptor's offset).
@@ -265,10 +267,11 @@ package enum DocumentArchive {
 
   /// The checkpoint with its items left in the file: everything but the items array is read
   /// and checked as usual (the items array read as empty), and the items become pending
-  /// items of an `ItemSource` that reads them through a descriptor of its own.
+  /// items of an `ItemSource` that reads them through a descriptor of its own. Also the
+  /// table of its ids (the items' and the trash's) that checked them distinct.
   private static func outlinedCheckpoint(
     at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
-  ) throws -> (GalleryModel, ItemSource) {
+  ) throws -> (GalleryModel, ItemSource, NameTable) {
     // Within a checkpoint's limit (it runs before the rest of the index is checked), and
     // the header must be the checkpoint's, of the size the index gives.
     guard (0...modelSizeLimit).contains(location.size), location.offset >= 0 else {
@@ -292,7 +295,8 @@ package enum DocumentArchive {
     // as the Strings do).
     var ids = ArchiveIndex.IDBytes(outline.ids)
     for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
-    do { _ = try IndexedEntries.slots(names: ids.bytes, ends: ids.ends) } catch {
+    let table: NameTable
+    do { table = try NameTable(names: ids.bytes, ends: ids.ends) } catch {
       throw IndexMismatch("the outline names item \(error.name) twice")
     }
     let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)
@@ -300,7 +304,7 @@ package enum DocumentArchive {
       try items.read(at: offset, count: count)
     }
     checkpoint.items = source.items()
-    return (checkpoint, source)
+    return (checkpoint, source, table)
   }
 
   /// A reader whose first header is at `offset` (its positions are relative to it).
@@ -474,7 +478,7 @@ package enum DocumentArchive {
       switch candidate {
       case .checkpoint(let replaced): model = replaced
       case .record(let record, let modified):
-        var ids = model!.ids
+        var ids = ModelIDs(model!.ids)
         try? record.change.reversed.replay(on: &model!, ids: &ids)
         model!.head.revision = record.revision - 1
         model!.head.modified = modified
@@ -530,8 +534,10 @@ package enum DocumentArchive {
     private var pendingJournalRecords = 0
     /// The ids of the model of revision `idsRevision`, kept as records are replayed, so that
     /// no record can give two items one id and no replay scans the whole model.
-    private var ids = Set<String>()
+    private var ids = ModelIDs([])
     private var idsRevision: Int?
+    /// The ids of the checkpoint the index outlined, in the table that checked them.
+    private var checkpointIDs: NameTable?
 
     init() {}
 
@@ -540,9 +546,13 @@ package enum DocumentArchive {
     private var file: FileHandleFD?
 
     /// Starting at a checkpoint, with the history an index located before it.
-    init(checkpoint revision: Int, bytes: Int64, history: [History.Entry], digest: History.Digest?, file: FileHandleFD?) {
+    init(
+      checkpoint revision: Int, bytes: Int64, ids: NameTable?, history: [History.Entry], digest: History.Digest?,
+      file: FileHandleFD?
+    ) {
       checkpointRevision = revision
       checkpointBytes = bytes
+      checkpointIDs = ids
       for entry in history { records[entry.place.revision] = entry }
       self.digest = digest
       self.file = file
@@ -554,6 +564,7 @@ package enum DocumentArchive {
       pendingJournalRecords = 0
       // A checkpoint is the model now, whatever the records before it left.
       idsRevision = nil
+      checkpointIDs = nil
     }
 
     /// Reads a record and replays it on `model` when it follows it (returning it); returns
@@ -574,17 +585,22 @@ package enum DocumentArchive {
         throw ChangeMismatch("journal r\(record.revision) does not follow r\(current)")
       }
       // The ids are needed only to refuse an id given twice, so only by a record that
-      // brings in ids it does not take out (a drop, not a move, trash or restore): a
-      // 100,000-item model's ids are gathered only then, and kept by every record after.
+      // brings in ids it does not take out (a drop, not a move, trash or restore). They are
+      // the checkpoint's table when the index outlined it; without one, a 100,000-item
+      // model's ids are gathered only when a record needs them. Kept by every record after.
+      if idsRevision != current, current == checkpointRevision, let table = checkpointIDs {
+        ids = ModelIDs(containedIn: table.contains)
+        idsRevision = current
+      }
       let change = record.change
       let leaving = Set(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
       if idsRevision != current,
         (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains)
       {
-        var unused = Set<String>()
+        var unused = ModelIDs([])
         try change.replay(on: &model!, ids: &unused)
       } else {
-        if idsRevision != current { ids = model!.ids }
+        if idsRevision != current { ids = ModelIDs(model!.ids) }
         try change.replay(on: &model!, ids: &ids)
         idsRevision = record.revision
       }

@@ -94,43 +94,58 @@ package struct EntryTable: Sendable, Sequence {
 
 /// The names and locations an index listed, as it listed them, and a hash table to find a
 /// name among them. Immutable: every copy of an `EntryTable` shares one.
-///
-/// Its names are printable ASCII (an index naming anything else is not taken: the file is
-/// scanned instead), so a name is found by comparing bytes, which for such names is what
-/// comparing Strings means.
 package final class IndexedEntries: Sendable {
   package static let empty = IndexedEntries()
 
-  private let names: [UInt8]
-  /// Where each name ends in `names` (it starts where the one before it ends).
-  private let ends: [Int]
+  private let names: NameTable
   package let locations: [EntryLocation]
-  /// Open addressing: a position plus one, or zero for an empty slot.
-  private let slots: [Int32]
 
   package var count: Int { locations.count }
 
   private init() {
-    names = []
-    ends = []
+    names = .empty
     locations = []
-    slots = [Int32](repeating: 0, count: 16)
   }
 
   /// Throws on a name listed twice.
-  package init(names: [UInt8], ends: [Int], locations: [EntryLocation]) throws(DuplicateName) {
-    precondition(ends.count == locations.count && (ends.last ?? 0) == names.count && ends.count < Int32.max)
-    self.names = names
-    self.ends = ends
+  package init(names: [UInt8], ends: [Int], locations: [EntryLocation]) throws(NameTable.DuplicateName) {
+    precondition(ends.count == locations.count)
+    self.names = try NameTable(names: names, ends: ends)
     self.locations = locations
-    slots = try Self.slots(names: names, ends: ends)
   }
 
-  /// The hash table of the names `names` and `ends` hold; throws on a name listed twice.
-  /// Also how an outline's 100,000 item ids are checked: as bytes, not as a Set of
-  /// Strings, which costs several times as much. Names come from a file that may be
-  /// hostile: `Hasher` is seeded per process, so they cannot be chosen to collide.
-  package static func slots(names: [UInt8], ends: [Int]) throws(DuplicateName) -> [Int32] {
+  /// Each name's position, bytes and location, in the order the index listed them (file
+  /// order: an index listing them otherwise is refused).
+  func forEachEntry(_ body: (Int, UnsafeRawBufferPointer, EntryLocation) -> Void) {
+    names.forEachName { position, name in body(position, name, locations[position]) }
+  }
+
+  package func name(at position: Int) -> String { names.name(at: position) }
+  package func position(of name: String) -> Int? { names.position(of: name) }
+  func positions(withPrefix prefix: String) -> [Int] { names.positions(withPrefix: prefix) }
+}
+
+/// Names kept as their bytes in one buffer, with a hash table to find one: an index's
+/// entries, a checkpoint's item ids. 100,000 names make no String each.
+///
+/// Its names are printable ASCII (an index naming anything else is not taken: the file is
+/// scanned instead), so a name is found by comparing bytes, which for such names is what
+/// comparing Strings means.
+package final class NameTable: Sendable {
+  package static let empty = try! NameTable(names: [], ends: [])
+
+  private let names: [UInt8]
+  /// Where each name ends in `names` (it starts where the one before it ends).
+  private let ends: [Int]
+  /// Open addressing: a position plus one, or zero for an empty slot.
+  private let slots: [Int32]
+
+  package var count: Int { ends.count }
+
+  /// Throws on a name listed twice. Names come from a file that may be hostile: `Hasher`
+  /// is seeded per process, so they cannot be chosen to collide.
+  package init(names: [UInt8], ends: [Int]) throws(DuplicateName) {
+    precondition((ends.last ?? 0) == names.count && ends.count < Int32.max)
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
     var slots = [Int32](repeating: 0, count: capacity)
@@ -141,7 +156,7 @@ package final class IndexedEntries: Sendable {
           for position in ends.indices {
             let name = UnsafeRawBufferPointer(rebasing: bytes[start..<ends[position]])
             start = ends[position]
-            var slot = hash(name) & (capacity - 1)
+            var slot = Self.hash(name) & (capacity - 1)
             while slots[slot] != 0 {
               let other = Int(slots[slot]) - 1
               if Self.equal(UnsafeRawBufferPointer(rebasing: bytes[(other == 0 ? 0 : ends[other - 1])..<ends[other]]), name) {
@@ -159,7 +174,9 @@ package final class IndexedEntries: Sendable {
       throw DuplicateName(
         name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
     }
-    return slots
+    self.names = names
+    self.ends = ends
+    self.slots = slots
   }
 
   private static func hash(_ name: UnsafeRawBufferPointer) -> Int {
@@ -172,17 +189,18 @@ package final class IndexedEntries: Sendable {
     package var name: String
   }
 
-  /// Each name's position, bytes and location, in the order the index listed them (file
-  /// order: an index listing them otherwise is refused).
-  func forEachEntry(_ body: (Int, UnsafeRawBufferPointer, EntryLocation) -> Void) {
+  /// Each name's position and bytes, in order.
+  func forEachName(_ body: (Int, UnsafeRawBufferPointer) -> Void) {
     names.withUnsafeBytes { bytes in
-      for position in locations.indices { body(position, Self.name(at: position, ends: ends, in: bytes), locations[position]) }
+      for position in ends.indices { body(position, Self.name(at: position, ends: ends, in: bytes)) }
     }
   }
 
   package func name(at position: Int) -> String {
     names.withUnsafeBytes { String(decoding: Self.name(at: position, ends: ends, in: $0), as: UTF8.self) }
   }
+
+  package func contains(_ name: String) -> Bool { position(of: name) != nil }
 
   package func position(of name: String) -> Int? {
     var name = name

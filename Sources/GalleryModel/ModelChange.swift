@@ -52,14 +52,14 @@ public struct ModelChange: Sendable, Equatable {
   ///
   /// `ids` holds the ids of the model's items and trash, and is kept so: an insertion of an
   /// id the model holds already is refused without a scan of the whole model.
-  public func replay(on model: inout GalleryModel, ids: inout Set<String>) throws(ChangeMismatch) {
+  public func replay(on model: inout GalleryModel, ids: inout ModelIDs) throws(ChangeMismatch) {
     var replaying = ReplayingModel(model)
     try replay(on: &replaying, ids: &ids)
     model = replaying.current
   }
 
   /// `replay` on a model being replayed record after record (see `ReplayingModel`).
-  public func replay(on model: inout ReplayingModel, ids: inout Set<String>) throws(ChangeMismatch) {
+  public func replay(on model: inout ReplayingModel, ids: inout ModelIDs) throws(ChangeMismatch) {
     // Everything is checked before anything changes: a record that does not fit leaves the
     // model (and `ids`) as they were.
     try items.check(model.items, list: "items")
@@ -72,8 +72,8 @@ public struct ModelChange: Sendable, Equatable {
         throw ChangeMismatch("id \(key) would be used twice")
       }
     }
-    ids.subtract(leaving)
-    ids.formUnion(arriving)
+    ids.remove(leaving)
+    ids.insert(arriving)
     items.perform(on: &model.items)
     trash.perform(on: &model.trash)
     head?.after.apply(to: &model.head)
@@ -233,6 +233,30 @@ public struct ReplayingModel: Sendable {
     trash.addKeys(to: &ids)
     return ids
   }
+}
+
+/// The ids of a model's items and trash as a replay keeps them: those of the model it
+/// started from (a set, or a table its reader built already, such as the one that checked a
+/// checkpoint's ids), and what the records replayed since brought in and took out. So a
+/// record that brings in an id costs what it brings, not a set of every id first.
+public struct ModelIDs: Sendable {
+  private let startedFrom: @Sendable (String) -> Bool
+  private var arrived = Set<String>()
+  private var left = Set<String>()
+
+  public init(_ ids: Set<String>) { startedFrom = { ids.contains($0) } }
+
+  /// The ids of a model that `contains` tells.
+  package init(containedIn contains: @escaping @Sendable (String) -> Bool) { startedFrom = contains }
+
+  public func contains(_ id: String) -> Bool { arrived.contains(id) || (!left.contains(id) && startedFrom(id)) }
+
+  mutating func remove(_ ids: Set<String>) {
+    arrived.subtract(ids)
+    left.formUnion(ids)
+  }
+
+  mutating func insert(_ ids: Set<String>) { arrived.formUnion(ids) }
 }
 
 /// A change does not fit the model it is replayed on.

@@ -138,7 +138,7 @@ public enum ModelHistory {
     }
     let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
     var result = ReplayingModel(model)
-    var ids = model.ids
+    var ids = ModelIDs(model.ids)
     while result.head.revision > revision {
       guard let record = byRevision[result.head.revision], revision >= 0 else {
         throw Beyond(revision: revision, oldest: oldest())

@@ -117,8 +117,8 @@ struct EntryTableTests {
     #expect(names.indices.allSatisfy { table[names[$0]] == locations[$0] })
     #expect(table["thumbnails/2000.jpg"] == nil && table["thumbnails/1.jp"] == nil)
     let twice = bytes + Array("thumbnails/7.jpg".utf8)
-    #expect(throws: IndexedEntries.DuplicateName.self) {
-      try IndexedEntries.slots(names: twice, ends: ends + [twice.count])
+    #expect(throws: NameTable.DuplicateName.self) {
+      try NameTable(names: twice, ends: ends + [twice.count])
     }
   }
 }

@@ -137,7 +137,7 @@ struct MergeTests {
       // A model the rules accept, whose change from ours replays exactly.
       #expect(ModelValidation.problems(of: model).isEmpty, "\(context): \(ModelValidation.problems(of: model))")
       var replayed = ours.model
-      var ids = ours.model.ids
+      var ids = ModelIDs(ours.model.ids)
       try ModelChange(from: ours.model, to: model).replay(on: &replayed, ids: &ids)
       #expect(replayed == model, "\(context): replay")
     }
