@@ -1,11 +1,13 @@
 import Foundation
 import GalleryModel
 
-/// What photo tools wrote of a JPEG as IPTC-IIM, the older form of the words XMP now
+/// What photo tools wrote of an image as IPTC-IIM, the older form of the words XMP now
 /// carries (Picasa writes only it; digiKam, Photoshop and Lightroom write both): its
-/// keywords (dataset 2:25) and caption (2:120, else the object name 2:05), in Photoshop's
-/// image resource 0x0404 of the APP13 segments. Untrusted bytes: every length is checked
-/// against what is there, and only the segments before the image data are read.
+/// keywords (dataset 2:25) and caption (2:120, else the object name 2:05). A JPEG keeps
+/// them in Photoshop's image resource 0x0404 of its APP13 segments; a TIFF (and a camera
+/// RAW file built as one) in its first directory's tag 33723, or in the resources of its
+/// tag 34377. Untrusted bytes: every length and offset is checked against what is there,
+/// and only a JPEG's segments before the image data are read.
 enum PhotoIPTC {
   /// The keywords and caption as `PhotoXMP` carries them; nil when the file has none.
   static func read(from data: Data) -> PhotoXMP? {
@@ -47,12 +49,48 @@ enum PhotoIPTC {
     return found.tags.isEmpty && found.caption == nil ? nil : found
   }
 
-  /// The IIM data of a JPEG: resource 0x0404 in the 8BIM resources its APP13 segments hold
-  /// (one after another when they were split).
+  /// The IIM data of a JPEG or a TIFF.
   static func iimBlock(in data: Data) -> [UInt8]? {
+    let signature = [UInt8](data.prefix(4))
+    if signature == [0x49, 0x49, 0x2A, 0x00] || signature == [0x4D, 0x4D, 0x00, 0x2A] { return tiffBlock(in: data) }
+    return resourceBlock(in: jpegResources(in: data))
+  }
+
+  /// Tag 33723 of a TIFF's first directory (IPTC-NAA: the datasets themselves), else the
+  /// IIM resource in the Photoshop resources of its tag 34377.
+  static func tiffBlock(in data: Data) -> [UInt8]? {
+    data.withUnsafeBytes { bytes -> [UInt8]? in
+      let little = bytes[0] == 0x49
+      func integer(_ at: Int, _ size: Int) -> Int? {
+        guard at >= 0, size <= 4, at <= bytes.count - size else { return nil }
+        var value = 0
+        for index in 0..<size { value |= Int(bytes[at + (little ? index : size - 1 - index)]) << (8 * index) }
+        return value
+      }
+      guard let directory = integer(4, 4), let entries = integer(directory, 2) else { return nil }
+      var found: [UInt16: [UInt8]] = [:]
+      for entry in 0..<min(entries, 1024) {
+        let at = directory + 2 + 12 * entry
+        guard let tag = integer(at, 2), let type = integer(at + 2, 2), let count = integer(at + 4, 4) else { return nil }
+        guard tag == 33723 || tag == 34377 else { continue }
+        // Bytes (UNDEFINED, BYTE) or, as some writers give IPTC-NAA, LONGs: the same bytes.
+        let unit = [1: 1, 7: 1, 4: 4][type] ?? 0
+        let size = unit * count
+        guard unit > 0, size > 0, size <= 1 << 20 else { continue }
+        let start = size <= 4 ? at + 8 : integer(at + 8, 4) ?? -1
+        guard start >= 0, start <= bytes.count - size else { continue }
+        found[UInt16(tag)] = Array(bytes[start..<start + size])
+      }
+      return found[33723] ?? found[34377].flatMap(resourceBlock(in:))
+    }
+  }
+
+  /// The Photoshop resources of a JPEG's APP13 segments (one after another when they were
+  /// split).
+  static func jpegResources(in data: Data) -> [UInt8] {
     let signature = Array("Photoshop 3.0\0".utf8)
     // The segments' headers are read where they lie; only APP13's are copied.
-    let resources = data.prefix(1 << 20).withUnsafeBytes { bytes -> [UInt8] in
+    return data.prefix(1 << 20).withUnsafeBytes { bytes -> [UInt8] in
       guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return [] }
       var resources: [UInt8] = []
       var position = 2
@@ -72,8 +110,11 @@ enum PhotoIPTC {
       }
       return resources
     }
-    // Resources: "8BIM", an id, a name (a length byte and the name, padded to even), a
-    // four-byte size, the data (padded to even).
+  }
+
+  /// Resource 0x0404, IIM, among Photoshop resources: "8BIM", an id, a name (a length byte
+  /// and the name, padded to even), a four-byte size, the data (padded to even).
+  static func resourceBlock(in resources: [UInt8]) -> [UInt8]? {
     var at = 0
     while at + 12 <= resources.count, resources[at..<at + 4].elementsEqual("8BIM".utf8) {
       let id = Int(resources[at + 4]) << 8 | Int(resources[at + 5])

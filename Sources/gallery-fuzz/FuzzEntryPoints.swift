@@ -97,7 +97,8 @@ enum FuzzEntryPoints {
 
   /// A dropped JPEG through libjpeg alone: its header, its scans counted, its thumbnail. A
   /// thumbnail made is one libjpeg reads back, of the size said and within the box. What
-  /// photo tools wrote in it (XMP, IPTC-IIM) is only ever what the model keeps.
+  /// photo tools wrote in it (XMP, IPTC-IIM; a TIFF's too, as a seed is) is only ever what the
+  /// model keeps.
   static func jpeg(_ data: Data) {
     if let words = PhotoXMP.embedded(in: data) {
       precondition(words.tags.allSatisfy(ModelValidation.isTag), "a tag the model refuses")

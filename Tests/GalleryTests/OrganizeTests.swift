@@ -413,12 +413,54 @@ struct OrganizeTests {
     #expect(PhotoIPTC.read(from: jpeg(iim))?.tags == ["beach"])
     #expect(PhotoIPTC.read(from: jpeg(iim, declaredSize: 1 << 30)) == nil)
     #expect(PhotoIPTC.read(from: Data([0xFF, 0xD8, 0xFF, 0xED, 0xFF, 0xFF, 0x50])) == nil)
+    // A TIFF: big-endian, the datasets in tag 33723 as LONGs (as some writers give them),
+    // or Photoshop's resources in tag 34377 as bytes.
+    func tiff(_ datasets: [UInt8], count: UInt32? = nil, offset: UInt32 = 26, photoshop: Bool = false) -> Data {
+      let padded = datasets + [UInt8](repeating: 0, count: (4 - datasets.count % 4) % 4)
+      func be32(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xFF) } }
+      let entry: [UInt8] =
+        photoshop
+        ? [0x86, 0x49, 0, 7] + be32(count ?? UInt32(datasets.count)) + be32(offset)
+        : [0x83, 0xBB, 0, 4] + be32(count ?? UInt32(padded.count / 4)) + be32(offset)
+      return Data([0x4D, 0x4D, 0, 0x2A] + be32(8) + [0, 1] + entry + be32(0) + padded)
+    }
+    #expect(PhotoIPTC.read(from: tiff(iim))?.tags == ["beach"])
+    let resources = [UInt8](jpeg(iim).dropFirst(6 + 14).dropLast(2))
+    #expect(PhotoIPTC.read(from: tiff(resources, photoshop: true))?.tags == ["beach"])
+    #expect(PhotoIPTC.read(from: tiff(iim, count: 1 << 30)) == nil)
+    #expect(PhotoIPTC.read(from: tiff(iim, offset: 0xFFFF_FFF0)) == nil)
     var random = SplitMix(state: 11)
     for _ in 0..<2000 {
-      var bytes = [UInt8](jpeg(iim))
-      for _ in 0..<3 { bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next()) }
-      _ = PhotoIPTC.read(from: Data(bytes.prefix(Int(random.next() % UInt64(bytes.count + 1)))))
+      for image in [jpeg(iim), tiff(iim)] {
+        var bytes = [UInt8](image)
+        for _ in 0..<3 { bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next()) }
+        _ = PhotoIPTC.read(from: Data(bytes.prefix(Int(random.next() % UInt64(bytes.count + 1)))))
+      }
     }
+  }
+
+  @Test("IPTC-IIM in a TIFF, as exiftool writes it: keywords and caption arrive")
+  func iptcInTIFF() throws {
+    let work = try TestWorkspace()
+    let photos = [work.path("aqua.tif"), work.path("dune.tif")]
+    let nature = "/usr/share/backgrounds/mate/nature/"
+    #expect(try Run.program("/usr/bin/vips", ["copy", nature + "Aqua.jpg[shrink=4]", photos[0]]).status == 0)
+    #expect(
+      try Run.program("/usr/bin/vips", ["copy", nature + "Dune.jpg[shrink=4]", photos[1] + "[compression=jpeg]"]).status == 0)
+    func exiftool(_ arguments: [String]) throws {
+      #expect(try Run.program("/usr/bin/exiftool", ["-q", "-overwrite_original"] + arguments).status == 0)
+    }
+    try exiftool([
+      "-IPTC:CodedCharacterSet=UTF8", "-IPTC:Keywords=beach", "-IPTC:Keywords=Café", "-IPTC:Caption-Abstract=Tide out",
+      photos[0],
+    ])
+    try exiftool(["-charset", "iptc=Latin", "-IPTC:Keywords=Mühle", photos[1]])
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + photos).status == 0)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.format) == ["tiff", "tiff"])
+    #expect(items.map(\.tags) == [["Café", "beach"], ["Mühle"]])
+    #expect(items.map(\.caption) == ["Tide out", nil])
   }
 
   @Test("sort: by stars, name, size or date taken, one undoable operation; items without the key last")
