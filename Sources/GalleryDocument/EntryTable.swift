@@ -132,7 +132,7 @@ package final class IndexedEntries: Sendable {
 /// scanned instead), so a name is found by comparing bytes, which for such names is what
 /// comparing Strings means.
 package final class NameTable: Sendable {
-  package static let empty = try! NameTable(names: [], ends: [])
+  package static let empty = NameTable()
 
   private let names: [UInt8]
   /// Where each name ends in `names` (it starts where the one before it ends).
@@ -141,6 +141,12 @@ package final class NameTable: Sendable {
   private let slots: [Int32]
 
   package var count: Int { ends.count }
+
+  private init() {
+    names = []
+    ends = []
+    slots = [Int32](repeating: 0, count: 16)
+  }
 
   /// Throws on a name listed twice. Names come from a file that may be hostile: `Hasher`
   /// is seeded per process, so they cannot be chosen to collide.

@@ -101,8 +101,8 @@ struct JournalTests {
         reverted.revision = model.revision
         let change = ModelChange(from: model, to: reverted)
         var replayed = model
-        var ids = ModelIDs(model.ids)
-        try change.replay(on: &replayed, ids: &ids)
+        var revertIDs = ModelIDs(model.ids)
+        try change.replay(on: &replayed, ids: &revertIDs)
         #expect(replayed == reverted, "seed \(seed): revert to \(index)")
         var back = reverted
         var backIDs = ModelIDs(reverted.ids)

@@ -35,18 +35,19 @@ struct ShowCommand: ParsableCommand {
     let query = try `where`.map { try ItemQuery($0) }
     // A query on the document as it is now reads only the items that may match, as `find`
     // does; damage sends it to the whole read, which says what could be read.
-    var found: [(position: Int, item: Item)]?
-    var searched: GalleryDocument?
-    if let query, at == nil, let lazily = try? GalleryDocument.openLazily(target.document), lazily.damage == nil {
-      found = try? GalleryDocument.find(query, in: lazily)
-      if found != nil { searched = lazily }
+    var searched: (document: GalleryDocument, found: [(position: Int, item: Item)])?
+    if let query, at == nil, let lazily = try? GalleryDocument.openLazily(target.document), lazily.damage == nil,
+      let found = try? GalleryDocument.find(query, in: lazily)
+    {
+      searched = (lazily, found)
     }
-    let document = try searched ?? target.open()
+    let document = try searched?.document ?? target.open()
     RecentDocuments.note(document.path)
     var model = try at.map { try document.model(at: $0.value) } ?? document.model
     let count = model.items.count
     let shown: [(position: Int, item: Item)] =
-      found ?? model.items.enumerated().filter { query?.matches($0.element) ?? true }.map { ($0.offset + 1, $0.element) }
+      searched?.found
+      ?? model.items.enumerated().filter { query?.matches($0.element) ?? true }.map { ($0.offset + 1, $0.element) }
     if output.json {
       if query != nil { model.items = shown.map(\.item) }
       try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
