@@ -284,13 +284,13 @@ package final class ItemSource: Sendable {
   private static func decode(_ bytes: UnsafeRawBufferPointer, id: String) -> Result<Item.Fields, ItemReadError> {
     do {
       var reader = JSONReader(bytes)
-      let item = try reader.item()
+      let fields = try reader.itemFields()
       reader.skipSpace()
       guard reader.index == bytes.count else { throw ItemReadError(description: "trailing data after the item") }
-      guard item.id == id else { throw ItemReadError(description: "its id is not the one the index gives") }
-      let problems = ModelValidation.problems(of: item)
+      guard fields.id == id else { throw ItemReadError(description: "its id is not the one the index gives") }
+      let problems = ModelValidation.problems(of: fields)
       guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
-      return .success(item.fields)
+      return .success(fields)
     } catch let error as ItemReadError {
       return .failure(error)
     } catch {

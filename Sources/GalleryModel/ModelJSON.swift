@@ -364,7 +364,9 @@ extension JSONWriter {
 
   /// An item's stored members, plus `extra` ones (sorted among them by the caller's keys).
   package mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
-    object(unknown: item.fields.unknown) { o in
+    // The members read at once: a getter each would check each access at run time.
+    let item = item.fields
+    object(unknown: item.unknown) { o in
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
       o.int("bytes", item.bytes)
@@ -1036,7 +1038,10 @@ extension JSONReader {
     return TrashedItem(item: item, trashed: trashed, position: position)
   }
 
-  package mutating func item() throws -> Item {
+  package mutating func item() throws -> Item { Item(fields: try itemFields()) }
+
+  /// An item's members, as `item()` reads them.
+  package mutating func itemFields() throws -> Item.Fields {
     var id: String?
     var source: String?
     var state: Item.State?
@@ -1133,7 +1138,7 @@ extension JSONReader {
     (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
     (fields.camera, fields.taken, fields.unknown) = (camera, taken, unknown)
     (fields.lens, fields.exposure, fields.location) = (lens, exposure, location)
-    return Item(fields: fields)
+    return fields
   }
 
   package mutating func placeholder() throws -> Item.Placeholder {

@@ -117,7 +117,10 @@ public enum ModelValidation {
   }
 
   /// The problems of one item: its id, names, numbers, strings and dates.
-  public static func problems(of item: Item) -> [Problem] {
+  public static func problems(of item: Item) -> [Problem] { problems(of: item.fields) }
+
+  /// The problems of an item's members (read once, not through a getter each).
+  package static func problems(of item: Item.Fields) -> [Problem] {
     var problems: [Problem] = []
     // Quoted only for a message: a model of 100,000 valid items makes none.
     func require(_ condition: Bool, _ message: @autoclosure () -> String) {
@@ -135,9 +138,11 @@ public enum ModelValidation {
     }
     if let page = item.page { require(isURLText(page), "its page is not a URL without control characters") }
     require(Limits.aspectRatio.contains(item.aspectRatio), "aspect ratio \(item.aspectRatio) is out of range")
-    for (label, value) in [("width", item.width), ("height", item.height)] {
+    func requireDimension(_ value: Int?, _ label: String) {
       if let value { require((1...Limits.maxDimension).contains(value), "\(label) \(value) is out of range") }
     }
+    requireDimension(item.width, "width")
+    requireDimension(item.height, "height")
     if let orientation = item.orientation { require((1...8).contains(orientation), "orientation \(orientation) is not 1 to 8") }
     if let pages = item.pages { require((2...1_000_000).contains(pages), "pages \(pages) is not 2 to 1000000") }
     if let bytes = item.bytes { require(Limits.counter.contains(bytes), "byte count \(bytes) is out of range") }
@@ -174,9 +179,11 @@ public enum ModelValidation {
     if let taken = item.taken {
       require(isTakenTime(taken), "its time taken \(quoted(taken)) is not YYYY-MM-DDTHH:MM:SS[+HH:MM]")
     }
-    for (name, value) in [("lens", item.lens), ("exposure", item.exposure)] {
+    func requireShortLine(_ value: String?, _ name: String) {
       if let value { require(!value.isEmpty && isLine(value, limit: 128), "its \(name) is not one line of 1 to 128 bytes") }
     }
+    requireShortLine(item.lens, "lens")
+    requireShortLine(item.exposure, "exposure")
     if let location = item.location {
       require(
         (-90...90).contains(location.latitude) && (-180...180).contains(location.longitude),

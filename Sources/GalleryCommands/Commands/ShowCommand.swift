@@ -45,17 +45,21 @@ struct ShowCommand: ParsableCommand {
     RecentDocuments.note(document.path)
     var model = try at.map { try document.model(at: $0.value) } ?? document.model
     let count = model.items.count
-    let shown: [(position: Int, item: Item)] =
+    // Only a query picks items; without one every item is shown, and nothing is gathered.
+    let picked: [(position: Int, item: Item)]? =
       searched?.found
-      ?? model.items.enumerated().filter { query?.matches($0.element) ?? true }.map { ($0.offset + 1, $0.element) }
+      ?? query.map { query in
+        model.items.enumerated().filter { query.matches($0.element) }.map { ($0.offset + 1, $0.element) }
+      }
     if output.json {
-      if query != nil { model.items = shown.map(\.item) }
+      if let picked { model.items = picked.map(\.item) }
       try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
       return
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")
     var lines = ""
     let width = ItemLine.positionWidth(count: count)
+    let shown = picked ?? model.items.enumerated().map { ($0.offset + 1, $0.element) }
     for (position, item) in shown { lines += ItemLine.format(position: position, item: item, width: width) + "\n" }
     Terminal.out(lines)
   }
