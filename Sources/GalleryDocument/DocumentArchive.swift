@@ -194,22 +194,19 @@ package enum DocumentArchive {
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
     let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
-      Result { () throws -> (GalleryModel, ItemSource, NameTable, Data?) in
-        let (checkpoint, source, ids) = try outlinedCheckpoint(at: location, outline: outline, of: file)
-        return (checkpoint, source, ids, lazily ? nil : try source.itemBytes())
-      }
+      Result { try outlinedCheckpoint(at: location, outline: outline, of: file) }
     }
     var checkpoint: GalleryModel
     var itemSource: ItemSource?
     var checkpointIDs: NameTable?
     if let outlined {
-      let (opened, source, ids, items) = try outlined.get()
+      let (opened, source, ids) = try outlined.get()
       checkpoint = opened
       checkpointIDs = ids
-      if let items {
-        checkpoint.items = try source.decodeAll(items)
-      } else {
+      if lazily {
         itemSource = source
+      } else {
+        checkpoint.items = try source.readAll()
       }
     } else {
       checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))

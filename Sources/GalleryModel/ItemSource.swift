@@ -189,10 +189,15 @@ package final class ItemSource: Sendable {
     }
   }
 
-  /// Every item, read in one piece and decoded on both cores (the two halves split where
-  /// the outline places an item, so neither guesses). Throws what the first item that
-  /// does not read or breaks a rule says.
-  package func readAll() throws -> [Item] { try decodeAll(try itemBytes()) }
+  /// Every item, decoded on both cores (the two halves split where the outline places an
+  /// item, so neither guesses), each half read a chunk at a time: the items' bytes are
+  /// never in memory whole, and the chunks' memory is used again instead of fresh pages.
+  /// Throws what the first item that does not read or breaks a rule says.
+  package func readAll() throws -> [Item] {
+    let middle = ids.count / 2
+    let (front, back) = ForkJoin.both({ self.readAll(0..<middle) }, { self.readAll(middle..<self.ids.count) })
+    return try front.get() + back.get()
+  }
 
   /// The bytes of every item, from the first one's start to the last one's end.
   package func itemBytes() throws -> Data {
@@ -203,24 +208,30 @@ package final class ItemSource: Sendable {
     return data
   }
 
-  /// Every item, decoded from `itemBytes()` on both cores.
-  package func decodeAll(_ data: Data) throws -> [Item] {
-    guard let first = starts.first else { return [] }
-    let middle = ids.count / 2
-    let (front, back) = data.withUnsafeBytes { raw in
-      func decode(_ range: Range<Int>) -> Result<[Item], ItemReadError> {
-        var items: [Item] = []
-        items.reserveCapacity(range.count)
-        for index in range {
-          do { items.append(try item(index, from: try json(of: index, in: raw, from: first))) } catch {
-            return .failure(error)
-          }
+  /// The items in `range`, in order, read a chunk (`copyBytes`) at a time.
+  private func readAll(_ range: Range<Int>) -> Result<[Item], any Error> {
+    var items: [Item] = []
+    items.reserveCapacity(range.count)
+    var first = range.lowerBound
+    do {
+      while first < range.upperBound {
+        // From the comma before `first` (but for the very first item), so that it is
+        // checked as any other, to the last item that fits.
+        let start = first == 0 ? starts[0] : starts[first] - 1
+        var end = first + 1
+        while end < range.upperBound, starts[end] + lengths[end] - start <= Self.copyBytes { end += 1 }
+        let count = starts[end - 1] + lengths[end - 1] - start
+        let data = try reader(start, count)
+        guard data.count == count else { throw ItemReadError(description: "the file ends inside its items") }
+        try data.withUnsafeBytes { raw in
+          for index in first..<end { items.append(try item(index, from: try json(of: index, in: raw, from: start))) }
         }
-        return .success(items)
+        first = end
       }
-      return ForkJoin.both({ decode(0..<middle) }, { decode(middle..<self.ids.count) })
+    } catch {
+      return .failure(error)
     }
-    return try front.get() + back.get()
+    return .success(items)
   }
 
   /// The positions (1-based) and items of `items`, a model's whose items may still be

@@ -114,6 +114,25 @@ struct LargeModelTests {
     }
   }
 
+  @Test("A whole read takes each half a chunk at a time: the item that starts a chunk is read and its comma checked as any other")
+  func readAllInChunks() throws {
+    let (model, data, outline) = PendingItemTests.encoded(count: 24_000)
+    let reads = PendingItemTests.Reads()
+    #expect(try PendingItemTests.source(data, outline, reads: reads).readAll() == model.items)
+    // Each half is more than a chunk: a whole read is never one piece.
+    let halfBytes = outline.starts[outline.starts.count / 2] - outline.starts[0]
+    #expect(halfBytes > 2 * ItemSource.copyBytes)
+    #expect(reads.count.withLock { $0 } >= 4)
+    // The first item that does not fit in the first half's first chunk starts the next one.
+    let chunkStart = try #require(
+      outline.starts.indices.first { outline.starts[$0] + outline.lengths[$0] - outline.starts[0] > ItemSource.copyBytes })
+    var separated = data
+    separated[outline.starts[chunkStart] - 1] = UInt8(ascii: " ")
+    #expect {
+      try PendingItemTests.source(separated, outline).readAll()
+    } throws: { "\($0)".contains("item \(chunkStart + 1) (i\(chunkStart)) of gallery.json does not follow a comma") }
+  }
+
   @Test("show --json of a large list, written in two halves and handed out in pieces, is byte for byte the one-piece listing")
   func listingsAgree() throws {
     for count in [0, 1, ForkJoin.itemsWorthSplitting - 1, ForkJoin.itemsWorthSplitting, 5_001] {
