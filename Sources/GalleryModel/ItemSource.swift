@@ -199,74 +199,76 @@ package final class ItemSource: Sendable {
     return try front.get() + back.get()
   }
 
-  /// The bytes of every item, from the first one's start to the last one's end.
-  package func itemBytes() throws -> Data {
-    guard let first = starts.first else { return Data() }
-    let end = starts[starts.count - 1] + lengths[lengths.count - 1]
-    let data = try reader(first, end - first)
-    guard data.count == end - first else { throw ItemReadError(description: "the file ends inside its items") }
-    return data
-  }
-
-  /// The items in `range`, in order, read a chunk (`copyBytes`) at a time.
+  /// The items in `range`, in order, read a chunk at a time.
   private func readAll(_ range: Range<Int>) -> Result<[Item], any Error> {
     var items: [Item] = []
     items.reserveCapacity(range.count)
-    var first = range.lowerBound
     do {
-      while first < range.upperBound {
-        // From the comma before `first` (but for the very first item), so that it is
-        // checked as any other, to the last item that fits.
-        let start = first == 0 ? starts[0] : starts[first] - 1
-        var end = first + 1
-        while end < range.upperBound, starts[end] + lengths[end] - start <= Self.copyBytes { end += 1 }
-        let count = starts[end - 1] + lengths[end - 1] - start
-        let data = try reader(start, count)
-        guard data.count == count else { throw ItemReadError(description: "the file ends inside its items") }
-        try data.withUnsafeBytes { raw in
-          for index in first..<end { items.append(try item(index, from: try json(of: index, in: raw, from: start))) }
-        }
-        first = end
-      }
+      try forEachJSON(in: range) { index, json in items.append(try item(index, from: json)) }
     } catch {
       return .failure(error)
     }
     return .success(items)
   }
 
-  /// The positions (1-based) and items of `items`, a model's whose items may still be
-  /// pending here, that `query` matches. A pending item is decoded, and checked as any item
-  /// read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a search of
-  /// 100,000 items decodes the few it finds. On both cores; throws what the first item
-  /// that may match and does not read says.
-  package func matches(of query: ItemQuery, among items: [Item]) throws -> [(position: Int, item: Item)] {
-    let data = try itemBytes()
-    let base = starts.first ?? 0
-    typealias Found = [(position: Int, item: Item)]
-    let (front, back) = data.withUnsafeBytes { raw in
-      func search(_ positions: Range<Int>) -> Result<Found, ItemReadError> {
-        var found: Found = []
-        for position in positions {
-          let item = items[position]
-          guard let index = item.index(in: self) else {
-            if query.matches(item) { found.append((position + 1, item)) }
-            continue
-          }
-          do {
-            let json = try json(of: index, in: raw, from: base)
-            guard query.mayMatch(json: json) else { continue }
-            let decoded = try self.item(index, from: json)
-            if query.matches(decoded) { found.append((position + 1, decoded)) }
-          } catch {
-            return .failure(error)
-          }
-        }
-        return .success(found)
+  /// Each item's JSON in `range`, in order, read a chunk (`copyBytes`) at a time: what lies
+  /// between two items must be their comma, as in any JSON array, the comma before a
+  /// chunk's first item too.
+  private func forEachJSON(
+    in range: Range<Int>, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    var first = range.lowerBound
+    while first < range.upperBound {
+      // From the comma before `first` (but for the very first item) to the last item that fits.
+      let start = first == 0 ? starts[0] : starts[first] - 1
+      var end = first + 1
+      while end < range.upperBound, starts[end] + lengths[end] - start <= Self.copyBytes { end += 1 }
+      let count = starts[end - 1] + lengths[end - 1] - start
+      let data = try reader(start, count)
+      guard data.count == count else { throw ItemReadError(description: "the file ends inside its items") }
+      try data.withUnsafeBytes { raw in
+        for index in first..<end { try body(index, try json(of: index, in: raw, from: start)) }
       }
-      let middle = items.count / 2
-      return ForkJoin.both({ search(0..<middle) }, { search(middle..<items.count) })
+      first = end
     }
-    return try front.get() + back.get()
+  }
+
+  /// The positions (1-based) and items of `items`, a model's whose items may still be
+  /// pending here, that `query` matches, in order. A pending item is decoded, and checked
+  /// as any item read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a
+  /// search of 100,000 items decodes the few it finds. The checkpoint is read in its own
+  /// order, on both cores, a chunk at a time; throws what the first item that does not
+  /// read, or that may match and does not decode, says.
+  package func matches(of query: ItemQuery, among items: [Item]) throws -> [(position: Int, item: Item)] {
+    typealias Found = [(position: Int, item: Item)]
+    // Where each of the checkpoint's items stands in `items`, if it still does unchanged.
+    var placing = [Int32](repeating: -1, count: ids.count)
+    var found: Found = []
+    for (position, item) in items.enumerated() {
+      if let index = item.index(in: self) {
+        placing[index] = Int32(position)
+      } else if query.matches(item) {
+        found.append((position + 1, item))
+      }
+    }
+    let positions = placing
+    func search(_ range: Range<Int>) -> Result<Found, any Error> {
+      var hits: Found = []
+      do {
+        try forEachJSON(in: range) { index, json in
+          guard positions[index] >= 0, query.mayMatch(json: json) else { return }
+          let decoded = try item(index, from: json)
+          if query.matches(decoded) { hits.append((Int(positions[index]) + 1, decoded)) }
+        }
+      } catch {
+        return .failure(error)
+      }
+      return .success(hits)
+    }
+    let middle = ids.count / 2
+    let (front, back) = ForkJoin.both({ search(0..<middle) }, { search(middle..<self.ids.count) })
+    found += try front.get() + back.get()
+    return found.sorted { $0.position < $1.position }
   }
 
   /// Item `index`'s JSON in `raw`, the items' bytes from offset `base` of the checkpoint:

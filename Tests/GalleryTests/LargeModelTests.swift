@@ -133,6 +133,27 @@ struct LargeModelTests {
     } throws: { "\($0)".contains("item \(chunkStart + 1) (i\(chunkStart)) of gallery.json does not follow a comma") }
   }
 
+  @Test("A search through the outline finds what filtering the items finds, in their order, after moves, changes and removals")
+  func matchesAgree() throws {
+    let (_, data, outline) = PendingItemTests.encoded(count: 24_000)
+    let reads = PendingItemTests.Reads()
+    let source = PendingItemTests.source(data, outline, reads: reads)
+    var items = source.items()
+    // Since the checkpoint: moved both ways, changed (no longer pending), removed.
+    items.insert(items.remove(at: 17_770), at: 3)
+    items.append(items.remove(at: 770))
+    items[5].caption = "77 at dusk"
+    items[9_000].tags = ["77"]
+    items.removeSubrange(10_000..<10_050)
+    let query = try ItemQuery("77")
+    let found = try source.matches(of: query, among: items)
+    #expect(reads.count.withLock { $0 } >= 4, "read a chunk at a time")
+    let expected = items.enumerated().filter { query.matches($0.element) }
+    #expect(found.map(\.position) == expected.map { $0.offset + 1 })
+    #expect(found.map(\.item) == expected.map(\.element))
+    #expect(found.count > 400 && found.contains { $0.position == 4 } && found.contains { $0.position == 6 })
+  }
+
   @Test("show --json of a large list, written in two halves and handed out in pieces, is byte for byte the one-piece listing")
   func listingsAgree() throws {
     for count in [0, 1, ForkJoin.itemsWorthSplitting - 1, ForkJoin.itemsWorthSplitting, 5_001] {
