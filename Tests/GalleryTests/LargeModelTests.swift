@@ -100,17 +100,11 @@ struct LargeModelTests {
       #expect(try Self.itemsInOnePiece(data) == model.items, "\(label)")
     }
     let (_, data, outline) = PendingItemTests.encoded(count: 6_000)
-    var separated = data
-    separated[outline.starts[3_000] - 1] = UInt8(ascii: " ")
-    #expect {
-      try PendingItemTests.source(separated, outline).readAll()
-    } throws: { "\($0)".contains("item 3001 (i3000) of gallery.json does not follow a comma") }
+    Self.expectCommaChecked(before: 3_000, data, outline)
     for index in [10, 5_990] {
       let broken = try PendingItemTests.withUnknownState(item: index, in: data, outline)
       #expect(Self.errorInOnePiece(broken) != nil)
-      #expect {
-        try PendingItemTests.source(broken, outline).readAll()
-      } throws: { "\($0)".contains("item \(index + 1) (i\(index)) of gallery.json") }
+      Self.expectWholeReadFails(naming: index, broken, outline)
     }
   }
 
@@ -126,11 +120,23 @@ struct LargeModelTests {
     // The first item that does not fit in the first half's first chunk starts the next one.
     let chunkStart = try #require(
       outline.starts.indices.first { outline.starts[$0] + outline.lengths[$0] - outline.starts[0] > ItemSource.copyBytes })
+    Self.expectCommaChecked(before: chunkStart, data, outline)
+  }
+
+  /// A whole read of `data` with the comma before item `index` made a space names that item.
+  static func expectCommaChecked(before index: Int, _ data: Data, _ outline: CheckpointOutline) {
     var separated = data
-    separated[outline.starts[chunkStart] - 1] = UInt8(ascii: " ")
+    separated[outline.starts[index] - 1] = UInt8(ascii: " ")
+    expectWholeReadFails(naming: index, separated, outline, saying: " does not follow a comma")
+  }
+
+  /// A whole read of `data` fails on item `index`, and says so (and `what` of it).
+  static func expectWholeReadFails(
+    naming index: Int, _ data: Data, _ outline: CheckpointOutline, saying what: String = ""
+  ) {
     #expect {
-      try PendingItemTests.source(separated, outline).readAll()
-    } throws: { "\($0)".contains("item \(chunkStart + 1) (i\(chunkStart)) of gallery.json does not follow a comma") }
+      try PendingItemTests.source(data, outline).readAll()
+    } throws: { "\($0)".contains("item \(index + 1) (i\(index)) of gallery.json\(what)") }
   }
 
   @Test("A search through the outline finds what filtering the items finds, in their order, after moves, changes and removals")
