@@ -1187,10 +1187,14 @@ public enum DocumentListingJSON {
   /// bytes as it is written, while its second half is written at once into a buffer of its
   /// own. A listing of 100,000 items is so never whole in memory: on this kind of
   /// machine, fresh memory costs more than writing the bytes into it. `emit` is called from
-  /// the thread that writes the first half, which need not be the caller's.
+  /// the thread that writes the first half, which need not be the caller's. `positions`, one
+  /// per item, are the gallery's when the model's items are some of it (`show --where`); by
+  /// default the items' own, from 1.
   public static func write(
-    path: String, model: GalleryModel, pieceSize: Int = 1 << 20, emit: @Sendable ([UInt8]) -> Void
+    path: String, model: GalleryModel, positions: [Int]? = nil, pieceSize: Int = 1 << 20,
+    emit: @Sendable ([UInt8]) -> Void
   ) {
+    precondition(positions.map { $0.count == model.items.count } ?? true)
     var writer = JSONWriter(capacity: 1024)
     var itemsAt = 0
     writer.object { o in
@@ -1209,17 +1213,17 @@ public enum DocumentListingJSON {
     }
     writer.bytes.append(0x0A)
     emit(Array(writer.bytes[..<itemsAt]))
-    listItems(model.items, pieceSize: pieceSize, emit: emit)
+    listItems(model.items, positions: positions, pieceSize: pieceSize, emit: emit)
     emit(Array(writer.bytes[itemsAt...]))
   }
 
   /// The items with their positions, comma-separated, in pieces (see `write`): the same bytes
   /// however the list is split.
-  static func listItems(_ items: [Item], pieceSize: Int, emit: @Sendable ([UInt8]) -> Void) {
+  static func listItems(_ items: [Item], positions: [Int]?, pieceSize: Int, emit: @Sendable ([UInt8]) -> Void) {
     func write(_ range: Range<Int>, into writer: inout JSONWriter, emittingEvery limit: Int?) {
       for index in range {
         if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-        writer.item(items[index], position: index + 1, display: items[index].displayState.rawValue)
+        writer.item(items[index], position: positions?[index] ?? index + 1, display: items[index].displayState.rawValue)
         if let limit, writer.bytes.count >= limit {
           emit(writer.bytes)
           writer.bytes.removeAll(keepingCapacity: true)

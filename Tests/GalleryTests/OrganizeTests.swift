@@ -596,6 +596,10 @@ struct OrganizeTests {
     #expect((documents.first?["items"] as? [[String: Any]])?.compactMap { $0["position"] as? Int } == [1])
     let shown = try Run.gallery(["show", document, "--where", "note:lines"]).stdout
     #expect(shown.split(separator: "\n").count == 2 && shown.contains("\n   3  "))
+    // The JSON listing keeps the gallery's positions too.
+    let listed = try JSONSerialization.jsonObject(
+      with: try Run.gallery(["show", document, "--where", "note:lines", "--json"]).stdoutData)
+    #expect(((listed as? [String: Any])?["items"] as? [[String: Any]])?.compactMap { $0["position"] as? Int } == [3])
     let refused = try Run.gallery(["find", document, "(tag:sea"])
     #expect(refused.status == 64 && refused.stderr.contains("parenthesis"))
   }

@@ -53,7 +53,10 @@ struct ShowCommand: ParsableCommand {
       }
     if output.json {
       if let picked { model.items = picked.map(\.item) }
-      try JSONOutput.write(pieces: { emit in DocumentListingJSON.write(path: document.path, model: model, emit: emit) })
+      let positions = picked?.map(\.position)
+      try JSONOutput.write(pieces: { emit in
+        DocumentListingJSON.write(path: document.path, model: model, positions: positions, emit: emit)
+      })
       return
     }
     Terminal.out("\(TerminalText.escaped(model.title))\n")
