@@ -51,38 +51,20 @@ enum PhotoIPTC {
 
   /// The IIM data of a JPEG or a TIFF.
   static func iimBlock(in data: Data) -> [UInt8]? {
-    let signature = [UInt8](data.prefix(4))
-    if signature == [0x49, 0x49, 0x2A, 0x00] || signature == [0x4D, 0x4D, 0x00, 0x2A] { return tiffBlock(in: data) }
+    if let directory = TIFFDirectory(data) { return tiffBlock(in: directory) }
     return resourceBlock(in: jpegResources(in: data))
   }
 
   /// Tag 33723 of a TIFF's first directory (IPTC-NAA: the datasets themselves), else the
   /// IIM resource in the Photoshop resources of its tag 34377.
-  static func tiffBlock(in data: Data) -> [UInt8]? {
-    data.withUnsafeBytes { bytes -> [UInt8]? in
-      let little = bytes[0] == 0x49
-      func integer(_ at: Int, _ size: Int) -> Int? {
-        guard at >= 0, size <= 4, at <= bytes.count - size else { return nil }
-        var value = 0
-        for index in 0..<size { value |= Int(bytes[at + (little ? index : size - 1 - index)]) << (8 * index) }
-        return value
-      }
-      guard let directory = integer(4, 4), let entries = integer(directory, 2) else { return nil }
-      var found: [UInt16: [UInt8]] = [:]
-      for entry in 0..<min(entries, 1024) {
-        let at = directory + 2 + 12 * entry
-        guard let tag = integer(at, 2), let type = integer(at + 2, 2), let count = integer(at + 4, 4) else { return nil }
-        guard tag == 33723 || tag == 34377 else { continue }
-        // Bytes (UNDEFINED, BYTE) or, as some writers give IPTC-NAA, LONGs: the same bytes.
-        let unit = [1: 1, 7: 1, 4: 4][type] ?? 0
-        let size = unit * count
-        guard unit > 0, size > 0, size <= 1 << 20 else { continue }
-        let start = size <= 4 ? at + 8 : integer(at + 8, 4) ?? -1
-        guard start >= 0, start <= bytes.count - size else { continue }
-        found[UInt16(tag)] = Array(bytes[start..<start + size])
-      }
-      return found[33723] ?? found[34377].flatMap(resourceBlock(in:))
+  static func tiffBlock(in directory: TIFFDirectory) -> [UInt8]? {
+    var found: [Int: [UInt8]] = [:]
+    for entry in directory.entries where entry.tag == 33723 || entry.tag == 34377 {
+      // Bytes (UNDEFINED, BYTE) or, as some writers give IPTC-NAA, LONGs: the same bytes.
+      let unit = [1: 1, 7: 1, 4: 4][entry.type] ?? 0
+      if let value = directory.bytes(of: entry, unit: unit, limit: 1 << 20) { found[entry.tag] = value }
     }
+    return found[33723] ?? found[34377].flatMap(resourceBlock(in:))
   }
 
   /// The Photoshop resources of a JPEG's APP13 segments (one after another when they were

@@ -238,25 +238,12 @@ enum CameraRaw {
     {
       return true
     }
-    let little = starts([0x49, 0x49, 0x2A, 0])
-    guard little || starts([0x4D, 0x4D, 0, 0x2A]) else { return false }
-    if little && starts(Array("CR".utf8), at: 8) { return true }
-    func slice(_ offset: Int, _ count: Int) -> [UInt8]? {
-      guard offset >= 0, count >= 0, offset <= data.count - count else { return nil }
-      let start = data.startIndex + offset
-      return [UInt8](data[start..<start + count])
-    }
-    func read(_ offset: Int, _ count: Int) -> Int? {
-      guard let slice = slice(offset, count) else { return nil }
-      return (little ? slice.reversed() : slice).reduce(0) { $0 << 8 | Int($1) }
-    }
-    guard let directory = read(4, 4), let count = read(directory, 2), count < 1000 else { return false }
-    for index in 0..<count {
-      let entry = directory + 2 + 12 * index
-      guard let tag = read(entry, 2) else { return false }
-      if tag == 0xC612 { return true }  // DNGVersion
-      guard tag == 0x010F, let length = read(entry + 4, 4), length > 4, length < 64, let at = read(entry + 8, 4),
-        let value = slice(at, length)
+    if starts([0x49, 0x49, 0x2A, 0]) && starts(Array("CR".utf8), at: 8) { return true }
+    guard let directory = TIFFDirectory(data) else { return false }
+    for entry in directory.entries {
+      if entry.tag == 0xC612 { return true }  // DNGVersion
+      guard entry.tag == 0x010F, entry.count > 4, entry.count < 64,
+        let value = directory.bytes(of: entry, unit: 1, limit: 64)
       else { continue }
       let make = String(decoding: value.prefix { $0 != 0 }, as: UTF8.self)
       if makers.contains(where: { make.hasPrefix($0) }) { return true }
