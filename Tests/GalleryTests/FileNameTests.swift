@@ -104,9 +104,13 @@ struct FileNameTests {
     #expect(browse.stdout.contains("gal\\xE9rie.gallery") && browse.stdout.contains("1 item"), "\(browse.stdout)")
 
     let renamed = work.path(bytes: [0x83, 0x65, 0x83, 0x58, 0x83, 0x67] + Array(".gallery".utf8))
-    #expect(try Run.gallery(["rename", document, (renamed as NSString).lastPathComponent]).status == 0)
+    // The path made goes to a program as its bytes, as `new` and `export` give theirs.
+    let rename = try Run.gallery(["rename", document, (renamed as NSString).lastPathComponent])
+    #expect(rename.status == 0 && Array(rename.stdoutData) == PathBytes.bytes(renamed) + [10], "\(rename.stdout)")
     #expect(FileSystem.linkStatus(of: renamed) != nil && FileSystem.linkStatus(of: document) == nil)
-    #expect(try Run.gallery(["duplicate", renamed]).status == 0)
+    let duplicate = try Run.gallery(["duplicate", renamed])
+    #expect(duplicate.status == 0 && duplicate.stdoutData.starts(with: [0x2F]), "\(duplicate.stdout)")
+    #expect(Array(duplicate.stdoutData).contains(0x83) && !duplicate.stdout.contains("\\x83"), "\(duplicate.stdout)")
     let names = try FileSystem.entries(of: work.folder.path).filter { $0.hasSuffix(".gallery") }
     #expect(names.count == 2, "\(names.map(PathBytes.displayed))")
     #expect(try Run.gallery(["browse", "--recent"]).stdout.contains("\\x83e\\x83X\\x83g.gallery"))

@@ -25,6 +25,6 @@ struct DuplicateCommand: ParsableCommand {
       try new.map { try DocumentFiles.target($0, beside: target.document) } ?? DocumentFiles.copyName(of: target.document)
     try DocumentFiles.duplicate(target.document, to: path)
     RecentDocuments.note(path)
-    Terminal.out(path + "\n")
+    Terminal.path(path)
   }
 }

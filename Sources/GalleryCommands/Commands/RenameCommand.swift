@@ -21,6 +21,6 @@ struct RenameCommand: ParsableCommand {
     try DocumentFiles.rename(target.document, to: path)
     RecentDocuments.forget(target.document)
     RecentDocuments.note(path)
-    Terminal.out(path + "\n")
+    Terminal.path(path)
   }
 }
