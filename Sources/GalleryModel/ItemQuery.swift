@@ -11,7 +11,7 @@ import Foundation
 ///     "old town" label:red
 ///
 /// Fields: `tag`, `caption`, `note`, `name` (the file name), `source`, `format`, `state`
-/// (ready, pending, stale, failed), `label`, `camera`, `lens`, `taken` (a day, month or
+/// (ready, pending, stale, failed, note), `label`, `camera`, `lens`, `taken` (a day, month or
 /// year, or `A..B`: `taken:2024-06..2024-08`), `near:LAT,LON,KM` (taken within KM
 /// kilometres of a place), and `rating`, `width`, `height`, `pages` with `:`, `=`, `<`,
 /// `<=`, `>`, `>=`. A query is untrusted text: its length and nesting are
@@ -184,10 +184,16 @@ public indirect enum ItemQuery: Equatable, Sendable {
       let value = String(text[text.index(after: colon)...])
       guard !value.isEmpty else { throw Failure(description: "\(field.rawValue): needs a value") }
       if field == .state, Item.DisplayState(rawValue: value) == nil {
-        throw Failure(description: "state: is ready, pending, stale or failed, not \"\(value)\"")
+        let states = Item.DisplayState.allCases.map(\.rawValue)
+        throw Failure(
+          description: "state: is \(states.dropLast().joined(separator: ", ")) or \(states.last!), not \"\(value)\"")
       }
-      if field == .taken, Self.dateRange(value) == nil {
-        throw Failure(description: "taken: is a date (2024, 2024-06, 2024-06-01) or a range of them (A..B), not \"\(value)\"")
+      if field == .taken {
+        guard let (low, high) = Self.dateRange(value) else {
+          throw Failure(
+            description: "taken: is a date (2024, 2024-06, 2024-06-01) or a range of them (A..B), not \"\(value)\"")
+        }
+        if let problem = Self.calendarProblem(low, high) { throw Failure(description: "taken:\(value): \(problem)") }
       }
       if field == .label, Item.Label(rawValue: value) == nil {
         throw Failure(
@@ -305,6 +311,25 @@ public indirect enum ItemQuery: Equatable, Sendable {
     }
     guard parts.allSatisfy(isDate) else { return nil }
     return (parts[0], parts.count == 2 ? parts[1] : parts[0])
+  }
+
+  /// Why dates that have the form `dateRange` wants are still not a range of days: a month
+  /// or a day the calendar does not have (2024-13, 2023-02-29), or a range that ends before
+  /// it starts. Nil when they are.
+  static func calendarProblem(_ low: Substring, _ high: Substring) -> String? {
+    for date in [low, high] {
+      let parts = date.split(separator: "-").map { Int($0)! }
+      guard parts.count > 1 else { continue }
+      guard (1...12).contains(parts[1]) else { return "there is no month \(parts[1])" }
+      guard parts.count > 2 else { continue }
+      let (year, month) = (parts[0], parts[1])
+      let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+      let days = month == 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].contains(month) ? 30 : 31
+      guard (1...days).contains(parts[2]) else { return "\(date) is not a day of the calendar" }
+    }
+    // Compared as far as both go: 2024-06..2024-06-30 is a range, 2024-07..2024-06-30 not.
+    let length = min(low.count, high.count)
+    return low.prefix(length) > high.prefix(length) ? "the range ends before it starts" : nil
   }
 
   /// The file name of an item's source (its URL's last segment, decoded).

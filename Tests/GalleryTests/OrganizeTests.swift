@@ -547,9 +547,19 @@ struct OrganizeTests {
       "rating>=99999999999999999999", "rating>=x", "state:sleeping", "label:pink", "tag:",
       String(repeating: "(", count: 40) + "a" + String(repeating: ")", count: 40),
       String(repeating: "-", count: 40) + "a", String(repeating: "a ", count: 3000),
+      // Dates of the right form that the calendar does not have, or a range backwards.
+      "taken:2024-13", "taken:2024-00", "taken:2024-06-31", "taken:2023-02-29", "taken:2024-06-00",
+      "taken:2024-07..2024-06-30", "taken:2025..2024",
     ]
     for query in refused {
       #expect(throws: ItemQuery.Failure.self, "\(query.prefix(40))") { _ = try ItemQuery(query) }
+    }
+    for query in ["taken:2024-02-29", "taken:2000-02-29", "taken:2024-06..2024-06-30", "taken:2024-06-30..2024-06", "state:note"]
+    {
+      #expect(throws: Never.self, "\(query)") { _ = try ItemQuery(query) }
+    }
+    #expect(throws: ItemQuery.Failure(description: "taken:1900-02-29: 1900-02-29 is not a day of the calendar")) {
+      _ = try ItemQuery("taken:1900-02-29")
     }
     // Deep but within the bound: fine.
     #expect(throws: Never.self) { _ = try ItemQuery(String(repeating: "(", count: 20) + "a" + String(repeating: ")", count: 20)) }
