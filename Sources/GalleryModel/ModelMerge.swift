@@ -7,7 +7,9 @@ import Foundation
 /// item that one side used is taken from that side, so a move on one side and a trash on
 /// the other both apply; one that both sides used is taken from the later edit (by time, a
 /// tie by the revisions' ids), and the item is reported once; but its tags are a set, from
-/// which both sides' additions and removals are kept. The title and the settings likewise.
+/// which both sides' additions and removals are kept (an item whose content differs by its
+/// tags alone is not reported: nothing of either side is lost). The title and the settings
+/// likewise.
 public enum ModelMerge {
   public struct Outcome: Sendable {
     public var model: GalleryModel
@@ -104,21 +106,29 @@ public enum ModelMerge {
     var keys = ours.items.map(\.id) + ours.trash.map(\.item.id)
     keys += (theirs.items.map(\.id) + theirs.trash.map(\.item.id)).filter { ourItems[$0] == nil && ourTrash[$0] == nil }
     for key in keys {
-      let both = Aspect.allCases.compactMap { aspect -> (Aspect?, Side)? in
+      var both = Aspect.allCases.compactMap { aspect -> (aspect: Aspect?, side: Side)? in
         guard let decided = winner(ourTouches.items[key]?[aspect], theirTouches.items[key]?[aspect]), decided.both
         else { return nil }
         return (aspect, decided.side)
       }
-      if !both.isEmpty { conflicts.append(key + ": " + describe(both)) }
       let listSide = side(key, .list) ?? (ourItems[key] != nil || ourTrash[key] != nil ? .ours : .theirs)
       let contentSide = side(key, .content) ?? listSide
-      guard var value = item(key, on: contentSide) ?? item(key, on: listSide) else { continue }
+      guard var value = item(key, on: contentSide) ?? item(key, on: listSide) else {
+        if !both.isEmpty { conflicts.append(key + ": " + describe(both)) }
+        continue
+      }
       // Tags are a set: what either side added stays, what either removed goes.
       if let base = ourTouches.bases[key] ?? theirTouches.bases[key], let ours = item(key, on: .ours),
         let theirs = item(key, on: .theirs)
       {
         value.tags = mergedTags(base: base.tags, ours: ours.tags, theirs: theirs.tags)
+        // Both sides changed its tags and nothing else apart: both are kept whole, so
+        // there is no later change to report.
+        var other = contentSide == .ours ? theirs : ours
+        other.tags = value.tags
+        if other == value { both.removeAll { $0.aspect == .content } }
       }
+      if !both.isEmpty { conflicts.append(key + ": " + describe(both)) }
       if (listSide == .ours ? ourItems : theirItems)[key] != nil {
         inItems.insert(key)
       } else if var entry = (listSide == .ours ? ourTrash : theirTrash)[key] {

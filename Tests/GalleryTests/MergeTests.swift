@@ -206,6 +206,21 @@ struct MergeTests {
     let merged = merge(
       from: base, theirsLater: true, ours: tagged { $0.tags = ["keep"] }, theirs: tagged { $0.tags = ["keep", "new", "old"] })
     #expect(merged.model.items[1].tags == ["keep", "new"])
+    // Tags alone changed on both sides: both kept whole, so no later change to report; with
+    // a caption changed on both too, the caption's later change is.
+    #expect(merged.conflicts.isEmpty, "\(merged.conflicts)")
+    let captioned = merge(
+      from: base, theirsLater: false,
+      ours: tagged {
+        $0.tags = ["keep"]
+        $0.caption = "ours"
+      },
+      theirs: tagged {
+        $0.tags = ["new"]
+        $0.caption = "theirs"
+      })
+    #expect(captioned.model.items[1].tags == ["new"] && captioned.model.items[1].caption == "ours")
+    #expect(captioned.conflicts == ["b: kept this document's later change"])
   }
 
   @Test("Both sides trashed one item: in the trash once, reported once")
