@@ -399,7 +399,7 @@ complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gal
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery note" version' -l 'version' -d 'Show the version.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery note" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_positional "gallery add-note" -eq 1' -fa '(for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.\'gallery\';printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
-complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery add-note" at' -l 'at' -d '1-based position, or `end` (the default).' -rfka ''
+complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery add-note" at' -l 'at' -d '1-based position (past the end: the end), or `end` (the default).' -rfka ''
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery add-note" json' -l 'json' -d 'Write the card as JSON.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery add-note" version' -l 'version' -d 'Show the version.'
 complete -c 'gallery' -n '__gallery_should_offer_completions_for_flags_or_options "gallery add-note" h help' -s 'h' -l 'help' -d 'Show help information.'

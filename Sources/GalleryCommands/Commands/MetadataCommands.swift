@@ -140,7 +140,7 @@ struct AddNoteCommand: ParsableCommand {
   @Argument(help: "The card's text (any number of lines), or - to read it from standard input.")
   var text: String
 
-  @Option(name: .customLong("at"), help: "1-based position, or `end` (the default).")
+  @Option(name: .customLong("at"), help: "1-based position (past the end: the end), or `end` (the default).")
   var position: TargetPosition = .end
 
   @Flag(help: "Write the card as JSON.")
