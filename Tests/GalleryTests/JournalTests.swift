@@ -64,6 +64,9 @@ struct JournalTests {
       var changes: [ModelChange] = []
       var ids = ModelIDs(model.ids)
       var seen = model.ids
+      // Every record replayed on one model, as opening replays a journal.
+      var chained = ReplayingModel(model)
+      var chainedIDs = ModelIDs(model.ids)
       for step in 0..<60 {
         var after = model
         Self.randomEdit(&after, &random, next: &next)
@@ -73,6 +76,8 @@ struct JournalTests {
         var replayed = model
         try change.replay(on: &replayed, ids: &ids)
         #expect(replayed == after, "seed \(seed) step \(step): replay")
+        try change.replay(on: &chained, ids: &chainedIDs)
+        #expect(chained.current == after, "seed \(seed) step \(step): replay after the others")
         // Kept record after record since the first model: every id seen, in or out.
         seen.formUnion(after.ids)
         #expect(seen.allSatisfy { ids.contains($0) == after.ids.contains($0) }, "seed \(seed) step \(step): ids kept")
