@@ -55,15 +55,17 @@ final class PendingItem: ItemStorage, @unchecked Sendable {
 /// The items of one checkpoint as its outline places them, read from the file on demand.
 ///
 /// An item is read with its neighbours, a chunk at a time. The first chunk is small (an edit
-/// needs a few items, mostly the first ones), and each read doubles the next up to
-/// `chunkBytes`, so that an edit that comes to need every item (a new checkpoint) reads the
-/// file in large pieces, not item by item.
+/// needs a few items, mostly the first ones), and while the neighbours a read brought get
+/// used, each read doubles the next up to `chunkBytes`, so that an edit that comes to need
+/// every item (a new checkpoint) reads the file in large pieces, not item by item. A read
+/// whose neighbours went unused starts small again: a replay of hundreds of records, each
+/// trashing one item somewhere among 100,000, reads those items, not a chunk around each.
 package final class ItemSource: Sendable {
   /// Reads `count` bytes at `offset` of the checkpoint's data.
   package typealias Reader = @Sendable (_ offset: Int, _ count: Int) throws -> Data
 
   package static let chunkBytes = 256 * 1024
-  package static let firstChunkBytes = 16 * 1024
+  package static let firstChunkBytes = 4 * 1024
   /// What a checkpoint copies at a time (see `copy`).
   package static let copyBytes = 1 << 20
 
@@ -82,14 +84,19 @@ package final class ItemSource: Sendable {
     var read: [UInt64] = []
     /// How many bytes the next read may cover.
     var chunkBytes = ItemSource.firstChunkBytes
+    /// Whether a neighbour brought by the last read has been taken since.
+    var aheadTaken = false
     /// The first item that could not be read, and why.
     var failure: String?
 
     func wasRead(_ index: Int) -> Bool { read[index >> 6] & (1 << UInt64(index & 63)) != 0 }
     mutating func markRead(_ index: Int) { read[index >> 6] |= 1 << UInt64(index & 63) }
 
-    /// The size of this read, doubling the next one's.
+    /// The size of this read: the first chunk's when the last read's neighbours went
+    /// unused, and the next one's double.
     mutating func nextChunk() -> Int {
+      if !aheadTaken { chunkBytes = ItemSource.firstChunkBytes }
+      aheadTaken = false
       defer { chunkBytes = min(chunkBytes * 2, ItemSource.chunkBytes) }
       return chunkBytes
     }
@@ -133,7 +140,10 @@ package final class ItemSource: Sendable {
       case read(Range<Int>, bytes: Int)
     }
     let plan = state.withLock { state -> Plan in
-      if let fields = state.ahead.removeValue(forKey: first) { return .ready(fields) }
+      if let fields = state.ahead.removeValue(forKey: first) {
+        state.aheadTaken = true
+        return .ready(fields)
+      }
       let budget = state.nextChunk()
       var range = first..<first + 1
       var bytes = lengths[first]

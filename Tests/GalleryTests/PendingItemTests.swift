@@ -105,6 +105,19 @@ struct PendingItemTests {
     #expect(source.failure == nil)
   }
 
+  @Test("Items needed far apart (a replay of scattered trashes) are read with few neighbours, however many")
+  func pendingItemsReadFarApart() throws {
+    let (model, data, outline) = Self.encoded(count: 3000)
+    let reads = Reads()
+    let items = Self.source(data, outline, reads: reads).items()
+    for index in stride(from: 7, to: 1500, by: 100) { #expect(items[index] == model.items[index]) }
+    #expect(reads.value == 15)
+    #expect(reads.bytes.withLock { $0 } <= 15 * ItemSource.firstChunkBytes)
+    // Read on through the half not touched yet, the chunks grow again.
+    #expect(items[1500...].elementsEqual(model.items[1500...]))
+    #expect(reads.value - 15 < 15)
+  }
+
   @Test("Items needed backwards (as a replay may) come in chunks too, and no byte is read twice")
   func pendingItemsReadBackwards() throws {
     let (model, data, outline) = Self.encoded(count: 3000)
@@ -180,9 +193,9 @@ struct PendingItemTests {
     let (model, data, outline) = Self.encoded(count: 100)
     let source = Self.source(try Self.withUnknownState(item: 60, in: data, outline), outline)
     let items = source.items()
-    #expect(items[0] == model.items[0])  // its chunk holds item 60 too
+    #expect(items[0] == model.items[0])
     #expect(source.failure == nil)
-    #expect(items[61] == model.items[61])
+    #expect(items[61] == model.items[61])  // its chunk holds item 60 too
     #expect(source.failure == nil)
     #expect(items[60].state == Item.State.failed)
     let failure = try #require(source.failure)
