@@ -20,9 +20,10 @@ struct MergeCommand: ParsableCommand {
       it is now, as one revision. Both sides' drops are kept; an item changed in different \
       ways (moved on one side, trashed on the other) takes both; an item changed the same \
       way on both sides (moved, trashed or restored, loaded) takes the later edit, by time \
-      (the same second: by revision id), and is reported once. The title and settings \
-      likewise. Then COPY goes to the Trash. `gallery check` and `gallery browse` point out \
-      conflict copies.
+      (the same second: by revision id), and is reported once; but tags are a set, both \
+      sides' additions and removals kept, and an item whose sides differ by tags alone is \
+      not reported. The title and settings likewise. Then COPY goes to the Trash. \
+      `gallery check` and `gallery browse` point out conflict copies.
       """)
 
   @Argument(help: "The documents to merge.", completion: .file(extensions: ["gallery"]))
