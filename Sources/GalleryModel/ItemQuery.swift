@@ -318,7 +318,7 @@ public indirect enum ItemQuery: Equatable, Sendable {
   /// it starts. Nil when they are.
   static func calendarProblem(_ low: Substring, _ high: Substring) -> String? {
     for date in [low, high] {
-      let parts = date.split(separator: "-").map { Int($0)! }
+      let parts = date.split(separator: "-").compactMap { Int($0) }
       guard parts.count > 1 else { continue }
       guard (1...12).contains(parts[1]) else { return "there is no month \(parts[1])" }
       guard parts.count > 2 else { continue }
