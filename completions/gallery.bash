@@ -495,7 +495,7 @@ _gallery_export() {
 
 _gallery_uris() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options -1

@@ -392,8 +392,15 @@ struct DragOutTests {
     #expect(result.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 3)
     #expect(result.stdout.hasSuffix("\r\n"))
     let some = try Run.gallery(["uris", document, "3", "1"])
-    let sources = try Listing.of(document).items.map(\.source)
+    let listing = try Listing.of(document).items
+    let sources = listing.map(\.source)
     #expect(some.stdout == sources[2] + "\r\n" + sources[0] + "\r\n")
+    // --json: each item's position, id and URI, in the order asked.
+    let json = try Run.gallery(["uris", document, "3", "1", "--json"])
+    let entries = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
+    #expect(entries.map { $0["position"] as? Int } == [3, 1])
+    #expect(entries.map { $0["id"] as? String } == [listing[2].id, listing[0].id])
+    #expect(entries.map { $0["uri"] as? String } == [sources[2], sources[0]])
 
     let other = try work.document("other.gallery")
     #expect(try Run.gallery(["drop", other, "-"], stdin: result.stdoutData).status == 0)

@@ -107,6 +107,7 @@ struct ShellConventionTests {
     let commands = [
       ["show", "--json", document], ["info", "--json", document], ["check", "--json", document],
       ["trash", "--list", "--json", document], ["browse", "--json", work.folder.path], ["cache", "--info", "--json"],
+      ["uris", "--json", document], ["history", "--json", document],
     ]
     for command in commands {
       let piped = try Run.gallery(command)

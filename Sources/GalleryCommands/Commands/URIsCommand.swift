@@ -11,7 +11,8 @@ struct URIsCommand: ParsableCommand {
     abstract: "Print items' sources as a text/uri-list (drag out).",
     discussion: """
       One URI a line, CRLF line ends (RFC 2483), ready to pipe into another program or \
-      into `gallery drop OTHER.gallery -`. Without ITEMs, every ready item in order.
+      into `gallery drop OTHER.gallery -`. Without ITEMs, every ready item in order. \
+      --json gives each item's position, id and URI instead.
       """)
 
   @OptionGroup var target: DocumentArgument
@@ -19,15 +20,37 @@ struct URIsCommand: ParsableCommand {
   @Argument(help: "Items, by position or id (default: every ready item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
+  @OptionGroup var output: OutputOptions
+
+  /// One item's URI, as `--json` gives it.
+  struct Entry: JSONWritable {
+    var position: Int
+    var id: String
+    var uri: String
+
+    func write(into writer: inout JSONWriter) {
+      writer.object { o in
+        o.string("id", id)
+        o.int("position", position)
+        o.string("uri", uri)
+      }
+    }
+  }
+
   func run() throws {
     let model = try target.open().model
-    let chosen: [Item]
+    let chosen: [Int]
     if items.isEmpty {
-      chosen = model.items.filter { $0.state == .ready }
+      chosen = model.items.indices.filter { model.items[$0].state == .ready }
     } else {
       let ids = try model.resolve(items)
-      chosen = ids.compactMap { id in model.items.first { $0.id == id } }
+      let positions = Dictionary(model.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+      chosen = ids.compactMap { positions[$0] }
     }
-    Terminal.exact(DropSourceParser.uriListText(chosen.map(\.source)))
+    if output.json {
+      return try JSONOutput.write(
+        chosen.map { Entry(position: $0 + 1, id: model.items[$0].id, uri: model.items[$0].source) })
+    }
+    Terminal.exact(DropSourceParser.uriListText(chosen.map { model.items[$0].source }))
   }
 }
