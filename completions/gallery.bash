@@ -458,7 +458,7 @@ _gallery_restore() {
 
 _gallery_export() {
     repeating_flags=()
-    non_repeating_flags=(--thumbnails --numbered --xmp --no-cache --version -h --help)
+    non_repeating_flags=(--thumbnails --numbered --xmp --no-cache --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--to --downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1

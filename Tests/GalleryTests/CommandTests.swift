@@ -375,6 +375,17 @@ struct DragOutTests {
     let image = try ImageProcessor.process(thumbnail, options: ImageOptions())
     #expect(image.width == 100 && image.height == 100)
 
+    // --json: which item went to which file, in the order asked, numbered by position.
+    let json = try Run.gallery(["export", document, "2", "1", "--to", work.path("json"), "--numbered", "--xmp", "--json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let entries = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
+    let ids = try Listing.of(document).items.map(\.id)
+    #expect(entries.map { $0["position"] as? Int } == [2, 1] && entries.map { $0["id"] as? String } == [ids[1], ids[0]])
+    let files = entries.compactMap { $0["file"] as? String }
+    #expect(files.map { ($0 as NSString).lastPathComponent } == ["002-photo.jpg", "001-photo.jpg"])
+    #expect(try work.bytes(files[1]) == work.bytes(first))
+    #expect(entries.map { $0["sidecar"] as? String } == files.map { $0 + ".xmp" })
+
     // A changed original is not passed off as the one dropped.
     try FixtureImage.make(width: 100, height: 100, seed: 3).write(to: URL(fileURLWithPath: second))
     let changed = try Run.gallery(["export", document, "2", "--to", out])

@@ -15,7 +15,9 @@ struct ExportCommand: AsyncParsableCommand {
       their files, or taken from the download cache and revalidated for web images; or, with --thumbnails, the thumbnails stored in the document) \
       of the given items, or of every ready item, into DIR. Names come from the sources, \
       made safe (no path separators, no leading dot) and unique (an existing file is never \
-      overwritten: `name-2.jpg` is used instead). Standard output lists the files written.
+      overwritten: `name-2.jpg` is used instead). Standard output lists the files written \
+      (with --json: each item's position, id, file and sidecar); an item not exported is \
+      named on standard error, and the exit status is 1.
       """)
 
   @OptionGroup var target: DocumentArgument
@@ -40,22 +42,46 @@ struct ExportCommand: AsyncParsableCommand {
 
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
+  @OptionGroup var output: OutputOptions
+
+  /// One item exported, as `--json` gives it.
+  struct Exported: JSONWritable {
+    var position: Int
+    var id: String
+    var file: String
+    var sidecar: String?
+
+    func write(into writer: inout JSONWriter) {
+      writer.object { o in
+        o.string("file", file)
+        o.string("id", id)
+        o.int("position", position)
+        o.string("sidecar", sidecar)
+      }
+    }
+  }
+
   func run() async throws {
     let document = try target.open()
     let model = document.model
+    // Positions by id, once: a gallery of 100,000 items exported whole looks each one up.
+    let positions = Dictionary(model.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
-    let chosen = ids.compactMap { id in model.items.first { $0.id == id } }
+    let chosen = ids.compactMap { positions[$0] }
     try OutputFile.makeFolder(folder)
     var failed = false
+    var exported: [Exported] = []
     let names = SafeFileNames(folder: folder)
-    let fetcher = chosen.contains { !$0.source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
-    for item in chosen {
+    let fetcher =
+      chosen.contains { !model.items[$0].source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
+    for position in chosen {
+      let item = model.items[position]
       do {
         guard !item.isNoteCard else { throw ExportFailure("it is a note card, not an image") }
         guard item.state == .ready else { throw ExportFailure("it is \(item.displayState), not ready") }
         let data: Data
         var name = SafeFileNames.baseName(of: item)
-        if numbered, let position = model.items.firstIndex(where: { $0.id == item.id }) {
+        if numbered {
           let digits = max(3, String(model.items.count).count)
           let number = String(position + 1)
           name = String(repeating: "0", count: digits - number.count) + number + "-" + name
@@ -70,7 +96,8 @@ struct ExportCommand: AsyncParsableCommand {
           data = try await original(of: item, fetcher: fetcher)
         }
         let path = try names.write(data, preferredName: name)
-        Terminal.path(path)
+        if !output.json { Terminal.path(path) }
+        var written = Exported(position: position + 1, id: item.id, file: path)
         if xmp {
           let sidecar = PhotoXMP.sidecar(
             tags: item.tags ?? [], rating: item.rating, label: item.label?.rawValue, caption: item.caption)
@@ -78,14 +105,17 @@ struct ExportCommand: AsyncParsableCommand {
           do { try OutputFile.createNew(path + ".xmp", data: sidecar) } catch {
             throw ExportFailure("its sidecar \(path).xmp was not written: \(error)")
           }
-          Terminal.path(path + ".xmp")
+          if !output.json { Terminal.path(path + ".xmp") }
+          written.sidecar = path + ".xmp"
         }
+        exported.append(written)
       } catch {
         failed = true
         Terminal.message("not exported: \(item.id)\(item.source.isEmpty ? "" : " (\(item.source))"): \(error)")
       }
     }
     await fetcher?.shutdown()
+    if output.json { try JSONOutput.write(exported) }
     if failed { throw ExitCode(ExitStatus.partial) }
   }
 
