@@ -26,11 +26,27 @@ extension GalleryModel {
     try Self.resolve(references, among: trash.lazy.map(\.item.id), place: " in the trash")
   }
 
-  /// `ids` is lazy: a move of one item among 100,000 reads one id, not a copy of all.
+  /// Where each of `ids` stands among the items (an id not among them is left out): one
+  /// pass over the items, however many ids are asked for.
+  public func positions(of ids: [String]) -> [String: Int] {
+    let wanted = Set(ids)
+    var found: [String: Int] = [:]
+    found.reserveCapacity(wanted.count)
+    for (position, item) in items.enumerated() where wanted.contains(item.id) && found[item.id] == nil {
+      found[item.id] = position
+    }
+    return found
+  }
+
+  /// `ids` is lazy: a move of one item among 100,000 reads one id, not a copy of all. A few
+  /// ids are searched for; more are looked up in a set of every id, made once.
   private static func resolve<IDs: RandomAccessCollection<String>>(
     _ references: [ItemReference], among ids: IDs, place: String
   ) throws(DocumentError) -> [String] where IDs.Index == Int {
+    let named = references.count { if case .id = $0 { true } else { false } }
+    let known: Set<String>? = named > 4 ? Set(ids) : nil
     var resolved: [String] = []
+    var seen = Set<String>()
     for reference in references {
       let id: String
       switch reference {
@@ -40,10 +56,10 @@ extension GalleryModel {
         }
         id = ids[position - 1]
       case .id(let candidate):
-        guard ids.contains(candidate) else { throw .itemNotFound("\(reference)\(place)") }
+        guard known?.contains(candidate) ?? ids.contains(candidate) else { throw .itemNotFound("\(reference)\(place)") }
         id = candidate
       }
-      if !resolved.contains(id) { resolved.append(id) }
+      if seen.insert(id).inserted { resolved.append(id) }
     }
     return resolved
   }

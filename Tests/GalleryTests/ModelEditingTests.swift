@@ -54,5 +54,12 @@ struct ModelEditingTests {
     #expect(try m.resolve([.position(2), .id("aaaaaa"), .position(1)]) == ["bbbbbb", "aaaaaa"])
     #expect(throws: DocumentError.self) { try m.resolve([.position(3)]) }
     #expect(throws: DocumentError.self) { try m.resolve([.id("nosuch")]) }
+    // Many ids (looked up in a set made once): the same answers.
+    let large = model((0..<50).map { "item\(String($0, radix: 36))" })
+    let asked = [ItemReference.id("item1"), .position(40), .id("item1a"), .id("item1"), .id("item5"), .id("item9")]
+    #expect(try large.resolve(asked) == ["item1", "item13", "item1a", "item5", "item9"])
+    #expect(throws: DocumentError.self) { try large.resolve(asked + [.id("nosuch")]) }
+    // Positions of ids, found in one pass; an id not among the items is left out.
+    #expect(large.positions(of: ["item9", "nosuch", "item0"]) == ["item9": 9, "item0": 0])
   }
 }

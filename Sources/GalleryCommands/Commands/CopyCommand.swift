@@ -49,7 +49,8 @@ struct CopyCommand: ParsableCommand {
     let document = try target.open()
     let model = document.model
     let ids = try model.resolve(items)
-    let chosenItems = ids.compactMap { id in model.items.first { $0.id == id } }
+    let positions = model.positions(of: ids)
+    let chosenItems = ids.compactMap { positions[$0].map { model.items[$0] } }
     // A note card has no source: as text it is its text, and it is in no uri-list.
     let sources = chosenItems.filter { !$0.isNoteCard }.map(\.source)
     let clipboard = try Clipboard.current()

@@ -48,7 +48,8 @@ struct DragCommand: ParsableCommand {
     let ids = try model.resolve(items)
     switch type {
     case .uriList:
-      Terminal.exact(DropSourceParser.uriListText(ids.compactMap { id in model.items.first { $0.id == id }?.source }))
+      let positions = model.positions(of: ids)
+      Terminal.exact(DropSourceParser.uriListText(ids.compactMap { positions[$0].map { model.items[$0].source } }))
     case .gallery:
       Terminal.out(Array(try DragPayload.make(from: target.document, ids: ids, move: move).encoded()))
     }

@@ -64,10 +64,14 @@ struct ExportCommand: AsyncParsableCommand {
   func run() async throws {
     let document = try target.open()
     let model = document.model
-    // Positions by id, once: a gallery of 100,000 items exported whole looks each one up.
-    let positions = Dictionary(model.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-    let ids = items.isEmpty ? model.items.filter { $0.state == .ready }.map(\.id) : try model.resolve(items)
-    let chosen = ids.compactMap { positions[$0] }
+    let chosen: [Int]
+    if items.isEmpty {
+      chosen = model.items.indices.filter { model.items[$0].state == .ready }
+    } else {
+      let ids = try model.resolve(items)
+      let positions = model.positions(of: ids)
+      chosen = ids.compactMap { positions[$0] }
+    }
     try OutputFile.makeFolder(folder)
     var failed = false
     var exported: [Exported] = []

@@ -44,7 +44,7 @@ struct URIsCommand: ParsableCommand {
       chosen = model.items.indices.filter { model.items[$0].state == .ready }
     } else {
       let ids = try model.resolve(items)
-      let positions = Dictionary(model.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+      let positions = model.positions(of: ids)
       chosen = ids.compactMap { positions[$0] }
     }
     if output.json {

@@ -19,8 +19,10 @@ public enum DocumentMerge {
   public static func carried(from path: String, ids: [String]? = nil) throws -> [Carried] {
     let document = try GalleryDocument.open(path)
     let items =
-      ids.map { wanted in wanted.compactMap { id in document.model.items.first { $0.id == id } } }
-      ?? document.model.items
+      ids.map { wanted in
+        let positions = document.model.positions(of: wanted)
+        return wanted.compactMap { positions[$0].map { document.model.items[$0] } }
+      } ?? document.model.items
     return try items.filter { $0.state != .placeholder }.map { item in
       var thumbnail: Thumbnail?
       if item.thumbnail != nil {

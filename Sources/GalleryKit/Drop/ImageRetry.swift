@@ -45,8 +45,9 @@ public enum ImageRetry {
     let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
       let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, DropSource)] = []
+      let positions = edit.model.positions(of: wanted)
       for id in wanted {
-        guard let index = edit.model.items.firstIndex(where: { $0.id == id }) else {
+        guard let index = positions[id] else {
           throw DocumentError.itemNotFound("with id \(id)")
         }
         let item = edit.model.items[index]
