@@ -26,6 +26,15 @@ extension GalleryModel {
     try Self.resolve(references, among: trash.lazy.map(\.item.id), place: " in the trash")
   }
 
+  /// The positions of the items `references` name, in the order given; of every ready item
+  /// when they name none.
+  public func positions(named references: [ItemReference]) throws(DocumentError) -> [Int] {
+    guard !references.isEmpty else { return items.indices.filter { items[$0].state == .ready } }
+    let ids = try resolve(references)
+    let positions = positions(of: ids)
+    return ids.compactMap { positions[$0] }
+  }
+
   /// Where each of `ids` stands among the items (an id not among them is left out): one
   /// pass over the items, however many ids are asked for.
   public func positions(of ids: [String]) -> [String: Int] {

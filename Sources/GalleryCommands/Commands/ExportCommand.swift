@@ -64,14 +64,7 @@ struct ExportCommand: AsyncParsableCommand {
   func run() async throws {
     let document = try target.open()
     let model = document.model
-    let chosen: [Int]
-    if items.isEmpty {
-      chosen = model.items.indices.filter { model.items[$0].state == .ready }
-    } else {
-      let ids = try model.resolve(items)
-      let positions = model.positions(of: ids)
-      chosen = ids.compactMap { positions[$0] }
-    }
+    let chosen = try model.positions(named: items)
     try OutputFile.makeFolder(folder)
     var failed = false
     var exported: [Exported] = []

@@ -39,14 +39,7 @@ struct URIsCommand: ParsableCommand {
 
   func run() throws {
     let model = try target.open().model
-    let chosen: [Int]
-    if items.isEmpty {
-      chosen = model.items.indices.filter { model.items[$0].state == .ready }
-    } else {
-      let ids = try model.resolve(items)
-      let positions = model.positions(of: ids)
-      chosen = ids.compactMap { positions[$0] }
-    }
+    let chosen = try model.positions(named: items)
     if output.json {
       return try JSONOutput.write(
         chosen.map { Entry(position: $0 + 1, id: model.items[$0].id, uri: model.items[$0].source) })
