@@ -406,6 +406,9 @@ struct DragOutTests {
     let listing = try Listing.of(document).items
     let sources = listing.map(\.source)
     #expect(some.stdout == sources[2] + "\r\n" + sources[0] + "\r\n")
+    // Named 90 times over (the run past the parser's first few appended after it): each once.
+    let many = try Run.gallery(["uris", document] + Array(repeating: ["3", "1", listing[1].id], count: 30).flatMap { $0 })
+    #expect(many.status == 0 && many.stdout == [2, 0, 1].map { sources[$0] + "\r\n" }.joined(), "\(many.stderr)")
     // --json: each item's position, id and URI, in the order asked.
     let json = try Run.gallery(["uris", document, "3", "1", "--json"])
     let entries = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])

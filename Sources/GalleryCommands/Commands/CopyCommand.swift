@@ -6,7 +6,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct CopyCommand: ParsableCommand {
+struct CopyCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "copy",
     abstract: "Copy items to the desktop clipboard.",

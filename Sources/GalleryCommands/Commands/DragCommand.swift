@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct DragCommand: ParsableCommand {
+struct DragCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "drag",
     abstract: "Write items as a drag payload, for `gallery drop DST -`.",

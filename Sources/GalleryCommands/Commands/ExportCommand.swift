@@ -6,7 +6,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: AsyncParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "export",
     abstract: "Copy items' images into a folder (drag out).",

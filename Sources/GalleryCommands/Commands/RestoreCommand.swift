@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct RestoreCommand: ParsableCommand {
+struct RestoreCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "restore",
     abstract: "Put trashed items back where they were.",

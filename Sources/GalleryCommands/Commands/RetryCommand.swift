@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct RetryCommand: AsyncParsableCommand {
+struct RetryCommand: AsyncParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "retry",
     abstract: "Load again stale placeholders and failed items.",

@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct TrashCommand: ParsableCommand {
+struct TrashCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "trash",
     abstract: "Move items to the trash, list it, or empty it.",

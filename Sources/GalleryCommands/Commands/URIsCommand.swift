@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct URIsCommand: ParsableCommand {
+struct URIsCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "uris",
     abstract: "Print items' sources as a text/uri-list (drag out).",

@@ -1,9 +1,11 @@
 import ArgumentParser
+import GalleryModel
 
-/// A command whose last argument is a list a shell glob may make thousands long
-/// (`gallery drop DOC ~/Photos/*.jpg`). The argument parser's cost grows with the square of
-/// the arguments (ten thousand take seconds), so the run of plain operands that ends the
-/// command line is parsed with its first few only, and the rest appended after.
+/// A command whose last argument is a list a shell glob or a script may make thousands
+/// long (`gallery drop DOC ~/Photos/*.jpg`, `gallery export --to DIR DOC $(gallery find ...)`).
+/// The argument parser's cost grows with the square of the arguments (ten thousand take
+/// seconds), so the run of plain operands that ends the command line is parsed with its
+/// first few only, and the rest appended after.
 protocol TakesManyOperands: ParsableCommand {
   /// Appends operands that followed, on the command line, the ones the parser read.
   mutating func append(operands: [String])
@@ -11,7 +13,7 @@ protocol TakesManyOperands: ParsableCommand {
 
 enum ManyOperands {
   /// The subcommands that take many operands (each conforms to `TakesManyOperands`).
-  static let commands: Set<String> = ["drop"]
+  static let commands: Set<String> = ["drop", "uris", "export", "trash", "restore", "copy", "drag", "retry"]
   /// Fewer trailing operands than this are left to the parser.
   static let threshold = 64
   /// Operands of the run kept for the parser: the first may be an option's value, the
@@ -32,4 +34,13 @@ enum ManyOperands {
   /// Not an option: the parser takes it as an operand wherever it stands after another
   /// operand. `-` (standard input) is one.
   private static func isPlain(_ argument: String) -> Bool { argument == "-" || !argument.hasPrefix("-") }
+}
+
+/// The commands whose last argument is a list of items.
+protocol TakesManyItems: TakesManyOperands {
+  var items: [ItemReference] { get set }
+}
+
+extension TakesManyItems {
+  mutating func append(operands: [String]) { items += operands.map { ItemReference($0) } }
 }
