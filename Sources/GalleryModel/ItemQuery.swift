@@ -322,10 +322,8 @@ public indirect enum ItemQuery: Equatable, Sendable {
       guard parts.count > 1 else { continue }
       guard (1...12).contains(parts[1]) else { return "there is no month \(parts[1])" }
       guard parts.count > 2 else { continue }
-      let (year, month) = (parts[0], parts[1])
-      let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-      let days = month == 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].contains(month) ? 30 : 31
-      guard (1...days).contains(parts[2]) else { return "\(date) is not a day of the calendar" }
+      let days = CivilTime.days(inMonth: Int64(parts[1]), of: Int64(parts[0]))
+      guard (1...days).contains(Int64(parts[2])) else { return "\(date) is not a day of the calendar" }
     }
     // Compared as far as both go: 2024-06..2024-06-30 is a range, 2024-07..2024-06-30 not.
     let length = min(low.count, high.count)
