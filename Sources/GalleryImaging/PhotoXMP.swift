@@ -115,10 +115,10 @@ public struct PhotoXMP: Sendable, Equatable {
     return reader.result()
   }
 
-  /// The tags, as the model keeps them: valid ones, each once; a flat tag that a
-  /// hierarchical one ends with (digiKam writes both `b` and `a/b`) left out.
+  /// The tags, as the model keeps them: valid ones (`a / b` taken as `a/b`), each once; a
+  /// flat tag that a hierarchical one ends with (digiKam writes both `b` and `a/b`) left out.
   static func cleaned(_ tags: [String]) -> [String] {
-    let valid = Set(tags.map { $0.trimmingCharacters(in: .whitespaces) }.filter(ModelValidation.isTag))
+    let valid = Set(tags.compactMap(ModelValidation.newTag(from:)))
     return valid.filter { tag in !tag.contains("/") ? !valid.contains { $0.hasSuffix("/" + tag) } : true }.sorted()
   }
 

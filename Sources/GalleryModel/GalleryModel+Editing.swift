@@ -38,9 +38,25 @@ extension GalleryModel {
     let wanted = Set(ids)
     let restoring = trash.filter { wanted.contains($0.item.id) }
     trash.removeAll { wanted.contains($0.item.id) }
+    // In one pass, where inserting them one after another would put each (at its position
+    // in the list the ones before it left), without moving the whole list once per item.
+    var merged: [Item] = []
+    merged.reserveCapacity(items.count + restoring.count)
+    var kept = items[...]
     for trashed in restoring.sorted(by: { $0.position < $1.position }) {
-      insert([trashed.item], at: trashed.position)
+      let index = min(max(trashed.position, 1), merged.count + kept.count + 1) - 1
+      if index >= merged.count {
+        let before = index - merged.count
+        merged.append(contentsOf: kept.prefix(before))
+        kept = kept.dropFirst(before)
+        merged.append(trashed.item)
+      } else {
+        // A position an item put back before this one had too.
+        merged.insert(trashed.item, at: index)
+      }
     }
+    merged.append(contentsOf: kept)
+    items = merged
   }
 
   /// Changes the items `ids` names (what a person wrote of them: tags, caption, rating...).
@@ -179,8 +195,11 @@ public struct MetadataEdit: Sendable, Equatable {
     if let rating, !(0...5).contains(rating) { return "stars are 0 to 5" }
     if label != nil && clearLabel { return "a label cannot be both given and cleared" }
     if addTags.count + removeTags.count > Limits.tags { return "more than \(Limits.tags) tags at once" }
-    if let tag = (addTags + removeTags).first(where: { !ModelValidation.isTag($0) }) {
-      return "\(tag): not a tag (one line, no space or / at an end)"
+    // A tag to remove may be one an older version let in (`a//b`); none such is added.
+    if let tag = addTags.first(where: { !ModelValidation.isNewTag($0) })
+      ?? removeTags.first(where: { !ModelValidation.isTag($0) })
+    {
+      return "\(tag): not a tag (one line; no space at an end of it or of a part between /; no empty part)"
     }
     return nil
   }

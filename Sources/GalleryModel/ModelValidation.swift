@@ -313,6 +313,26 @@ public enum ModelValidation {
     return !first.isWhitespace && !last.isWhitespace && first != "/" && last != "/"
   }
 
+  /// A tag as an edit may add it: a tag whose parts between `/` are each not empty and have
+  /// no space at either end (`a/b`, not `a//b` or `a/ b`), as photo managers keep their
+  /// hierarchies. A document may hold such a tag from an older version; it stays readable
+  /// and can be removed.
+  package static func isNewTag(_ tag: String) -> Bool {
+    isTag(tag)
+      && tag.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
+        guard let first = part.first, let last = part.last else { return false }
+        return !first.isWhitespace && !last.isWhitespace
+      }
+  }
+
+  /// A tag from a photo's metadata, made one the model adds: each part trimmed, empty parts
+  /// left out (`a / b` and `a//b` are `a/b`); nil when no tag is left.
+  package static func newTag(from text: String) -> String? {
+    let parts = text.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let tag = parts.joined(separator: "/")
+    return isNewTag(tag) ? tag : nil
+  }
+
   /// C0 and DEL are single bytes; C1 (U+0080 to U+009F) is 0xC2 then 0x80 to 0x9F.
   private static func hasNoControls(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     for (offset, byte) in bytes.enumerated() {

@@ -48,6 +48,27 @@ struct ModelEditingTests {
     #expect(m.trash.isEmpty)
   }
 
+  @Test("Restoring many at once puts each where restoring them one by one would: shared and past-the-end positions too")
+  func restoreManyAsOneByOne() {
+    var random = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      var m = model((0..<Int.random(in: 0...30, using: &random)).map { "item\(String($0, radix: 36))" })
+      // Trashed in separate edits (positions may repeat), some with positions past the end.
+      for n in 0..<Int.random(in: 1...12, using: &random) {
+        let position = Int.random(in: 1...40, using: &random)
+        m.trash.append(TrashedItem(item: .placeholder(id: "trash\(n)", source: "file:///t"), trashed: .now, position: position))
+      }
+      let chosen = m.trash.map(\.item.id).filter { _ in Bool.random(using: &random) }
+      var oneByOne = m.items
+      for trashed in m.trash.filter({ chosen.contains($0.item.id) }).sorted(by: { $0.position < $1.position }) {
+        oneByOne.insert(trashed.item, at: min(max(trashed.position, 1), oneByOne.count + 1) - 1)
+      }
+      m.restore(chosen)
+      #expect(m.items.map(\.id) == oneByOne.map(\.id))
+      #expect(m.trash.allSatisfy { !chosen.contains($0.item.id) })
+    }
+  }
+
   @Test("References: positions and ids, each once; unknown ones are errors")
   func references() throws {
     let m = model(["aaaaaa", "bbbbbb"])

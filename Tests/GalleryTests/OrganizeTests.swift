@@ -331,6 +331,9 @@ struct OrganizeTests {
     let digiKam = try #require(PhotoXMP.parse(Data(Self.digiKamSidecar.utf8)))
     #expect(digiKam.tags == ["People/Ann", "Places/Italy/Rome", "sunset"])
     #expect(digiKam.rating == 4 && digiKam.caption == "Evening at the Forum" && digiKam.label == nil)
+    // A hierarchy with spaces or an empty part, as hand-edited sidecars have them.
+    let untidy = Self.digiKamSidecar.replacingOccurrences(of: ">Places/Italy/Rome<", with: "> Places / Italy//Rome <")
+    #expect(try #require(PhotoXMP.parse(Data(untidy.utf8))).tags == digiKam.tags)
     let darktable = try #require(PhotoXMP.parse(Data(Self.darktableSidecar.utf8)))
     #expect(darktable.tags == ["snow", "trips/alps"])
     #expect(darktable.rating == 2 && darktable.label == "green")
@@ -689,7 +692,8 @@ struct OrganizeTests {
     #expect(tags.summary(count: 3) == "tag: +beach, 3 items")
     for bad in [
       { (edit: inout MetadataEdit) in edit.caption = "two\nlines" }, { $0.rating = 6 }, { $0.addTags = [" lead"] },
-      { $0.removeTags = ["a/"] }, { $0.note = "nul\u{0}" },
+      { $0.removeTags = ["a/"] }, { $0.addTags = ["a//b"] }, { $0.addTags = ["a/ b"] }, { $0.addTags = ["a /b"] },
+      { $0.note = "nul\u{0}" },
       {
         $0.label = .red
         $0.clearLabel = true
@@ -700,5 +704,14 @@ struct OrganizeTests {
       bad(&edit)
       #expect(edit.problem != nil, "\(edit)")
     }
+    // A tag an older version let in can still be taken off.
+    var old = Self.item("a2", tags: ["a//b", "sea"], caption: nil, rating: nil, label: nil)
+    var untag = MetadataEdit()
+    untag.removeTags = ["a//b"]
+    #expect(untag.problem == nil)
+    untag.apply(to: &old)
+    #expect(old.tags == ["sea"])
+    #expect(ModelValidation.newTag(from: " Places / Italy//Rome ") == "Places/Italy/Rome")
+    #expect(ModelValidation.newTag(from: " / ") == nil && ModelValidation.newTag(from: "a\nb") == nil)
   }
 }

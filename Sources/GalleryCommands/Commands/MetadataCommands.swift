@@ -29,7 +29,8 @@ struct TagCommand: ParsableCommand {
     discussion: """
       Items come first (positions or ids), then tags: +TAG adds one, -TAG removes one \
       (a bare TAG after a +TAG or -TAG adds it too). A tag is one line; `a/b` is the tag b \
-      under a, as digiKam writes hierarchies. Example: gallery tag Trip.gallery 1 3 +beach -sea
+      under a, as digiKam writes hierarchies (no part empty or with space at an end). \
+      Example: gallery tag Trip.gallery 1 3 +beach -sea
       """)
 
   @OptionGroup var target: DocumentArgument
