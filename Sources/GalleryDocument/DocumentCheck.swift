@@ -4,7 +4,7 @@ import GalleryModel
 import GallerySystem
 
 /// What `gallery check` found.
-public struct CheckReport: Sendable {
+public struct CheckReport: Sendable, Encodable {
   public var problems: [String]
   /// A remark that is not a problem (an interrupted save the next write cleans up).
   public var note: String?
@@ -231,14 +231,5 @@ extension DocumentCheck {
       throw error
     }
     return backup
-  }
-}
-
-extension CheckReport: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.string("note", note)
-      o.strings("problems", problems)
-    }
   }
 }

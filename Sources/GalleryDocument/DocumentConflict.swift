@@ -57,7 +57,7 @@ public enum DocumentConflict {
   }
 
   /// What a merge did.
-  public struct Report: Sendable {
+  public struct Report: Sendable, Encodable {
     /// The revision both copies share, in the document's numbering.
     public var base: Int
     /// Operations of the copy applied, and of the document kept.

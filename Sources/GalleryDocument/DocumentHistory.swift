@@ -6,7 +6,7 @@ import GallerySystem
 /// (so that other processes see them, under the same lock as every edit).
 public enum DocumentHistory {
   /// What an undo, redo or revert did.
-  public struct Outcome: Sendable {
+  public struct Outcome: Sendable, Encodable {
     /// The revision it made.
     public var revision: Int
     /// The revision it took back or brought back (the target of a revert).

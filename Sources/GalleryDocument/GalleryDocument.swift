@@ -194,7 +194,7 @@ public final class GalleryDocument {
 }
 
 /// Sizes and counts that `gallery info` reports.
-public struct DocumentStatistics: Sendable {
+public struct DocumentStatistics: Sendable, Encodable {
   public var fileBytes: Int64
   public var liveBytes: Int64
   public var deadBytes: Int64
@@ -232,21 +232,5 @@ public enum DocumentName {
   public static func title(forPath path: String) -> String {
     let base = PathBytes.latin1Text((path as NSString).lastPathComponent)
     return base.hasSuffix(".\(fileExtension)") ? String(base.dropLast(fileExtension.count + 1)) : base
-  }
-}
-
-extension DocumentStatistics: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("checkpointRevision", checkpointRevision)
-      o.int64("deadBytes", deadBytes)
-      o.int("entryCount", entryCount)
-      o.int64("fileBytes", fileBytes)
-      o.int("historyRevisions", historyRevisions)
-      o.int64("liveBytes", liveBytes)
-      o.int("oldestRevision", oldestRevision)
-      o.int("revisions", revisions)
-      o.int64("tornBytes", tornBytes)
-    }
   }
 }

@@ -16,23 +16,30 @@ package enum ViewEvent: Sendable, Equatable {
   /// Keeps the connection open through proxies and tells the server that a page left.
   case ping
 
-  private static func failureData(document: String, source: String, reason: String) -> String {
-    ViewJSON.encode { writer in
-      writer.object { o in
-        o.string("document", document)
-        o.string("reason", reason)
-        o.string("source", source)
-      }
-    }
+  private struct DocumentData: Encodable {
+    var id: String
+  }
+
+  private struct FailureData: Encodable {
+    var document: String
+    var source: String
+    var reason: String
+  }
+
+  /// An event's data: one line of JSON (the encoder escapes every line break).
+  private static func data(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 
   /// The event in Server-Sent Events form.
   package var serverSent: String {
     switch self {
-    case .document(let id): "event: document\ndata: \(ViewJSON.encode { $0.object { $0.string("id", id) } })\n\n"
+    case .document(let id): "event: document\ndata: \(Self.data(DocumentData(id: id)))\n\n"
     case .documents: "event: documents\ndata: {}\n\n"
     case .failure(let document, let source, let reason):
-      "event: failure\ndata: \(Self.failureData(document: document, source: source, reason: reason))\n\n"
+      "event: failure\ndata: \(Self.data(FailureData(document: document, source: source, reason: reason)))\n\n"
     case .ping: ": ping\n\n"
     }
   }

@@ -95,10 +95,10 @@ struct DocumentListController {
     return DocumentID(id: documents.id(for: path))
   }
 
-  func listing() async throws -> Response {
-    let bytes = try await BlockingWork.run {
+  func listing() async throws -> DocumentListing {
+    try await BlockingWork.run {
       let summaries = documents.listedPaths().map { path in
-        var summary = ViewJSON.Summary(id: documents.id(for: path), path: path)
+        var summary = DocumentListing.Entry(id: documents.id(for: path), path: path)
         do {
           let model = try documents.model(of: path)
           summary.title = model.title
@@ -113,9 +113,8 @@ struct DocumentListController {
         }
         return summary
       }
-      return ViewJSON.documents(summaries, folders: documents.servedFolders)
+      return DocumentListing(documents: summaries, folders: documents.servedFolders)
     }
-    return ViewServer.json(bytes)
   }
 
   func create(_ request: EditRequest) async throws -> EditedResponse<DocumentID> {
@@ -371,23 +370,23 @@ struct DocumentController {
 
   // MARK: - Edits
 
-  func move(_ id: String, _ request: EditRequest) async throws -> Response {
+  func move(_ id: String, _ request: EditRequest) async throws -> Edited {
     let path = try path(id)
     let ids = try await BlockingWork.run { try ViewEdits.move(request.ids, before: request.before, in: path) }
-    return ViewServer.json(ViewJSON.items(ids))
+    return Edited(ids)
   }
 
   /// A note card (its text in `note`), as `gallery add-note` makes one. Answers its id.
-  func addNote(_ id: String, _ request: EditRequest) async throws -> Response {
+  func addNote(_ id: String, _ request: EditRequest) async throws -> Edited {
     let path = try path(id)
     guard let text = request.note else { throw ViewError.badRequest("add-note needs the card's text (note)") }
     let card = try await BlockingWork.run { try ViewEdits.addNote(text, before: request.before, in: path) }
-    return ViewServer.json(ViewJSON.items([card]))
+    return Edited([card])
   }
 
   /// A caption, note, stars, label or tags for the items, as `gallery caption`, `note`,
   /// `rate`, `label` and `tag` give them: one edit. Answers the items as they are now.
-  func describe(_ id: String, _ request: EditRequest) async throws -> Response {
+  func describe(_ id: String, _ request: EditRequest) async throws -> Edited {
     let path = try path(id)
     var change = MetadataEdit()
     (change.caption, change.note, change.rating) = (request.caption, request.note, request.rating)
@@ -409,7 +408,7 @@ struct DocumentController {
         return edit.model.items.filter { present.contains($0.id) }
       }
     }
-    return ViewServer.json(ViewJSON.items(items))
+    return Edited(items)
   }
 
   /// Every item reordered, as `gallery sort` does: one edit.
@@ -446,7 +445,7 @@ struct DocumentController {
     return Done()
   }
 
-  func transfer(_ id: String, _ request: EditRequest) async throws -> Response {
+  func transfer(_ id: String, _ request: EditRequest) async throws -> Edited {
     let path = try path(id)
     guard let from = request.from, let source = documents.path(for: from) else {
       throw ViewError.notFound("the items come from a document this server does not show")
@@ -456,7 +455,7 @@ struct DocumentController {
       try ViewEdits.transfer(
         request.ids, from: source, to: path, move: request.move, before: request.before, documents: documents)
     }
-    return ViewServer.json(ViewJSON.items(items))
+    return Edited(items)
   }
 
   func retry(_ id: String, _ request: EditRequest) async throws -> EditedResponse<Done> {

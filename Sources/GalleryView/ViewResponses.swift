@@ -1,7 +1,10 @@
+import Foundation
+import GalleryModel
+import GallerySystem
 import Hummingbird
 
 // What the view's routes answer, as Codable values (Hummingbird encodes them as JSON). The
-// answers that carry items or a whole document are the model's own JSON (`ViewJSON`).
+// answer that carries a whole document is the model's own JSON (`ViewJSON`).
 
 /// An edit that has nothing to tell but that it was done: `{}`.
 struct Done: ResponseEncodable {}
@@ -32,4 +35,39 @@ struct HistoryStep: ResponseEncodable {
 struct DropAnswer: ResponseEncodable {
   var accepted: Int
   var refused: Int
+}
+
+/// The items an edit made or changed, as the page looks them up: their ids.
+struct Edited: ResponseEncodable {
+  var ids: [String]
+
+  init(_ items: [Item]) { ids = items.map(\.id) }
+}
+
+/// The document browser's list: each document served, and the folders it lists.
+struct DocumentListing: ResponseEncodable {
+  var documents: [Entry]
+  var folders: [String]
+
+  /// One document, as the browser shows it; a document that does not open has its
+  /// `problem` and no counts.
+  struct Entry: Encodable {
+    var id: String
+    var name: String
+    var folder: String
+    var title: String?
+    var items = 0
+    var pending = 0
+    var stale = 0
+    var failed = 0
+    var trashed = 0
+    var modified: Date?
+    var problem: String?
+
+    init(id: String, path: String) {
+      self.id = id
+      name = PathBytes.displayed((path as NSString).lastPathComponent)
+      folder = PathBytes.displayed((path as NSString).deletingLastPathComponent)
+    }
+  }
 }

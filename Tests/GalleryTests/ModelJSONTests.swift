@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryCommands
 @testable import GalleryDocument
 @testable import GalleryImaging
 @testable import GalleryKit
@@ -576,14 +577,24 @@ struct OutputCodecTests {
   func outputs() throws {
     let event = WatchEvent(event: .committed, path: "/d/a.jpg", document: "/d.gallery", id: "abc", reason: nil, time: 1.5)
     #expect(
-      String(decoding: event.jsonBytes, as: UTF8.self)
+      String(decoding: try JSONOutput.encoded(event), as: UTF8.self)
         == #"{"document":"/d.gallery","event":"committed","id":"abc","path":"/d/a.jpg","time":1.5}"#)
     let report = CheckReport(problems: ["a \"quoted\" problem"], note: nil)
-    #expect(String(decoding: report.jsonBytes, as: UTF8.self) == #"{"problems":["a \"quoted\" problem"]}"#)
+    #expect(String(decoding: try JSONOutput.encoded(report), as: UTF8.self) == #"{"problems":["a \"quoted\" problem"]}"#)
+    // Dates as whole-second ISO 8601, as gallery.json keeps them.
+    let line = HistoryLine(
+      record: JournalRecord(
+        revision: 2, id: "b", parent: "a", time: Date(timeIntervalSince1970: 1_700_000_000), summary: "move: 1 item",
+        change: ModelChange()),
+      first: 2, stack: UndoStack())
+    #expect(
+      String(decoding: try JSONOutput.encoded(line), as: UTF8.self)
+        == #"{"first":2,"id":"b","nextRedo":false,"nextUndo":false,"parent":"a","revision":2,"summary":"move: 1 item","time":"2023-11-14T22:13:20Z"}"#
+    )
     let statistics = DocumentStatistics(
       fileBytes: 10, liveBytes: 8, deadBytes: 2, revisions: 3, tornBytes: 0, entryCount: 4, historyRevisions: 2,
       oldestRevision: 1, checkpointRevision: 2)
-    let decoded = try JSONSerialization.jsonObject(with: Data(statistics.jsonBytes)) as? [String: Int]
+    let decoded = try JSONSerialization.jsonObject(with: Data(try JSONOutput.encoded(statistics))) as? [String: Int]
     #expect(
       decoded == [
         "deadBytes": 2, "entryCount": 4, "fileBytes": 10, "liveBytes": 8, "revisions": 3, "tornBytes": 0,

@@ -25,7 +25,7 @@ struct BrowseCommand: ParsableCommand {
 
   @OptionGroup var output: OutputOptions
 
-  struct Entry: JSONWritable {
+  struct Entry: Encodable {
     var path: String
     var title: String?
     var items: Int?
@@ -33,8 +33,8 @@ struct BrowseCommand: ParsableCommand {
     var bytes: Int64
     var modified: Date
     var error: String?
-    /// Conflict copies of this document that a sync tool left beside it.
-    var conflictCopies: [String] = []
+    /// Conflict copies of this document that a sync tool left beside it; nil for none.
+    var conflictCopies: [String]? = nil
   }
 
   func run() throws {
@@ -67,7 +67,7 @@ struct BrowseCommand: ParsableCommand {
           ByteCountFormatter.string(fromByteCount: entry.bytes, countStyle: .file).leftPadded(to: 9),
           formatter.string(from: entry.modified), TerminalText.escaped(entry.path),
         ].joined(separator: "  ") + (entry.error.map { "  (\(TerminalText.escaped($0)))" } ?? "") + "\n"
-          + entry.conflictCopies.map {
+          + (entry.conflictCopies ?? []).map {
             "    conflict copy: \(TerminalText.escaped($0))  (gallery merge --conflict DOC COPY)\n"
           }.joined()
       }.joined())
@@ -81,24 +81,9 @@ struct BrowseCommand: ParsableCommand {
       let summary = try GalleryDocument.summary(path).summary
       return Entry(
         path: path, title: summary.title, items: summary.items, pending: summary.placeholderCount, bytes: bytes,
-        modified: modified, conflictCopies: conflictCopies)
+        modified: modified, conflictCopies: conflictCopies.isEmpty ? nil : conflictCopies)
     } catch {
       return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
-    }
-  }
-}
-
-extension BrowseCommand.Entry {
-  func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int64("bytes", bytes)
-      if !conflictCopies.isEmpty { o.strings("conflictCopies", conflictCopies) }
-      o.string("error", error)
-      o.int("items", items)
-      o.date("modified", modified)
-      o.string("path", path)
-      o.int("pending", pending)
-      o.string("title", title)
     }
   }
 }

@@ -71,18 +71,9 @@ struct CacheCommand: ParsableCommand {
   }
 }
 
-private struct CacheInfo: JSONWritable {
+private struct CacheInfo: Encodable {
   var folder: String
   var entries: Int
   var bytes: Int
   var limit: Int
-
-  func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("bytes", bytes)
-      o.int("entries", entries)
-      o.string("folder", folder)
-      o.int("limit", limit)
-    }
-  }
 }

@@ -166,7 +166,7 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
 
   /// Lists committed items: position now, id and source a line, or JSON.
   private static func list(_ items: [Item], in document: String, json: Bool) throws {
-    if json { return try JSONOutput.write(items) }
+    if json { return try JSONOutput.write(items: items) }
     guard !items.isEmpty else { return }
     // The ids only: no item need be read.
     let model = try GalleryDocument.openLazily(document).model

@@ -45,20 +45,11 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
   @OptionGroup var output: OutputOptions
 
   /// One item exported, as `--json` gives it.
-  struct Exported: JSONWritable {
+  struct Exported: Encodable {
     var position: Int
     var id: String
     var file: String
     var sidecar: String?
-
-    func write(into writer: inout JSONWriter) {
-      writer.object { o in
-        o.string("file", file)
-        o.string("id", id)
-        o.int("position", position)
-        o.string("sidecar", sidecar)
-      }
-    }
   }
 
   func run() async throws {

@@ -57,7 +57,7 @@ struct FindCommand: ParsableCommand {
       }
     }
     if output.json {
-      try JSONOutput.write(FindResults(found: found))
+      try JSONOutput.write(items: FindResults(found: found))
     } else if uris {
       Terminal.exact(DropSourceParser.uriListText(found.flatMap { $0.items.map(\.item.source) }))
     } else {

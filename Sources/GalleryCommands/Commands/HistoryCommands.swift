@@ -58,10 +58,10 @@ struct HistoryCommand: ParsableCommand {
     }
     Terminal.out(
       lines.map { line in
-        let mark = line.isNextUndo ? "  (next undo)" : line.isNextRedo ? "  (next redo)" : ""
-        let span = line.first == line.record.revision ? "" : "  (r\(line.first)-r\(line.record.revision))"
-        return "r\(line.record.revision)".leftPadded(to: 7) + "  \(timeText(line.record.time))  "
-          + TerminalText.escaped(line.record.summary) + span + mark + "\n"
+        let mark = line.nextUndo ? "  (next undo)" : line.nextRedo ? "  (next redo)" : ""
+        let span = line.first == line.revision ? "" : "  (r\(line.first)-r\(line.revision))"
+        return "r\(line.revision)".leftPadded(to: 7) + "  \(timeText(line.time))  "
+          + TerminalText.escaped(line.summary) + span + mark + "\n"
       }.joined())
   }
 }
@@ -73,45 +73,30 @@ private func timeText(_ time: Date) -> String {
   return String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
 }
 
-/// One revision in `history --json`.
-struct HistoryLine: JSONWritable {
-  /// The operation's last record (without its change).
-  var record: JournalRecord
+/// One operation in `history --json`, at the revision where it ended.
+struct HistoryLine: Encodable {
+  var revision: Int
+  var id: String
+  var parent: String?
+  var time: Date
+  var summary: String
+  var undoing: Int?
+  var redoing: Int?
+  var continues: Int?
   /// The operation's first revision (undo and redo name an operation by it).
   var first: Int
-  var stack: UndoStack
+  var nextUndo: Bool
+  var nextRedo: Bool
 
-  var isNextUndo: Bool { stack.undoable.last == first }
-  var isNextRedo: Bool { stack.redoable.last == first }
-
-  func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("continues", record.continues)
-      o.int("first", first)
-      o.string("id", record.id)
-      o.bool("nextRedo", isNextRedo)
-      o.bool("nextUndo", isNextUndo)
-      o.string("parent", record.parent)
-      o.int("redoing", record.redoing)
-      o.int("revision", record.revision)
-      o.string("summary", record.summary)
-      o.date("time", record.time)
-      o.int("undoing", record.undoing)
-    }
+  /// `record` the operation's last record (without its change).
+  init(record: JournalRecord, first: Int, stack: UndoStack) {
+    (revision, id, parent, time, summary) = (record.revision, record.id, record.parent, record.time, record.summary)
+    (undoing, redoing, continues) = (record.undoing, record.redoing, record.continues)
+    self.first = first
+    nextUndo = stack.undoable.last == first
+    nextRedo = stack.redoable.last == first
   }
 }
-
-extension DocumentHistory.Outcome: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("revision", revision)
-      o.strings("skipped", skipped)
-      o.string("summary", summary)
-      o.int("target", target)
-    }
-  }
-}
-
 /// Up to `steps` undos or redos: stops early, without an error, when the history runs out
 /// after at least one.
 private func repeating(_ steps: Int, _ step: () throws -> DocumentHistory.Outcome) throws -> [DocumentHistory.Outcome] {

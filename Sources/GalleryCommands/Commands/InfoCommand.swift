@@ -14,7 +14,7 @@ struct InfoCommand: ParsableCommand {
   @OptionGroup var target: DocumentArgument
   @OptionGroup var output: OutputOptions
 
-  struct Report: JSONWritable {
+  struct Report: Encodable {
     var path: String
     var title: String
     var format: Int
@@ -65,28 +65,5 @@ struct InfoCommand: ParsableCommand {
       text += "interrupted:    \(storage.tornBytes) bytes of an unfinished save (ignored; the next save removes them)\n"
     }
     Terminal.out(text)
-  }
-}
-
-extension InfoCommand.Report {
-  func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.date("created", created)
-      o.int("failed", failed)
-      o.int("format", format)
-      o.int("items", items)
-      o.int("maxPixels", maxPixels)
-      o.date("modified", modified)
-      o.int("notes", notes)
-      o.string("path", path)
-      o.int("pending", pending)
-      o.int("ready", ready)
-      o.int("revision", revision)
-      o.int("stale", stale)
-      o.value("storage", storage)
-      o.int("thumbnailSize", thumbnailSize)
-      o.string("title", title)
-      o.int("trashed", trashed)
-    }
   }
 }

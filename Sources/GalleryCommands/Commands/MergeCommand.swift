@@ -80,16 +80,3 @@ extension MergeCommand {
     }
   }
 }
-
-extension DocumentConflict.Report: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("base", base)
-      o.strings("conflicts", conflicts)
-      o.string("copyTrashedTo", copyTrashedTo)
-      o.int("ours", ours)
-      o.int("revision", revision)
-      o.int("theirs", theirs)
-    }
-  }
-}

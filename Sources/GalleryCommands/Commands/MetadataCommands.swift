@@ -155,7 +155,7 @@ struct AddNoteCommand: ParsableCommand {
       let card = try edit.addNote(text, at: position.value)
       return (card, edit.model.items.firstIndex { $0.id == card.id } ?? 0)
     }
-    if json { return try JSONOutput.write([card]) }
+    if json { return try JSONOutput.write(items: [card]) }
     Terminal.out("\(index + 1)\t\(card.id)\t\(TerminalText.escaped(ItemLine.firstLine(of: text)))\n")
   }
 }
@@ -269,15 +269,5 @@ struct RefreshMetadataCommand: ParsableCommand {
       said += "; \(report.unreadable.count) could not be read here (not embedded, and the source is gone or changed)"
     }
     Terminal.err("gallery: \(said)\n")
-  }
-}
-
-extension MetadataRefresh.Report: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.strings("refreshed", refreshed)
-      o.strings("unchanged", unchanged)
-      o.strings("unreadable", unreadable)
-    }
   }
 }

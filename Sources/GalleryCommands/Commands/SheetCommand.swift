@@ -81,28 +81,27 @@ struct SheetCommand: ParsableCommand {
 }
 
 /// `gallery sheet --json`: where each tile goes.
-struct SheetLayout: JSONWritable {
+struct SheetLayout: Encodable {
+  struct Tile: Encodable {
+    var position: Int
+    var id: String
+    var x: Int
+    var y: Int
+    var width: Int
+    var height: Int
+  }
+
   var width: Int
   var height: Int
-  var items: [Item]
-  var frames: [ContactSheet.Frame]
+  var tiles: [Tile]
 
-  func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.int("height", height)
-      o.value("tiles") { w in
-        w.array(frames) { w, frame in
-          w.object { t in
-            t.int("height", frame.height)
-            t.string("id", items[frame.index].id)
-            t.int("position", frame.index + 1)
-            t.int("width", frame.width)
-            t.int("x", frame.x)
-            t.int("y", frame.y)
-          }
-        }
-      }
-      o.int("width", width)
+  init(width: Int, height: Int, items: [Item], frames: [ContactSheet.Frame]) {
+    self.width = width
+    self.height = height
+    tiles = frames.map { frame in
+      Tile(
+        position: frame.index + 1, id: items[frame.index].id, x: frame.x, y: frame.y, width: frame.width,
+        height: frame.height)
     }
   }
 }

@@ -39,7 +39,7 @@ struct TrashCommand: ParsableCommand, TakesManyItems {
     if list {
       let trash = try target.open().model.trash
       if json {
-        try JSONOutput.write(trash)
+        try JSONOutput.write(items: trash)
       } else {
         let width = ItemLine.positionWidth(count: trash.count)
         Terminal.out(

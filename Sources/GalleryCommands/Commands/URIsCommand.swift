@@ -23,18 +23,10 @@ struct URIsCommand: ParsableCommand, TakesManyItems {
   @OptionGroup var output: OutputOptions
 
   /// One item's URI, as `--json` gives it.
-  struct Entry: JSONWritable {
+  struct Entry: Encodable {
     var position: Int
     var id: String
     var uri: String
-
-    func write(into writer: inout JSONWriter) {
-      writer.object { o in
-        o.string("id", id)
-        o.int("position", position)
-        o.string("uri", uri)
-      }
-    }
   }
 
   func run() throws {

@@ -129,8 +129,8 @@ struct WatchCommand: AsyncParsableCommand {
     options.embed = embed ? true : nil
     let json = events == .json
     let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
-      guard json else { return }
-      Terminal.out(event.jsonBytes + [0x0A])
+      guard json, let line = try? JSONOutput.encoded(event) else { return }
+      Terminal.out(line + [0x0A])
     }
     // SIGINT and SIGTERM stop it the careful way (see the discussion above); the service
     // group owns them while it runs.

@@ -12,7 +12,7 @@ import Synchronization
 /// wrote in XMP adds tags, and gives stars, a label and a caption only to an item that has
 /// none (what a person wrote in the gallery stays). One edit, which undo takes back.
 public enum MetadataRefresh {
-  public struct Report: Sendable, Equatable {
+  public struct Report: Sendable, Equatable, Encodable {
     /// Items whose fields changed.
     public var refreshed: [String] = []
     /// Items read whose fields were already what the photo says.

@@ -87,8 +87,8 @@ public struct WatchOptions: Sendable {
 }
 
 /// One line of `gallery watch --events json`.
-public struct WatchEvent: Sendable {
-  public enum Kind: String, Sendable {
+public struct WatchEvent: Sendable, Encodable {
+  public enum Kind: String, Sendable, Encodable {
     case placeholder, committed, rejected, removed, duplicate
     /// A tracked file was moved out of the folder (its placeholder goes).
     case moved
@@ -109,17 +109,4 @@ public struct WatchEvent: Sendable {
   public var reason: String?
   /// When it happened, in seconds since 1970 (for latency measurements and logs).
   public var time: Double = Date().timeIntervalSince1970
-}
-
-extension WatchEvent: JSONWritable {
-  package func write(into writer: inout JSONWriter) {
-    writer.object { o in
-      o.string("document", document)
-      o.string("event", event.rawValue)
-      o.string("id", id)
-      o.string("path", path)
-      o.string("reason", reason)
-      o.double("time", time)
-    }
-  }
 }

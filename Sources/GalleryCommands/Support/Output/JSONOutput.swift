@@ -8,14 +8,33 @@ import GallerySystem
 import Synchronization
 
 /// JSON for standard output, one rule for every `--json`: sorted keys, ISO 8601 dates,
-/// pretty-printed when standard output is a terminal (a person reads it), one line in a pipe
-/// or a file (a program reads it). `watch --events json` is a stream: one object a line.
+/// absent members left out, pretty-printed when standard output is a terminal (a person
+/// reads it), one line in a pipe or a file (a program reads it). `watch --events json` is a
+/// stream: one object a line.
+///
+/// Reports are `Encodable` and written by Foundation's `JSONEncoder`. Items (`show`,
+/// `find`, `trash --list`, `drop`) are written by the model's own codec, as `gallery.json`
+/// holds them: a listing of 100,000 items is its one hot path (see `bench/json`).
 enum JSONOutput {
   static var pretty: Bool { StandardStream.output.isTerminal }
 
-  /// A value written by the model's codec (`JSONWritable`): compact, one line, or indented
-  /// for a terminal.
-  static func write<T: JSONWritable>(_ value: T) throws {
+  /// A report, compact, one line, or indented for a terminal.
+  static func write(_ value: some Encodable) throws {
+    Terminal.out(try encoded(value, pretty: pretty) + [0x0A])
+  }
+
+  /// `value` as `--json` writes it.
+  static func encoded(_ value: some Encodable, pretty: Bool = false) throws -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
+    encoder.dateEncodingStrategy = .iso8601
+    return Array(try encoder.encode(value))
+  }
+
+  /// Items, or what holds them, written by the model's codec: compact, one line, or
+  /// indented for a terminal.
+  static func write<T: JSONWritable>(items value: T) throws {
     try write(compact: value.jsonBytes + [0x0A])
   }
 
