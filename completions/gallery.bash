@@ -391,7 +391,7 @@ _gallery_drop() {
 
 _gallery_move() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--to)
     __gallery_offer_flags_options -1
@@ -438,7 +438,7 @@ _gallery_trash() {
 
 _gallery_restore() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options -1
@@ -921,7 +921,7 @@ _gallery_revert() {
 
 _gallery_tag() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options -1
@@ -941,7 +941,7 @@ _gallery_tag() {
 
 _gallery_caption() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--text)
     __gallery_offer_flags_options -1
@@ -968,7 +968,7 @@ _gallery_caption() {
 
 _gallery_note() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __gallery_offer_flags_options 3
@@ -1011,7 +1011,7 @@ _gallery_add-note() {
 
 _gallery_rate() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--stars)
     __gallery_offer_flags_options -1
@@ -1038,7 +1038,7 @@ _gallery_rate() {
 
 _gallery_label() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--colour)
     __gallery_offer_flags_options -1
@@ -1065,7 +1065,7 @@ _gallery_label() {
 
 _gallery_sort() {
     repeating_flags=()
-    non_repeating_flags=(--reverse --version -h --help)
+    non_repeating_flags=(--json --reverse --version -h --help)
     repeating_options=()
     non_repeating_options=(--by)
     __gallery_offer_flags_options 1

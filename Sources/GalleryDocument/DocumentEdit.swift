@@ -93,11 +93,13 @@ extension GalleryDocument {
     try editRecordingSave(path, body).result
   }
 
-  /// `edit`, also telling where the file ended before the save and which revision it made,
-  /// so that the caller can take its own save back later if nothing else was saved since.
+  /// `edit`, also telling which revision it made and what the history calls it (nil when
+  /// the edit changed nothing, and nothing was saved), and where the file ended before the
+  /// save, so that the caller can take its own save back later if nothing else was saved
+  /// since (nil too after a compaction the save was worth).
   package static func editRecordingSave<T>(
     _ path: String, _ body: (inout DocumentEdit) throws -> T
-  ) throws -> (result: T, save: SaveMark?) {
+  ) throws -> (result: T, save: SaveMark?, saved: SavedRevision?) {
     let lock = try DocumentLock(path: path)
     // What a killed save or compaction left beside the document goes at the next edit.
     DocumentArchive.removeStaleTemporaries(for: path)
@@ -108,9 +110,9 @@ extension GalleryDocument {
     guard
       edit.model != layout.model || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil
         || edit.redoing != nil
-    else { return (result, nil) }
-    let saved = try save(edit, over: layout, lock: lock)
-    return (result, saved)
+    else { return (result, nil, nil) }
+    let (mark, saved) = try save(edit, over: layout, lock: lock)
+    return (result, mark, saved)
   }
 
   /// Takes back the save `mark` describes, restoring the file byte for byte, when it is
@@ -136,7 +138,9 @@ extension GalleryDocument {
   /// document is still format 1, so that a format-1 reader refuses it instead of showing
   /// the old state; or its index does not outline its checkpoint, so that the next edit
   /// reads only what it needs).
-  private static func save(_ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock) throws -> SaveMark? {
+  private static func save(
+    _ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock
+  ) throws -> (SaveMark?, SavedRevision) {
     var model = edit.model
     model.format = GalleryModel.formatVersion
     model.revision = layout.model.revision + 1
@@ -147,6 +151,7 @@ extension GalleryDocument {
       revision: model.revision, id: model.revisionID!, parent: layout.model.revisionID, time: model.modified,
       summary: JournalRecord.cut(edit.summary ?? JournalRecord.describe(change)),
       undoing: edit.undoing, redoing: edit.redoing, continues: edit.continuing, change: change)
+    let revision = SavedRevision(revision: record.revision, summary: record.summary)
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not
     // kept: only the items this save put in or changed can refer to a new entry.
     let referenced = Set(
@@ -192,12 +197,13 @@ extension GalleryDocument {
       throw DocumentError.saveFailed(lock.file.path, error)
     }
     if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
-      return nil
+      return (nil, revision)
     }
     LayoutCache.remember(saved, of: lock.file)
-    return SaveMark(
+    let mark = SaveMark(
       previousEnd: layout.revisionEnd, end: saved.revisionEnd, revision: model.revision,
       previousTail: layout.tornBytes == 0 ? min(layout.fileSize - layout.revisionEnd, 1 << 20) : 0)
+    return (mark, revision)
   }
 
   /// A new checkpoint is written when the journal after the last one passes this fraction
@@ -235,6 +241,12 @@ extension GalleryDocument {
     let after = try GalleryDocument.open(path).layout.fileSize
     return (layout.fileSize, after)
   }
+}
+
+/// A revision an edit saved: its number, and what the history calls it.
+package struct SavedRevision: Sendable, Equatable {
+  package var revision: Int
+  package var summary: String
 }
 
 /// One appended save: where the file ended before it and after it, and the revision it made.

@@ -122,6 +122,40 @@ struct ShellConventionTests {
     }
   }
 
+  @Test("Edit commands with --json say the revision made, its summary and where the named items stand now")
+  func editReports() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let images = try work.images(3)
+    #expect(try Run.gallery(["drop", document] + images).status == 0)
+    let ids = try GalleryDocument.open(document).model.items.map(\.id)
+    func report(_ arguments: [String]) throws -> EditReport.Decoded {
+      let run = try Run.gallery(arguments)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      #expect(run.stdout.split(separator: "\n").count == 1, "\(arguments) is not one line in a pipe")
+      return try JSONDecoder().decode(EditReport.Decoded.self, from: run.stdoutData)
+    }
+    let before = try GalleryDocument.open(document).model.revision
+    let moved = try report(["move", document, "3", "--to", "1", "--json"])
+    #expect(moved.revision == before + 1 && moved.summary == "move: 1 item")
+    #expect(moved.items == [.init(id: ids[2], position: 1)])
+    let trashed = try report(["trash", document, ids[0], "--json"])
+    #expect(trashed.summary == "trash: 1 item" && trashed.items == [.init(id: ids[0], position: nil)])
+    #expect(try report(["restore", document, ids[0], "--json"]).items == [.init(id: ids[0], position: 2)])
+    let tagged = try report(["tag", document, "1", ids[1], "+sea", "--json"])
+    #expect(tagged.summary == "tag: +sea, 2 items" && tagged.items?.map(\.position) == [1, 3])
+    // The same again changes nothing: no revision, nothing saved; in words, on standard error.
+    let again = try report(["tag", document, "1", ids[1], "+sea", "--json"])
+    #expect(again.revision == nil && again.summary == nil && again.items?.count == 2)
+    #expect(try GalleryDocument.open(document).model.revision == tagged.revision)
+    let unchanged = try Run.gallery(["move", document, "1", "--to", "1"])
+    #expect(unchanged.status == 0 && unchanged.stdout.isEmpty && unchanged.stderr.contains("nothing changed"))
+    // A sort names every item: the report leaves them out.
+    let sorted = try report(["sort", document, "--by", "name", "--reverse", "--json"])
+    #expect(sorted.summary?.hasPrefix("sort") == true && sorted.items == nil)
+    #expect(try report(["rate", document, "1", "--stars", "4", "--json"]).summary == "rate: 4 stars, 1 item")
+  }
+
   @Test("Columns stay aligned: show at position 100,000, browse beside a document that does not open")
   func alignedColumns() throws {
     var item = Item.placeholder(id: "abcdef", source: "file:///a.jpg")
@@ -365,5 +399,18 @@ struct StumblingBlockTests {
     #expect(try Run.gallery(["thumbnail", document, output, "128"]).status == 0)
     let bytes = try held.readToEnd() ?? Data()
     #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "the held descriptor reads \(bytes.count) bytes")
+  }
+}
+
+extension EditReport {
+  /// A report as a program reads it back.
+  struct Decoded: Decodable {
+    struct Placed: Decodable, Equatable {
+      var id: String
+      var position: Int?
+    }
+    var revision: Int?
+    var summary: String?
+    var items: [Placed]?
   }
 }

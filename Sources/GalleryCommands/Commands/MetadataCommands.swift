@@ -16,9 +16,11 @@ private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
 }
 
 /// Makes `change` on `items` as one edit, which its summary names.
-private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit) throws {
-  try GalleryDocument.edit(document) { edit in
-    try edit.describe(try edit.model.resolve(items), change)
+private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit, json: Bool) throws {
+  try EditReport.edit(document, json: json) { edit in
+    let ids = try edit.model.resolve(items)
+    try edit.describe(ids, change)
+    return ids
   }
 }
 
@@ -34,6 +36,7 @@ struct TagCommand: ParsableCommand {
       """)
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @Argument(
     parsing: .allUnrecognized, help: "Items, then +TAG to add and -TAG to remove.", completion: ItemCompletion.itemsAndTags)
@@ -74,7 +77,7 @@ struct TagCommand: ParsableCommand {
 
   func run() throws {
     let (items, change) = try Self.change(words)
-    try describe(target.document, items, change)
+    try describe(target.document, items, change, json: output.json)
   }
 }
 
@@ -84,6 +87,7 @@ struct CaptionCommand: ParsableCommand {
     discussion: "One line. An empty TEXT clears it.")
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @OptionGroup var selection: ItemsArgument
 
@@ -98,7 +102,7 @@ struct CaptionCommand: ParsableCommand {
 
   func validate() throws { _ = try checked(change) }
 
-  func run() throws { try describe(target.document, selection.items, change) }
+  func run() throws { try describe(target.document, selection.items, change, json: output.json) }
 }
 
 struct NoteCommand: ParsableCommand {
@@ -110,6 +114,7 @@ struct NoteCommand: ParsableCommand {
       """)
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @Argument(help: "The item, by position or id.", completion: ItemCompletion.items)
   var item: ItemReference
@@ -123,7 +128,7 @@ struct NoteCommand: ParsableCommand {
       ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : text
     var change = MetadataEdit()
     change.note = note
-    try describe(target.document, [item], change)
+    try describe(target.document, [item], change, json: output.json)
   }
 }
 
@@ -165,6 +170,7 @@ struct RateCommand: ParsableCommand {
     commandName: "rate", abstract: "Give items 1 to 5 stars, or 0 to clear them.")
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @OptionGroup var selection: ItemsArgument
 
@@ -179,7 +185,7 @@ struct RateCommand: ParsableCommand {
 
   func validate() throws { _ = try checked(change) }
 
-  func run() throws { try describe(target.document, selection.items, change) }
+  func run() throws { try describe(target.document, selection.items, change, json: output.json) }
 }
 
 struct LabelCommand: ParsableCommand {
@@ -187,6 +193,7 @@ struct LabelCommand: ParsableCommand {
     commandName: "label", abstract: "Give items a colour label, or none.")
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @OptionGroup var selection: ItemsArgument
 
@@ -206,7 +213,7 @@ struct LabelCommand: ParsableCommand {
     var change = MetadataEdit()
     change.label = Item.Label(rawValue: colour)
     change.clearLabel = change.label == nil
-    try describe(target.document, selection.items, change)
+    try describe(target.document, selection.items, change, json: output.json)
   }
 }
 
@@ -219,6 +226,7 @@ struct SortCommand: ParsableCommand {
       """)
 
   @OptionGroup var target: DocumentArgument
+  @OptionGroup var output: EditOutputOptions
 
   @Option(
     help: ArgumentHelp("What to sort by: \(GalleryModel.SortKey.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -229,8 +237,9 @@ struct SortCommand: ParsableCommand {
   var reverse = false
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
+    try EditReport.edit(target.document, json: output.json) { edit in
       edit.sort(by: by, reversed: reverse)
+      return nil
     }
   }
 }

@@ -22,15 +22,18 @@ struct MoveCommand: ParsableCommand {
   @Option(name: .customLong("to"), help: "1-based position, or `end`.")
   var position: TargetPosition
 
+  @OptionGroup var output: EditOutputOptions
+
   func validate() throws {
     guard !items.isEmpty else { throw ValidationError("name at least one ITEM to move") }
   }
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
+    try EditReport.edit(target.document, json: output.json) { edit in
       let ids = try edit.model.resolve(items)
       edit.summary = "move: " + JournalRecord.counted(ids.count, "item")
       edit.model.move(ids, to: position.value)
+      return ids
     }
   }
 }

@@ -16,15 +16,18 @@ struct RestoreCommand: ParsableCommand, TakesManyItems {
   @Argument(help: "Trashed items, by id or position in the trash.", completion: ItemCompletion.trashedItems)
   var items: [ItemReference]
 
+  @OptionGroup var output: EditOutputOptions
+
   func validate() throws {
     guard !items.isEmpty else { throw ValidationError("name at least one trashed ITEM to restore") }
   }
 
   func run() throws {
-    try GalleryDocument.edit(target.document) { edit in
+    try EditReport.edit(target.document, json: output.json) { edit in
       let ids = try edit.model.resolveTrashed(items)
       edit.summary = "restore: " + JournalRecord.counted(ids.count, "item")
       edit.model.restore(ids)
+      return ids
     }
   }
 }

@@ -26,13 +26,12 @@ struct TrashCommand: ParsableCommand, TakesManyItems {
   @Flag(help: "Empty the trash (`gallery undo` brings its items back while the history keeps them).")
   var empty = false
 
-  @Flag(help: "With --list, write JSON.")
+  @Flag(help: "Write JSON: the trash with --list, else what was done (the revision made, its summary, the items).")
   var json = false
 
   func validate() throws {
     let modes = [!items.isEmpty, list, empty].filter { $0 }.count
     guard modes == 1 else { throw ValidationError("give ITEMs to trash, or --list, or --empty (one of them)") }
-    if json && !list { throw ValidationError("--json goes with --list") }
   }
 
   func run() throws {
@@ -47,16 +46,20 @@ struct TrashCommand: ParsableCommand, TakesManyItems {
             .joined())
       }
     } else if empty {
-      let count = try GalleryDocument.edit(target.document) { edit in
-        edit.summary = "trash --empty: " + JournalRecord.counted(edit.model.trash.count, "item")
-        return edit.model.emptyTrash()
+      var count = 0
+      try EditReport.edit(target.document, json: json, sayingUnchanged: false) { edit in
+        let ids = edit.model.trash.map(\.item.id)
+        edit.summary = "trash --empty: " + JournalRecord.counted(ids.count, "item")
+        count = edit.model.emptyTrash()
+        return ids
       }
-      Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))")
+      if !json { Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))") }
     } else {
-      try GalleryDocument.edit(target.document) { edit in
+      try EditReport.edit(target.document, json: json) { edit in
         let ids = try edit.model.resolve(items)
         edit.summary = "trash: " + JournalRecord.counted(ids.count, "item")
         edit.model.trash(ids)
+        return ids
       }
     }
   }

@@ -86,7 +86,7 @@ public enum ImageDrop {
       try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) {
-        let (ids, save) = try GalleryDocument.editRecordingSave(path) { edit in
+        let (ids, save, _) = try GalleryDocument.editRecordingSave(path) { edit in
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds

@@ -43,6 +43,12 @@ struct OutputOptions: ParsableArguments {
   var json = false
 }
 
+/// `--json` of an edit command.
+struct EditOutputOptions: ParsableArguments {
+  @Flag(help: "Write what was done as JSON: the revision made, its summary, the items and their positions now.")
+  var json = false
+}
+
 /// A position on the command line: a 1-based number, or `end`.
 enum TargetPosition: ExpressibleByArgument {
   case position(Int)
