@@ -575,7 +575,7 @@ _gallery_check() {
 
 _gallery_retry() {
     repeating_flags=()
-    non_repeating_flags=(--no-cache --version -h --help)
+    non_repeating_flags=(--no-cache --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--downloads --timeout --max-download-size)
     __gallery_offer_flags_options -1

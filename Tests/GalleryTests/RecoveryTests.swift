@@ -102,10 +102,17 @@ struct RecoveryTests {
     try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
     #expect(try Run.gallery(["drop", "--keep-failed", document, path]).status == 1)
     #expect(try Listing.of(document).items.map(\.state) == ["failed"])
-    #expect(try Run.gallery(["retry", document]).status == 1)
+    // --json lists the item as it is now: failed again, with the new reason.
+    let again = try Run.gallery(["retry", "--json", document])
+    #expect(again.status == 1)
+    let listed = try JSONSerialization.jsonObject(with: again.stdoutData) as? [[String: Any]]
+    #expect(listed?.map { $0["state"] as? String } == ["failed"] && listed?.first?["failure"] is String)
     #expect(try Listing.of(document).items.map(\.state) == ["failed"])
     try whole.write(to: URL(fileURLWithPath: path))
-    #expect(try Run.gallery(["retry", document]).status == 0)
+    let retried = try Run.gallery(["retry", "--json", document])
+    #expect(retried.status == 0)
+    let loaded = try JSONSerialization.jsonObject(with: retried.stdoutData) as? [[String: Any]]
+    #expect(loaded?.map { $0["state"] as? String } == ["ready"] && loaded?.first?["width"] as? Int == 900)
     let item = try #require(try Listing.of(document).items.first)
     #expect(item.state == "ready" && item.width == 900)
   }

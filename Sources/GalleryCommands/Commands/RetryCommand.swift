@@ -26,12 +26,19 @@ struct RetryCommand: AsyncParsableCommand, TakesManyItems {
 
   @OptionGroup(title: "Web downloads") var web: WebOptions
 
+  @Flag(help: "Write the items loaded again as JSON (as `show --json` lists items; a failed one with its reason).")
+  var json = false
+
   func run() async throws {
     let ids = items.isEmpty ? nil : try GalleryDocument.open(target.document).model.resolve(items)
     var options = DropOptions()
     web.configure(&options)
     let report = try await ImageRetry.retry(ids, in: target.document, options: options)
-    Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
+    if json {
+      try JSONOutput.write(items: report.committed)
+    } else {
+      Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
+    }
     for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
     if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }
   }
