@@ -177,6 +177,28 @@ struct JournalTests {
     #expect(now.items.map(\.id) == ["a1", "b1"])
     #expect(now.trash.map(\.item.id) == ["d1"])
     #expect(skipped == ["d1 is no longer in the gallery"])
+
+    // Undoing a trash puts the item back, unless the document holds its id again: restored
+    // since (in the gallery), or an item of the trash (itself trashed again since).
+    var trashedTwo = start
+    trashedTwo.trash(["a1", "b1"], now: Self.date)
+    let trash = ModelChange(from: start, to: trashedTwo)
+    var restored = trashedTwo
+    restored.restore(["b1"])
+    #expect(trash.reversed.apply(to: &restored) == ["b1 is no longer in the trash", "b1 is already in the document"])
+    #expect(restored.items.map(\.id) == ["a1", "b1"] && restored.trash.isEmpty)
+    var many = GalleryModel(title: "t", now: Self.date)
+    many.items = (0..<20).map { Self.item("m\($0)") }
+    var insertedMany = many
+    insertedMany.insert((0..<12).map { Self.item("n\($0)") }, at: 3)
+    let dropMany = ModelChange(from: many, to: insertedMany)
+    var holding = many
+    holding.insert([Self.item("n4")], at: 1)
+    holding.trash(["m7"], now: Self.date)
+    holding.trash.append(TrashedItem(item: Self.item("n9"), trashed: Self.date, position: 1))
+    #expect(Set(dropMany.apply(to: &holding)) == ["n4 is already in the document", "n9 is already in the document"])
+    #expect(holding.items.filter { $0.id == "n4" }.count == 1 && !holding.items.contains { $0.id == "n9" })
+    #expect(holding.items.count == 20 + 10)
   }
 
   @Test("Encoded out of order or with an id changed by an update: refused as data")
