@@ -60,12 +60,22 @@ public struct DocumentEdit {
 
   /// Fresh short ids, unique among the items, the trash and the history.
   public mutating func newItemIDs(_ count: Int) throws(DocumentError) -> [String] {
-    var taken = try takenIDs()
-    return (0..<count).map { _ in
-      let id = ItemID.make(avoiding: taken)
-      taken.insert(id)
-      return id
+    // Drawn at random, then checked against the document's in one pass over its items (a
+    // set of every id of 100,000 items would cost more than the rest of a drop's first
+    // save); one that is taken, rare among two billion, is drawn again.
+    let known = try history.itemIDs()
+    var ids: [String] = []
+    var drawn = Set<String>()
+    while ids.count < count {
+      var candidates: [String] = []
+      while candidates.count < count - ids.count {
+        let id = ItemID.make(avoiding: known)
+        if drawn.insert(id).inserted { candidates.append(id) }
+      }
+      let held = model.held(candidates)
+      ids += candidates.filter { !held.contains($0) }
     }
+    return ids
   }
 }
 

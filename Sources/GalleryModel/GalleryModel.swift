@@ -477,6 +477,16 @@ extension GalleryModel {
     return ids
   }
 
+  /// Those of `ids` that an item or the trash has: one pass over them, comparing a few ids
+  /// (hashing many), never a set of every id.
+  package func held(_ ids: [String]) -> Set<String> {
+    let wanted = IDSet(ids)
+    var held = Set<String>()
+    for item in items where wanted.contains(item.id) { held.insert(item.id) }
+    for entry in trash where wanted.contains(entry.item.id) { held.insert(entry.item.id) }
+    return held
+  }
+
   /// The archive entries the model refers to (thumbnails and embedded originals of the items,
   /// then of the trash), each once, in item order.
   package var referencedEntries: [String] {

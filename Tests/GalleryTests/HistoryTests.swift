@@ -75,6 +75,24 @@ struct HistoryTests {
     #expect(read.status == 65 && read.stderr.contains("newer than this gallery understands"), "\(read.stderr)")
   }
 
+  @Test("New ids are none the items, the trash or the history hold, and each once")
+  func newIDs() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    // Items, one in the trash, and one only the history knows (trashed, then emptied).
+    try GalleryDocument.edit(document) { edit in
+      edit.model.items = (0..<300).map { Item.placeholder(id: "a\(String($0, radix: 36))", source: "file:///x.jpg") }
+    }
+    try GalleryDocument.edit(document) { $0.model.trash(["a0", "a1"]) }
+    try GalleryDocument.edit(document) { $0.model.trash.removeAll { $0.item.id == "a0" } }
+    let fresh = try GalleryDocument.edit(document) { try $0.newItemIDs(2000) }
+    #expect(fresh.count == 2000 && Set(fresh).count == 2000)
+    let model = try GalleryDocument.open(document).model
+    #expect(model.held(fresh).isEmpty && !fresh.contains("a0"))
+    #expect(fresh.allSatisfy(ModelValidation.isValidID))
+    #expect(model.held(["a5", "a1", "zzzzzz", "a5"]) == ["a5", "a1"])
+  }
+
   @Test("Saves append journal records; a checkpoint follows once the journal passes its share of the model")
   func checkpoints() throws {
     let work = try TestWorkspace()
