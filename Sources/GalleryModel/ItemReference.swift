@@ -38,9 +38,9 @@ extension GalleryModel {
   /// Where each of `ids` stands among the items (an id not among them is left out): one
   /// pass over the items, however many ids are asked for.
   public func positions(of ids: [String]) -> [String: Int] {
-    let wanted = Set(ids)
+    let wanted = IDSet(ids)
     var found: [String: Int] = [:]
-    found.reserveCapacity(wanted.count)
+    found.reserveCapacity(ids.count)
     for (position, item) in items.enumerated() where wanted.contains(item.id) && found[item.id] == nil {
       found[item.id] = position
     }

@@ -28,7 +28,7 @@ package enum ViewEdits {
   /// Reorders: the items (in their order in the gallery) go before `before`.
   package static func move(_ ids: [String], before: String?, in path: String) throws -> [Item] {
     try GalleryDocument.edit(path) { edit in
-      let moving = Set(ids).intersection(edit.model.items.map(\.id))
+      let moving = Set(edit.model.positions(of: ids).keys)
       edit.model.move(Array(moving), to: position(before: before, in: edit.model.items, moving: moving))
       return edit.model.items.filter { moving.contains($0.id) }
     }

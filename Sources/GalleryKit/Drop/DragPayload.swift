@@ -155,8 +155,8 @@ public struct DragPayload: Sendable {
         let offer = edit.model.moveOffers![index]
         edit.model.moveOffers!.remove(at: index)
         if edit.model.moveOffers!.isEmpty { edit.model.moveOffers = nil }
-        let present = Set(edit.model.items.map(\.id))
-        let leaving = offer.ids.filter { kept.contains($0) && present.contains($0) }
+        let present = edit.model.positions(of: offer.ids)
+        let leaving = offer.ids.filter { kept.contains($0) && present[$0] != nil }
         edit.model.trash(leaving)
         return leaving.count
       }
