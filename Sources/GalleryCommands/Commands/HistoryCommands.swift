@@ -88,7 +88,7 @@ struct HistoryLine: Encodable {
   var nextUndo: Bool
   var nextRedo: Bool
 
-  /// `record` the operation's last record (without its change).
+  /// `record` is the operation's last record (read without its change).
   init(record: JournalRecord, first: Int, stack: UndoStack) {
     (revision, id, parent, time, summary) = (record.revision, record.id, record.parent, record.time, record.summary)
     (undoing, redoing, continues) = (record.undoing, record.redoing, record.continues)
@@ -97,6 +97,7 @@ struct HistoryLine: Encodable {
     nextRedo = stack.redoable.last == first
   }
 }
+
 /// Up to `steps` undos or redos: stops early, without an error, when the history runs out
 /// after at least one.
 private func repeating(_ steps: Int, _ step: () throws -> DocumentHistory.Outcome) throws -> [DocumentHistory.Outcome] {

@@ -4,8 +4,8 @@ import GalleryModel
 /// What an edit command did, as its `--json` says it: the revision it made (absent when the
 /// items already were so, and nothing was saved), what the history calls it, and the items
 /// it named, where they stand now (no position: in the trash, or emptied from it).
-struct EditReport: Encodable, Equatable {
-  struct Placed: Encodable, Equatable {
+struct EditReport: Encodable {
+  struct Placed: Encodable {
     var id: String
     var position: Int?
   }
