@@ -100,14 +100,16 @@ struct DocumentListController {
       let summaries = documents.listedPaths().map { path in
         var summary = DocumentListing.Entry(id: documents.id(for: path), path: path)
         do {
-          let model = try documents.model(of: path)
-          summary.title = model.title
-          summary.items = model.items.count
-          summary.pending = model.items.filter { $0.displayState == .pending }.count
-          summary.stale = model.items.filter { $0.displayState == .stale }.count
-          summary.failed = model.items.filter { $0.state == .failed }.count
-          summary.trashed = model.trash.count
-          summary.modified = model.modified
+          // The counts the last save wrote at the end of the file, as `gallery browse`
+          // reads them: a gallery of 100,000 items is not read to be listed.
+          let counts = try GalleryDocument.summary(path).summary
+          summary.title = counts.title
+          summary.items = counts.items
+          summary.pending = counts.pending
+          summary.stale = counts.stale
+          summary.failed = counts.failed
+          summary.trashed = counts.trashed
+          summary.modified = counts.modified
         } catch {
           summary.problem = "\(error)"
         }
