@@ -146,6 +146,13 @@ struct IDSet {
 
   func contains(_ id: String) -> Bool { many?.contains(id) ?? few.contains(id) }
 
+  /// Those of these ids that `ids` holds: one pass over it, never a set of all of it.
+  func found(in ids: some Sequence<String>) -> Set<String> {
+    var found = Set<String>()
+    for id in ids where contains(id) { found.insert(id) }
+    return found
+  }
+
   var isEmpty: Bool { few.isEmpty && (many?.isEmpty ?? true) }
 }
 

@@ -481,10 +481,7 @@ extension GalleryModel {
   /// (hashing many), never a set of every id.
   package func held(_ ids: [String]) -> Set<String> {
     let wanted = IDSet(ids)
-    var held = Set<String>()
-    for item in items where wanted.contains(item.id) { held.insert(item.id) }
-    for entry in trash where wanted.contains(entry.item.id) { held.insert(entry.item.id) }
-    return held
+    return wanted.found(in: items.lazy.map(\.id)).union(wanted.found(in: trash.lazy.map(\.item.id)))
   }
 
   /// The archive entries the model refers to (thumbnails and embedded originals of the items,

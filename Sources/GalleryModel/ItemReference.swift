@@ -48,12 +48,12 @@ extension GalleryModel {
   }
 
   /// `ids` is lazy: a move of one item among 100,000 reads one id, not a copy of all. A few
-  /// ids are searched for; more are looked up in a set of every id, made once.
+  /// ids are searched for; more are found in one pass over `ids`.
   private static func resolve<IDs: RandomAccessCollection<String>>(
     _ references: [ItemReference], among ids: IDs, place: String
   ) throws(DocumentError) -> [String] where IDs.Index == Int {
-    let named = references.count { if case .id = $0 { true } else { false } }
-    let known: Set<String>? = named > 4 ? Set(ids) : nil
+    let named = references.compactMap { if case .id(let id) = $0 { id } else { nil } }
+    let known: Set<String>? = named.count > 4 ? IDSet(named).found(in: ids) : nil
     var resolved: [String] = []
     var seen = Set<String>()
     for reference in references {

@@ -95,8 +95,7 @@ public struct ModelChange: Sendable, Equatable {
     let arriving = items.inserted.map(\.element.key) + trash.inserted.map(\.element.key)
     if !arriving.isEmpty {
       let wanted = IDSet(arriving)
-      for element in itemsLeft where wanted.contains(element.key) { taken.insert(element.key) }
-      for element in trashLeft where wanted.contains(element.key) { taken.insert(element.key) }
+      taken = wanted.found(in: itemsLeft.lazy.map(\.key)).union(wanted.found(in: trashLeft.lazy.map(\.key)))
     }
     items.putIn(into: &itemsLeft, carried: itemsCarried, taken: &taken, skipped: &skipped)
     trash.putIn(into: &trashLeft, carried: trashCarried, taken: &taken, skipped: &skipped)
