@@ -83,9 +83,10 @@ package struct ArchiveIndex {
 
   /// The index, and what `outlined` made of its outline and the checkpoint location the
   /// outline gives (nil without an outline). The outline is the index's first member (as
-  /// this version writes it): `outlined` then runs on one core while the rest of the index
-  /// is read on the other, and what it made counts only once the index, read whole, is
-  /// found to place the checkpoint there.
+  /// this version writes it): it is then read, and `outlined` run, on one core while the
+  /// rest of the index is read (and its entries' table made) on the other, and what
+  /// `outlined` made counts only once the index, read whole, is found to place the
+  /// checkpoint there.
   package static func decode<T>(
     _ data: Data, at offset: Int64, whileReading outlined: (CheckpointOutline, EntryLocation) -> T
   ) throws -> (index: ArchiveIndex, outlined: T?) {
@@ -111,18 +112,38 @@ package struct ArchiveIndex {
       default: try reader.skipValue()
       }
     }
+    // The entries' table, when the core that read them made it.
+    var table: IndexedEntries?
     try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
+      // The outline holds arrays of numbers and of ids (which hold no brace): it ends at its
+      // first `}`, where the rest of the index is read on one core while the other reads the
+      // outline (which must end there) and opens its checkpoint.
       let first = Array(#"{"checkpointOutline":"#.utf8)
-      guard data.starts(with: first) else { return try reader.object(member) }
-      reader.index = first.count - 1
-      try reader.expect(UInt8(ascii: ":"))
-      try member(&reader, .decoded("checkpointOutline"))
-      let found = outline!
+      guard data.starts(with: first), let base = raw.baseAddress,
+        let brace = memchr(base + first.count, Int32(UInt8(ascii: "}")), raw.count - first.count)
+      else { return try reader.object(member) }
+      let close = base.distance(to: UnsafeRawPointer(brace))
+      reader.index = close + 1
       let (rest, early) = ForkJoin.both(
-        { Result { try reader.remainingMembers(member) } }, { outlined(found.outline, found.checkpoint) })
-      try rest.get()
-      made = early
+        {
+          Result {
+            try reader.remainingMembers(member)
+            return try entries.table()
+          }
+        },
+        {
+          Result {
+            let found = try checkedOutline(in: data, at: first.count)
+            guard found.end == close + 1 else { throw IndexMismatch("its outline does not end at its first brace") }
+            return (found, outlined(found.outline, found.checkpoint))
+          }
+        })
+      table = try rest.get()
+      let (found, opened) = try early.get()
+      guard outline == nil else { throw IndexMismatch("it has two outlines") }
+      outline = (found.outline, found.checkpoint)
+      made = opened
     }
     guard format == GalleryModel.formatVersion else { throw IndexMismatch("the index is of format \(format)") }
     guard ModelValidation.Limits.counter.contains(index.revision), index.revisions >= 1, index.revisions <= index.revision + 1
@@ -144,11 +165,7 @@ package struct ArchiveIndex {
       index.outline = outline.outline
       if made == nil { made = outlined(outline.outline, outline.checkpoint) }
     }
-    do {
-      index.entries = EntryTable(indexed: try IndexedEntries(names: names, ends: ends, locations: locations))
-    } catch {
-      throw IndexMismatch("it lists entry \(error.name) twice")
-    }
+    index.entries = EntryTable(indexed: try table ?? entries.table())
     return (index, made)
   }
 
@@ -432,6 +449,13 @@ private struct EntryList {
     end = location.offset + location.span
     ends.append(names.count)
     locations.append(location)
+  }
+
+  /// The entries, found by name: refused when a name is listed twice.
+  func table() throws -> IndexedEntries {
+    do { return try IndexedEntries(names: names, ends: ends, locations: locations) } catch {
+      throw IndexMismatch("it lists entry \(error.name) twice")
+    }
   }
 }
 

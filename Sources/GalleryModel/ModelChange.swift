@@ -305,18 +305,25 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// order (a longest increasing subsequence) do not count as moved.
   public init(from before: [Element], to after: [Element]) {
     // Most edits touch a few elements: compare the common ends cheaply, diff the middle.
-    var start = 0
-    while start < before.count, start < after.count, before[start].key == after[start].key { start += 1 }
-    var endBefore = before.count
-    var endAfter = after.count
-    while endBefore > start, endAfter > start, before[endBefore - 1].key == after[endAfter - 1].key {
-      endBefore -= 1
-      endAfter -= 1
-    }
+    // An element equal to the one it stands beside is compared once (a key, which an item
+    // not read yet must look up, only when the two differ).
     func noteUpdate(_ from: Int, _ to: Int) {
       if before[from] != after[to] { updated.append(Update(from: from, to: to, before: before[from], after: after[to])) }
     }
-    for index in 0..<start { noteUpdate(index, index) }
+    func sameKey(_ from: Int, _ to: Int) -> Bool {
+      if before[from] == after[to] { return true }
+      guard before[from].key == after[to].key else { return false }
+      updated.append(Update(from: from, to: to, before: before[from], after: after[to]))
+      return true
+    }
+    var start = 0
+    while start < before.count, start < after.count, sameKey(start, start) { start += 1 }
+    var endBefore = before.count
+    var endAfter = after.count
+    while endBefore > start, endAfter > start, sameKey(endBefore - 1, endAfter - 1) {
+      endBefore -= 1
+      endAfter -= 1
+    }
 
     // Each kept element's index before, in the order after; the rest of after is new. The
     // key the next element after usually has is the one after the last found (a move shifts
@@ -343,7 +350,6 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
       if !staying[position] { moved.append(Move(key: after[pair.to].key, from: pair.from, to: pair.to)) }
       noteUpdate(pair.from, pair.to)
     }
-    for offset in 0..<(before.count - endBefore) { noteUpdate(endBefore + offset, endAfter + offset) }
     updated.sort { $0.to < $1.to }
   }
 

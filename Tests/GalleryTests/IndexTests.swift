@@ -156,7 +156,7 @@ struct IndexTests {
     "A trailer or index that lies is not believed: the document opens by a whole scan, info shows the truth, check names it and --fix mends it",
     arguments: [
       "trailer points elsewhere", "summary lies", "index overlaps", "index misplaces the checkpoint", "outline lies",
-      "index names another revision", "history stack lies", "history misplaces a record",
+      "outline holds a brace", "index names another revision", "history stack lies", "history misplaces a record",
     ])
   func lyingIndex(lie: String) throws {
     let work = try TestWorkspace()
@@ -198,6 +198,10 @@ struct IndexTests {
       let shorter = String(try #require(Int(parts[1])) - 1)
       try #require(shorter.count == parts[1].count)
       try patch(document, "\"array\":[\(bounds)]", "\"array\":[\(parts[0]),\(shorter)]")
+    case "outline holds a brace":
+      // Where the rest of the index is read from, beside the outline: inside an id.
+      let id = honest.items[0].id
+      try patch(document, "\"items\":[[\"\(id)\"", "\"items\":[[\"\(id.prefix(2))}\(id.dropFirst(3))\"")
     default:
       let checkpoint = try #require(try bothWays(document).scanned.entries[DocumentArchive.modelEntry])
       let earlier = String(checkpoint.offset - 512)
@@ -206,7 +210,7 @@ struct IndexTests {
     }
     let file = try FileHandleFD(path: document, flags: O_RDONLY)
     // Only an edit reads the outline: it is the one that must not believe it.
-    let editing = lie == "outline lies"
+    let editing = lie.hasPrefix("outline")
     #expect(throws: (any Error).self) {
       let indexed = try DocumentArchive.openThroughIndex(file, lazily: editing)
       // A summary that lies is refused as the trailer is read.
