@@ -189,7 +189,13 @@ package enum DocumentArchive {
       guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
         throw IndexMismatch("no index where the trailer says")
       }
-      indexData = try indexReader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - indexOffset)
+      // Read straight from the file (it can hold a few megabytes), not through the reader.
+      let dataOffset = indexOffset + indexReader.dataPosition
+      guard entry.size <= modelSizeLimit, entry.size <= fileSize - dataOffset else {
+        throw IndexMismatch("the index is larger than it may be")
+      }
+      indexData = try file.read(at: dataOffset, count: Int(entry.size))
+      guard indexData.count == entry.size else { throw IndexMismatch("the index ends past the end of the file") }
     }
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.

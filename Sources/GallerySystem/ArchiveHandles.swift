@@ -122,6 +122,11 @@ package final class ArchiveReader {
   /// The corresponding C function is `archive_read_header_position`.
   package var headerPosition: Int64 { archive_read_header_position(handle) }
 
+  /// Offset in the file, from where the reader started, of the data of the entry whose
+  /// header was read last (past any pax header): where its data can be read directly. The
+  /// corresponding C function is `archive_filter_bytes` (of the filter the format reads).
+  package var dataPosition: Int64 { archive_filter_bytes(handle, 0) }
+
   /// Reads the current entry's data, refusing sizes above `limit`. Memory grows with the
   /// bytes actually read, never with the size a (hostile) header claims.
   ///
