@@ -377,3 +377,40 @@ int CJPEG_count_scans(const unsigned char *data, size_t size, int limit) {
   }
   return scans;
 }
+
+// --- Whether it decodes --------------------------------------------------------------------
+
+int CJPEG_decodes(const unsigned char *data, size_t size, long long max_pixels, long long max_coefficient_bytes) {
+  struct jpeg_decompress_struct info;
+  struct cjpeg_failure failure;
+  struct jpeg_progress_mgr progress;
+  // volatile: set after setjmp and needed after a jump back.
+  unsigned char *volatile row = NULL;
+  info.err = cjpeg_strict_errors(&failure);
+  if (setjmp(failure.jump)) {
+    jpeg_destroy_decompress(&info);
+    free(row);
+    return -1;
+  }
+  jpeg_create_decompress(&info);
+  cjpeg_limit_scans(&info, &progress);
+  jpeg_mem_src(&info, data, (unsigned long)size);
+  jpeg_read_header(&info, TRUE);
+  long long pixels = (long long)info.image_width * info.image_height;
+  if (pixels < 1 || pixels > max_pixels) longjmp(failure.jump, 1);
+  if (jpeg_has_multiple_scans(&info) && pixels * info.num_components * 2 > max_coefficient_bytes)
+    longjmp(failure.jump, 1);
+  info.scale_num = 1;
+  info.scale_denom = 8;
+  jpeg_start_decompress(&info);
+  row = malloc((size_t)info.output_width * info.output_components);
+  if (!row) longjmp(failure.jump, 1);
+  while (info.output_scanline < info.output_height) {
+    JSAMPROW rows = row;
+    jpeg_read_scanlines(&info, &rows, 1);
+  }
+  jpeg_finish_decompress(&info);
+  jpeg_destroy_decompress(&info);
+  free(row);
+  return 0;
+}

@@ -27,42 +27,46 @@ public enum DocumentCheck {
     let all = model.items + model.trash.map(\.item)
 
     // The rules of the model itself were checked when it was read (`ModelValidation`): a
-    // model that breaks one never opens, and `check` lists those from the error.
-    for item in all {
+    // model that breaks one never opens, and `check` lists those from the error. Each item's
+    // problems are listed together, its thumbnail's last.
+    var found = [[String]](repeating: [], count: all.count)
+    var thumbnails: [(slot: Int, item: Item, name: String)] = []
+    for (slot, item) in all.enumerated() {
       switch item.state {
       case .ready:
         guard let width = item.width, let height = item.height, width > 0, height > 0 else {
-          problems.append("item \(item.id) is ready but has no pixel size")
+          found[slot].append("item \(item.id) is ready but has no pixel size")
           continue
         }
         if abs(item.aspectRatio - Double(width) / Double(height)) > 1e-6 {
-          problems.append("item \(item.id): aspect ratio \(item.aspectRatio) does not match \(width)x\(height)")
+          found[slot].append("item \(item.id): aspect ratio \(item.aspectRatio) does not match \(width)x\(height)")
         }
-        if item.hash == nil { problems.append("item \(item.id) is ready but has no content hash") }
+        if item.hash == nil { found[slot].append("item \(item.id) is ready but has no content hash") }
         guard let name = item.thumbnail else {
-          problems.append("item \(item.id) has no thumbnail")
+          found[slot].append("item \(item.id) has no thumbnail")
           continue
         }
         if let original = item.original, document.layout.entries[original] == nil {
-          problems.append("item \(item.id): embedded original \(original) is missing")
+          found[slot].append("item \(item.id): embedded original \(original) is missing")
         }
-        do {
-          let data = try document.thumbnail(of: item)
-          if let problem = StoredImage.problem(data) ?? StoredImage.decodeProblem(data) {
-            problems.append("thumbnail \(name) of item \(item.id): \(problem)")
-          }
-        } catch {
-          problems.append("item \(item.id): thumbnail \(name) is missing or unreadable (\(error))")
-        }
+        thumbnails.append((slot, item, name))
       case .placeholder:
-        if item.placeholder == nil { problems.append("placeholder \(item.id) does not say where it loads from") }
-        if item.aspectRatio != 1 { problems.append("placeholder \(item.id) has aspect ratio \(item.aspectRatio), not 1") }
+        if item.placeholder == nil { found[slot].append("placeholder \(item.id) does not say where it loads from") }
+        if item.aspectRatio != 1 {
+          found[slot].append("placeholder \(item.id) has aspect ratio \(item.aspectRatio), not 1")
+        }
       case .failed:
-        if item.aspectRatio != 1 { problems.append("failed item \(item.id) has aspect ratio \(item.aspectRatio), not 1") }
+        if item.aspectRatio != 1 {
+          found[slot].append("failed item \(item.id) has aspect ratio \(item.aspectRatio), not 1")
+        }
       case .note:
         break
       }
     }
+    for (thumbnail, problem) in zip(thumbnails, thumbnailProblems(thumbnails.map { ($0.item, $0.name) }, in: document)) {
+      if let problem { found[thumbnail.slot].append(problem) }
+    }
+    problems += found.joined()
 
     let layout = document.layout
     let live = layout.liveNames
@@ -80,7 +84,7 @@ public enum DocumentCheck {
       notes.append(
         "an interrupted save left \(layout.tornBytes) bytes at the end (ignored; the next save removes them): \(reason)")
     }
-    if let cover = try? document.cover(), let problem = StoredImage.problem(cover) ?? StoredImage.decodeProblem(cover) {
+    if let cover = try? document.cover(), let problem = StoredImage.verdict(cover) {
       problems.append("the cover: \(problem) (the next edit that changes the first items makes a new one)")
     }
     let stale = model.items.filter { $0.displayState == .stale }.count
@@ -94,6 +98,25 @@ public enum DocumentCheck {
 }
 
 extension DocumentCheck {
+  /// What is wrong with each thumbnail, if anything: read and decoded whole, on both cores
+  /// (a check of many items is mostly this), each half through a descriptor of its own.
+  static func thumbnailProblems(_ thumbnails: [(item: Item, name: String)], in document: GalleryDocument) -> [String?] {
+    func problems(_ part: ArraySlice<(item: Item, name: String)>) -> [String?] {
+      let file = Result { try document.file.reopenedForReading() }
+      return part.map { item, name in
+        do {
+          let data = try document.thumbnail(of: item, through: file.get())
+          return StoredImage.verdict(data).map { "thumbnail \(name) of item \(item.id): \($0)" }
+        } catch {
+          return "item \(item.id): thumbnail \(name) is missing or unreadable (\(error))"
+        }
+      }
+    }
+    let half = thumbnails.count / 2
+    let (front, back) = ForkJoin.both({ problems(thumbnails[..<half]) }, { problems(thumbnails[half...]) })
+    return front + back
+  }
+
   /// What is wrong with the trailer and index of a document scanned whole, if anything:
   /// commands open it through them, `info` and `browse` show the trailer's summary.
   static func indexProblem(_ document: GalleryDocument) -> String? {
@@ -180,7 +203,7 @@ extension DocumentCheck {
       else {
         return false
       }
-      if name.hasPrefix(DocumentArchive.thumbnailFolder), StoredImage.problem(data) ?? StoredImage.decodeProblem(data) != nil {
+      if name.hasPrefix(DocumentArchive.thumbnailFolder), StoredImage.verdict(data) != nil {
         return false
       }
       entries[name] = data

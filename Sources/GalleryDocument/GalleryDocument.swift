@@ -118,7 +118,11 @@ public final class GalleryDocument {
   }
 
   /// The thumbnail bytes of an item (ready items only).
-  public func thumbnail(of item: Item) throws -> Data {
+  public func thumbnail(of item: Item) throws -> Data { try thumbnail(of: item, through: file) }
+
+  /// `thumbnail(of:)`, read through another descriptor of the document's file (reads move
+  /// a descriptor's offset: two threads read through two).
+  package func thumbnail(of item: Item, through file: FileHandleFD) throws -> Data {
     guard let name = item.thumbnail, let location = layout.entries[name] else {
       throw DocumentError.corrupt(path, "item \(item.id) has no thumbnail entry")
     }

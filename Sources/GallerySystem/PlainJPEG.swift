@@ -71,6 +71,17 @@ package enum PlainJPEG {
     if scans > maxScans { throw TooManyScans() }
   }
 
+  /// Whether the bytes are a JPEG that libjpeg decodes whole without a warning, of at most
+  /// `maxPixels` pixels and, progressive, `maxDecodeBytes` of coefficients (see
+  /// CJPEG_decodes).
+  package static func decodesWhole(_ data: Data, maxPixels: Int, maxDecodeBytes: Int) -> Bool {
+    guard isJPEG(data) else { return false }
+    return data.withUnsafeBytes { raw in
+      CJPEG_decodes(
+        raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, Int64(maxPixels), Int64(maxDecodeBytes)) == 0
+    }
+  }
+
   /// The thumbnail of a plain JPEG that fits `box` x `box`, upright; nil when the image is
   /// not plain or libjpeg warns about it.
   package static func thumbnail(of data: Data, box: Int, quality: Int) throws(TooManyScans) -> Thumbnail? {

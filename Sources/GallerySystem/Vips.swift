@@ -222,6 +222,19 @@ package enum StoredImage {
     return nil
   }
 
+  /// Why stored image bytes are not an image whose pixels decode, or nil: `problem`, then
+  /// `decodeProblem`. A JPEG that libjpeg decodes whole without a warning (as thumbnails
+  /// are) passes both, and is taken without libvips, whose operations cost many times the
+  /// decode of so small an image.
+  package static func verdict(_ data: Data) -> String? {
+    if (try? PlainJPEG.checkScans(data)) != nil,
+      PlainJPEG.decodesWhole(data, maxPixels: maxPixels, maxDecodeBytes: VipsRuntime.decodeMemoryLimit)
+    {
+      return nil
+    }
+    return problem(data) ?? decodeProblem(data)
+  }
+
   /// Why the pixels do not decode (a truncated or corrupt body), or nil: decodes them, at a
   /// small size. Call after `problem` said nil.
   package static func decodeProblem(_ data: Data) -> String? {

@@ -172,6 +172,41 @@ struct PlainJPEGTests {
     #expect(StoredImage.problem(Data(many))?.contains("more than 500 scans") == true)
   }
 
+  @Test("A stored image that libjpeg decodes whole is one libvips takes too; what it does not, libvips judges")
+  func storedImageVerdict() throws {
+    // Thumbnails as a drop makes them, of real photos; a progressive and a grey image.
+    var images: [Data] = []
+    for name in ["Garden.jpg", "LadyBird.jpg", "Storm.jpg"] {
+      let photo = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/backgrounds/mate/nature/" + name))
+      images.append(try ImageProcessor.process(photo, options: ImageOptions()).thumbnail.data)
+    }
+    images.append(try FixtureImage.make(width: 300, height: 200, seed: 12, suffix: ".jpg[interlace]"))
+    images.append(try FixtureImage.make(width: 256, height: 160, seed: 13, grey: true))
+    var random = SplitMix(state: 17)
+    var refused = 0
+    for (number, image) in images.enumerated() {
+      let limits = (pixels: StoredImage.maxPixels, bytes: VipsRuntime.decodeMemoryLimit)
+      #expect(PlainJPEG.decodesWhole(image, maxPixels: limits.pixels, maxDecodeBytes: limits.bytes), "image \(number)")
+      #expect(!PlainJPEG.decodesWhole(image, maxPixels: 1000, maxDecodeBytes: limits.bytes), "image \(number)")
+      // Cut short anywhere, or a byte changed anywhere (header, tables, entropy-coded data).
+      var variants = stride(from: 0.05, to: 1, by: 0.1).map { Data(image.prefix(Int(Double(image.count) * $0))) }
+      for _ in 0..<60 {
+        var changed = image
+        let at = changed.startIndex + Int.random(in: 0..<changed.count, using: &random)
+        changed[at] ^= UInt8.random(in: 1...255, using: &random)
+        variants.append(changed)
+      }
+      for (index, variant) in variants.enumerated() {
+        let byLibvips = StoredImage.problem(variant) ?? StoredImage.decodeProblem(variant)
+        let verdict = StoredImage.verdict(variant)
+        #expect((verdict == nil) == (byLibvips == nil), "image \(number), variant \(index): \(String(describing: verdict))")
+        if verdict != nil { refused += 1 }
+      }
+    }
+    // Both kinds are there: variants libvips refuses, and others it takes.
+    #expect(refused >= 5 * 10 && refused < 5 * 70, "\(refused) refused")
+  }
+
   /// `data` with a marker segment inserted after its start-of-image marker.
   static func inserting(segment marker: UInt8, _ payload: Data, into data: Data) -> Data {
     let length = payload.count + 2

@@ -61,6 +61,13 @@ int CJPEG_thumbnail(const unsigned char *data, size_t size, int box, int quality
 /// decode, in libjpeg and libvips alike.
 int CJPEG_count_scans(const unsigned char *data, size_t size, int limit);
 
+/// Whether a JPEG decodes whole, cleanly (a warning counts as a failure), at the smallest
+/// DCT scale: its every scan is read and its entropy-coded data decoded, its pixels then
+/// made at an eighth of its size. Refused without decoding: more than `max_pixels` pixels,
+/// a progressive image whose coefficients take more than `max_coefficient_bytes`, more than
+/// 500 scans. Returns 0 when it decodes, -1 otherwise.
+int CJPEG_decodes(const unsigned char *data, size_t size, long long max_pixels, long long max_coefficient_bytes);
+
 void CJPEG_free(void *buffer);
 
 #endif
