@@ -17,7 +17,7 @@ DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \
 	tumbler dbus binutils lintian dpkg-dev mate-backgrounds icc-profiles-free libraw-dev libraw20 \
 	libimage-exiftool-perl
-BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils jq curl
+BENCH_PACKAGES = imagemagick hyperfine time inotify-tools wrk valgrind binutils jq curl jpeginfo
 # The browser view's tests and benchmarks: Debian's chromium, driven by Playwright for Python
 # from a virtual environment (never `playwright install`: it would download a browser).
 BROWSER_PACKAGES = chromium fonts-dejavu-core python3-venv
