@@ -8,6 +8,20 @@ import Synchronization
 // of our own) is Codable. Tests check that this codec round-trips and that Codable reads
 // what it writes (`bench/json` checks both ways too).
 
+extension JSONEncoder {
+  /// The encoder of everything written through Codable (`--json` reports, the view's
+  /// answers and events, the view's instance record): keys sorted, so that one value is
+  /// always the same bytes; `/` written as it is; dates in ISO 8601, as the model's codec
+  /// writes them.
+  package static func sorted(pretty: Bool = false) -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
+    encoder.dateEncodingStrategy = .iso8601
+    return encoder
+  }
+}
+
 // MARK: - Writing
 
 /// Appends JSON text to a byte buffer: sorted keys, no insignificant spaces. A struct passed

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryDocument
+import GalleryModel
 import GallerySystem
 import ServiceLifecycle
 import Synchronization
@@ -28,9 +29,7 @@ package enum ViewEvent: Sendable, Equatable {
 
   /// An event's data: one line of JSON (the encoder escapes every line break).
   private static func data(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    (try? JSONEncoder.sorted().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 
   /// The event in Server-Sent Events form.

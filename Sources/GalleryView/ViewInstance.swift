@@ -33,9 +33,7 @@ package struct ViewInstance: Codable, Equatable, Sendable {
   }
 
   package func record() throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    try FileSystem.writeAtomically(try encoder.encode(self), to: try Self.file(), mode: 0o600)
+    try FileSystem.writeAtomically(try JSONEncoder.sorted().encode(self), to: try Self.file(), mode: 0o600)
   }
 
   /// Removes the record if it is this one's.

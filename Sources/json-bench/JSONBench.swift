@@ -19,9 +19,7 @@ enum JSONBench {
     let runs = arguments.count > 2 ? max(1, Int(arguments[2]) ?? 5) : 5
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONEncoder.sorted()
 
     func median(_ body: () throws -> Void) rethrows -> Double {
       var times: [Double] = []

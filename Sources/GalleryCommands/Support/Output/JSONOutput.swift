@@ -25,11 +25,7 @@ enum JSONOutput {
 
   /// `value` as `--json` writes it.
   static func encoded(_ value: some Encodable, pretty: Bool = false) throws -> [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
-    encoder.dateEncodingStrategy = .iso8601
-    return Array(try encoder.encode(value))
+    Array(try JSONEncoder.sorted(pretty: pretty).encode(value))
   }
 
   /// Items, or what holds them, written by the model's codec: compact, one line, or
