@@ -168,9 +168,9 @@ extension DocumentCheck {
   public static func fix(_ path: String) throws -> Int {
     _ = try rescue(path)
     let removed = try GalleryDocument.edit(path) { edit in
-      let stale = Set(edit.model.items.filter { $0.displayState == .stale }.map(\.id))
-      edit.model.items.removeAll { stale.contains($0.id) }
-      edit.model.trash.removeAll { $0.item.state == .placeholder && $0.item.displayState == .stale }
+      let stale = Set(try edit.wholeModel().items.filter { $0.displayState == .stale }.map(\.id))
+      let staleTrash = edit.trash.filter { $0.item.state == .placeholder && $0.item.displayState == .stale }
+      edit.remove(items: stale, trashed: Set(staleTrash.map(\.item.id)))
       return stale.count
     }
     let document = try GalleryDocument.open(path, scanningWhole: true)

@@ -94,7 +94,7 @@ public enum DocumentConflict {
       let theirHistory = theirs.layout.history
       var ourIDs: [String: Int] = [:]
       for place in edit.history.entries.map(\.place) { ourIDs[place.id] = place.revision }
-      if let id = edit.model.revisionID { ourIDs[id] = edit.model.revision }
+      if let id = edit.revisionID { ourIDs[id] = edit.revision }
       // The newest revision of theirs that we have too.
       var shared: (ours: Int, theirs: Int)?
       if let id = theirs.model.revisionID, let revision = ourIDs[id] { shared = (revision, theirs.model.revision) }
@@ -105,14 +105,14 @@ public enum DocumentConflict {
       let theirRecords = try theirHistory.records(Set(theirHistory.revisions.filter { $0 > shared.theirs }))
       let ourRecords = try edit.history.records(Set(edit.history.revisions.filter { $0 > shared.ours }))
       let merged = ModelMerge.merge(
-        ours: edit.model, theirs: theirs.model, ourRecords: ourRecords, theirRecords: theirRecords)
+        ours: try edit.wholeModel(), theirs: theirs.model, ourRecords: ourRecords, theirRecords: theirRecords)
       edit.model = merged.model
       let report = Report(
         base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: merged.conflicts)
       // The thumbnails and originals of what came from the copy (items its records name:
       // the others are ours, and not read).
       let named = theirRecords.reduce(into: Set<String>()) { $0.formUnion($1.change.keys) }
-      for item in edit.model.items + edit.model.trash.map(\.item) where named.contains(item.id) {
+      for item in merged.model.items + merged.model.trash.map(\.item) where named.contains(item.id) {
         for name in [item.thumbnail, item.original].compactMap({ $0 }) where !edit.holds(name) {
           guard let location = theirs.layout.entries[name] else { continue }
           edit.addEntry(name, data: try DocumentArchive.read(location, named: name, from: theirs.file))

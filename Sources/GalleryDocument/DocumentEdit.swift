@@ -6,7 +6,13 @@ import GallerySystem
 /// One locked edit of a document: the freshly re-read model to change, plus the new entries
 /// the save must write with it.
 public struct DocumentEdit {
-  public var model: GalleryModel
+  /// The model as the edit changes it; read and changed through the calls of
+  /// DocumentEdit+Items.swift, which say when an item is read.
+  package var model: GalleryModel
+  /// The document's path, for the errors of reads.
+  package let path: String
+  /// Where the model's items not read yet are read from.
+  package let itemSource: ItemSource?
   /// Thumbnails and originals added during this edit, by entry name.
   private(set) var newEntries: [String: Data] = [:]
   /// Entries the document holds already (an original shared by content is stored once).
@@ -24,8 +30,13 @@ public struct DocumentEdit {
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
 
-  package init(model: GalleryModel, existingEntries: EntryTable = EntryTable(), history: History = History()) {
+  package init(
+    model: GalleryModel, existingEntries: EntryTable = EntryTable(), history: History = History(), path: String = "",
+    itemSource: ItemSource? = nil
+  ) {
     self.model = model
+    self.path = path
+    self.itemSource = itemSource
     self.existingEntries = existingEntries
     self.history = history
   }
@@ -115,7 +126,9 @@ extension GalleryDocument {
     DocumentArchive.removeStaleTemporaries(for: path)
     let layout = try LayoutCache.layout(of: lock.file, lazily: true)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
-    var edit = DocumentEdit(model: layout.model, existingEntries: layout.entries, history: layout.history)
+    var edit = DocumentEdit(
+      model: layout.model, existingEntries: layout.entries, history: layout.history, path: path,
+      itemSource: layout.itemSource)
     let result = try body(&edit)
     guard
       edit.model != layout.model || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil
@@ -348,18 +361,21 @@ package enum DocumentCompaction {
 extension DocumentEdit {
   /// Makes `change` on the items `ids` names that are present; returns their ids.
   @discardableResult
-  public mutating func describe(_ ids: [String], _ change: MetadataEdit) throws(MetadataEdit.Refusal) -> [String] {
+  public mutating func describe(_ ids: [String], _ change: MetadataEdit) throws -> [String] {
     if let problem = change.problem { throw MetadataEdit.Refusal(problem) }
-    // One pass over the items, comparing the few ids named (hashing each of 100,000 ids
-    // would cost more than the rest of the edit's own work).
-    let indices = model.positions(of: ids).values.sorted()
-    if change.note == "", let card = indices.first(where: { model.items[$0].isNoteCard }) {
-      throw MetadataEdit.Refusal("item \(model.items[card].id) is a note card: its text can be changed, not cleared")
+    // One pass over the ids, comparing the few named (hashing each of 100,000 ids would
+    // cost more than the rest of the edit's own work); only the items named are read.
+    let indices = positions(of: ids).values.sorted()
+    var items = try indices.map { index throws(DocumentError) in try item(at: index) }
+    if change.note == "", let card = items.first(where: \.isNoteCard) {
+      throw MetadataEdit.Refusal("item \(card.id) is a note card: its text can be changed, not cleared")
     }
-    let present = indices.map { model.items[$0].id }
-    summary = change.summary(count: present.count)
-    for index in indices { change.apply(to: &model.items[index]) }
-    return present
+    summary = change.summary(count: items.count)
+    for (index, position) in indices.enumerated() {
+      change.apply(to: &items[index])
+      replaceItem(at: position, with: items[index])
+    }
+    return items.map(\.id)
   }
 
   /// Adds a note card holding `text` at 1-based `position` (nil: the end): `add a note card`
@@ -368,13 +384,15 @@ extension DocumentEdit {
     if let problem = MetadataEdit.cardProblem(text) { throw MetadataEdit.Refusal(problem) }
     let card = Item.noteCard(id: try newItemIDs(1)[0], text: text)
     summary = "add a note card"
-    model.insert([card], at: position)
+    insert([card], at: position)
     return card
   }
 
   /// Reorders every item by `key`: `sort: by taken, reversed` in the history.
-  public mutating func sort(by key: GalleryModel.SortKey, reversed: Bool) {
+  public mutating func sort(by key: GalleryModel.SortKey, reversed: Bool) throws {
     summary = "sort: by \(key.rawValue)\(reversed ? ", reversed" : "")"
-    model.sort(by: key, reversed: reversed)
+    var whole = try wholeModel()
+    whole.sort(by: key, reversed: reversed)
+    model.items = whole.items
   }
 }

@@ -82,7 +82,7 @@ public enum DocumentFiles {
     syncDirectory(containing: target)
     LayoutCache.renamed(path, to: target, file: document.file)
     try GalleryDocument.edit(target) { edit in
-      edit.model.title = DocumentName.title(forPath: target)
+      edit.title = DocumentName.title(forPath: target)
       // Undo gives the title back; the file keeps its new name.
       edit.summary = "rename: \((target as NSString).lastPathComponent)"
     }

@@ -70,22 +70,22 @@ public struct Gallery: Sendable, Hashable {
 
   /// Moves the items with these ids, in this order, to a 1-based position.
   public func move(_ ids: [String], to position: Int) async throws {
-    try await edit { $0.model.move(ids, to: position) }
+    try await edit { $0.move(ids, to: position) }
   }
 
   /// Puts the items with these ids in the trash; ``restore(_:)`` puts them back.
   public func trash(_ ids: [String]) async throws {
-    try await edit { $0.model.trash(ids) }
+    try await edit { try $0.trash(ids) }
   }
 
   /// Puts trashed items back where they were.
   public func restore(_ ids: [String]) async throws {
-    try await edit { $0.model.restore(ids) }
+    try await edit { $0.restore(ids) }
   }
 
   /// Gives the document a new title.
   public func setTitle(_ title: String) async throws {
-    try await edit { $0.model.title = title }
+    try await edit { $0.title = title }
   }
 
   /// Writes what a person says of items (a caption, a note, stars, a label, tags) as one

@@ -405,9 +405,9 @@ struct DocumentController {
     guard !change.isEmpty, !request.ids.isEmpty else { throw ViewError.badRequest("describe needs items and a change") }
     let items = try await BlockingWork.run { [change] in
       try GalleryDocument.edit(path) { edit in
-        let present = Set(try edit.describe(request.ids, change))
+        let present = try edit.describe(request.ids, change)
         guard !present.isEmpty else { throw ViewError.notFound("none of these items is in the gallery") }
-        return edit.model.items.filter { present.contains($0.id) }
+        return try edit.items(present)
       }
     }
     return Edited(items)
@@ -423,7 +423,7 @@ struct DocumentController {
     let reverse = request.reverse
     try await BlockingWork.run {
       try GalleryDocument.edit(path) { edit in
-        edit.sort(by: by, reversed: reverse)
+        try edit.sort(by: by, reversed: reverse)
       }
     }
     return Done()
@@ -431,19 +431,19 @@ struct DocumentController {
 
   func trash(_ id: String, _ request: EditRequest) async throws -> Done {
     let path = try path(id)
-    try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.trash(request.ids) } }
+    try await BlockingWork.run { try GalleryDocument.edit(path) { try $0.trash(request.ids) } }
     return Done()
   }
 
   func restore(_ id: String, _ request: EditRequest) async throws -> Done {
     let path = try path(id)
-    try await BlockingWork.run { try GalleryDocument.edit(path) { $0.model.restore(request.ids) } }
+    try await BlockingWork.run { try GalleryDocument.edit(path) { $0.restore(request.ids) } }
     return Done()
   }
 
   func emptyTrash(_ id: String) async throws -> Done {
     let path = try path(id)
-    try await BlockingWork.run { _ = try GalleryDocument.edit(path) { $0.model.emptyTrash() } }
+    try await BlockingWork.run { _ = try GalleryDocument.edit(path) { $0.emptyTrash() } }
     return Done()
   }
 

@@ -9,35 +9,35 @@ import GallerySystem
 package enum ViewEdits {
   /// The 1-based position of the first of `moving` items placed before `before` (nil or an
   /// item gone: the end) once they have left their places.
-  package static func position(before: String?, in items: [Item], moving: Set<String> = []) -> Int {
+  package static func position(before: String?, in ids: some Collection<String>, moving: Set<String> = []) -> Int {
     guard let before else { return Int.max }
-    let staying = items.filter { !moving.contains($0.id) }
+    let staying = ids.filter { !moving.contains($0) }
     // Dropped before one of the moving items: before the first one that stays after it.
-    guard let anchor = items.firstIndex(where: { $0.id == before }) else { return Int.max }
-    guard let next = items[anchor...].first(where: { !moving.contains($0.id) }) else { return Int.max }
-    return (staying.firstIndex { $0.id == next.id } ?? staying.count) + 1
+    guard let anchor = ids.firstIndex(of: before) else { return Int.max }
+    guard let next = ids[anchor...].first(where: { !moving.contains($0) }) else { return Int.max }
+    return (staying.firstIndex(of: next) ?? staying.count) + 1
   }
 
   /// The same, for a drop that adds items (nil: the end), in the document as it is now
   /// (read through the server's open documents: no second read of the archive).
   package static func position(before: String?, in path: String, documents: ServedDocuments) throws -> Int? {
     guard before != nil else { return nil }
-    return position(before: before, in: try documents.model(of: path).items)
+    return position(before: before, in: try documents.model(of: path).items.lazy.map(\.id))
   }
 
   /// Reorders: the items (in their order in the gallery) go before `before`.
   package static func move(_ ids: [String], before: String?, in path: String) throws -> [Item] {
     try GalleryDocument.edit(path) { edit in
-      let moving = Set(edit.model.positions(of: ids).keys)
-      edit.model.move(Array(moving), to: position(before: before, in: edit.model.items, moving: moving))
-      return edit.model.items.filter { moving.contains($0.id) }
+      let moving = Set(edit.positions(of: ids).keys)
+      edit.move(Array(moving), to: position(before: before, in: edit.itemIDs, moving: moving))
+      return try edit.items(Array(moving))
     }
   }
 
   /// A note card holding `text`, before `before` (nil or an item gone: the end).
   package static func addNote(_ text: String, before: String?, in path: String) throws -> Item {
     try GalleryDocument.edit(path) { edit in
-      try edit.addNote(text, at: position(before: before, in: edit.model.items))
+      try edit.addNote(text, at: position(before: before, in: edit.itemIDs))
     }
   }
 

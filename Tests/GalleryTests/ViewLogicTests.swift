@@ -170,7 +170,7 @@ struct ViewLogicTests {
       var model = GalleryModel(title: "t")
       model.items = items
       let ids = moving.map(String.init)
-      model.move(ids, to: ViewEdits.position(before: before, in: model.items, moving: Set(ids)))
+      model.move(ids, to: ViewEdits.position(before: before, in: model.items.map(\.id), moving: Set(ids)))
       return String(model.items.map(\.id).joined())
     }
     #expect(moved("d", before: "a") == "dabce")
@@ -182,8 +182,8 @@ struct ViewLogicTests {
     #expect(moved("bc", before: "c") == "abcde")
     #expect(moved("de", before: "e") == "abcde")
     #expect(moved("a", before: "gone") == "bcdea")
-    #expect(ViewEdits.position(before: "c", in: items) == 3)
-    #expect(ViewEdits.position(before: nil, in: items) == Int.max)
+    #expect(ViewEdits.position(before: "c", in: items.map(\.id)) == 3)
+    #expect(ViewEdits.position(before: nil, in: items.map(\.id)) == Int.max)
   }
 
   @Test("Events in Server-Sent Events form, their data JSON with every string escaped")

@@ -463,14 +463,14 @@ struct WatchStateMachineTests {
       .init(path: "/drop/c.jpg", id: "p3", image: Self.image("sha256:new")),
     ]
     var edit = DocumentEdit(model: model)
-    let duplicates = WatchCommitPlan(commit).apply(to: &edit)
+    let duplicates = try WatchCommitPlan(commit).apply(to: &edit)
     #expect(duplicates == ["/drop/a.jpg", "/drop/c.jpg"])
     #expect(edit.model.items.map(\.id) == ["old1", "p2"])
     #expect(edit.model.items[1].state == .ready)
 
     commit.allowDuplicates = true
     var allowed = DocumentEdit(model: model)
-    #expect(WatchCommitPlan(commit).apply(to: &allowed).isEmpty)
+    #expect(try WatchCommitPlan(commit).apply(to: &allowed).isEmpty)
     #expect(allowed.model.items.map(\.state) == [.ready, .ready, .ready, .ready])
   }
 

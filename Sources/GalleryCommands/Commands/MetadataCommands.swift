@@ -18,7 +18,7 @@ private func checked(_ change: MetadataEdit) throws -> MetadataEdit {
 /// Makes `change` on `items` as one edit, which its summary names.
 private func describe(_ document: String, _ items: [ItemReference], _ change: MetadataEdit, json: Bool) throws {
   try EditReport.edit(document, json: json) { edit in
-    let ids = try edit.model.resolve(items)
+    let ids = try edit.resolve(items)
     try edit.describe(ids, change)
     return ids
   }
@@ -158,7 +158,7 @@ struct AddNoteCommand: ParsableCommand {
       ? String(decoding: try StandardInput.read(limit: ModelValidation.Limits.noteBytes), as: UTF8.self) : self.text
     let (card, index) = try GalleryDocument.edit(target.document) { edit in
       let card = try edit.addNote(text, at: position.value)
-      return (card, edit.model.items.firstIndex { $0.id == card.id } ?? 0)
+      return (card, edit.positions(of: [card.id])[card.id] ?? 0)
     }
     if json { return try JSONOutput.write(items: [card]) }
     Terminal.out("\(index + 1)\t\(card.id)\t\(TerminalText.escaped(ItemLine.firstLine(of: text)))\n")
@@ -238,7 +238,7 @@ struct SortCommand: ParsableCommand {
 
   func run() throws {
     try EditReport.edit(target.document, json: output.json) { edit in
-      edit.sort(by: by, reversed: reverse)
+      try edit.sort(by: by, reversed: reverse)
       return nil
     }
   }

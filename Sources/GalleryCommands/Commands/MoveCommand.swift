@@ -30,9 +30,9 @@ struct MoveCommand: ParsableCommand {
 
   func run() throws {
     try EditReport.edit(target.document, json: output.json) { edit in
-      let ids = try edit.model.resolve(items)
+      let ids = try edit.resolve(items)
       edit.summary = "move: " + JournalRecord.counted(ids.count, "item")
-      edit.model.move(ids, to: position.value)
+      edit.move(ids, to: position.value)
       return ids
     }
   }

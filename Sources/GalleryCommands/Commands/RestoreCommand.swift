@@ -24,9 +24,9 @@ struct RestoreCommand: ParsableCommand, TakesManyItems {
 
   func run() throws {
     try EditReport.edit(target.document, json: output.json) { edit in
-      let ids = try edit.model.resolveTrashed(items)
+      let ids = try edit.resolveTrashed(items)
       edit.summary = "restore: " + JournalRecord.counted(ids.count, "item")
-      edit.model.restore(ids)
+      edit.restore(ids)
       return ids
     }
   }

@@ -48,17 +48,17 @@ struct TrashCommand: ParsableCommand, TakesManyItems {
     } else if empty {
       var count = 0
       try EditReport.edit(target.document, json: json, sayingUnchanged: false) { edit in
-        let ids = edit.model.trash.map(\.item.id)
+        let ids = edit.trash.map(\.item.id)
         edit.summary = "trash --empty: " + JournalRecord.counted(ids.count, "item")
-        count = edit.model.emptyTrash()
+        count = edit.emptyTrash()
         return ids
       }
       if !json { Terminal.message("emptied the trash (\(count) item\(count == 1 ? "" : "s"))") }
     } else {
       try EditReport.edit(target.document, json: json) { edit in
-        let ids = try edit.model.resolve(items)
+        let ids = try edit.resolve(items)
         edit.summary = "trash: " + JournalRecord.counted(ids.count, "item")
-        edit.model.trash(ids)
+        try edit.trash(ids)
         return ids
       }
     }

@@ -44,8 +44,9 @@ public enum DocumentMerge {
   static func addKeepingTrack(
     _ carried: [Carried], to edit: inout DocumentEdit, at position: Int?, skippingDuplicates: Bool
   ) throws -> [(sourceID: String, item: Item)] {
-    var hashes = Set(edit.model.items.compactMap(\.hash) + edit.model.trash.compactMap(\.item.hash))
-    var sources = Set(edit.model.items.filter { $0.state == .failed }.map(\.source))
+    let whole = try edit.wholeModel()
+    var hashes = Set(whole.items.compactMap(\.hash) + whole.trash.compactMap(\.item.hash))
+    var sources = Set(whole.items.filter { $0.state == .failed }.map(\.source))
     var added: [Item] = []
     var sourceIDs: [String] = []
     // An item keeps its id unless the items, the trash or the history have it (a thumbnail
@@ -71,7 +72,7 @@ public enum DocumentMerge {
       }
       added.append(item)
     }
-    edit.model.insert(added, at: position)
+    edit.insert(added, at: position)
     return Array(zip(sourceIDs, added))
   }
 

@@ -37,9 +37,9 @@ public struct DragPayload: Sendable {
     if move {
       let offer = MoveOffer(token: randomToken(), ids: carried.map(\.item.id), created: .nowInWholeSeconds)
       try GalleryDocument.edit(path) { edit in
-        var offers = (edit.model.moveOffers ?? []).filter { offer.created.timeIntervalSince($0.created) < MoveOffer.lifetime }
+        var offers = (edit.moveOffers ?? []).filter { offer.created.timeIntervalSince($0.created) < MoveOffer.lifetime }
         offers = Array(offers.suffix(MoveOffer.maxOffers - 1)) + [offer]
-        edit.model.moveOffers = offers
+        edit.moveOffers = offers
       }
       token = offer.token
     }
@@ -127,9 +127,9 @@ public struct DragPayload: Sendable {
     // Back into its own document, a move reorders; a copy adds copies (new ids).
     if move, Self.sameFile(path, source) {
       let moved = try GalleryDocument.edit(path) { edit in
-        let present = ids.filter { id in edit.model.items.contains { $0.id == id } }
-        edit.model.move(present, to: position ?? Int.max)
-        return edit.model.items.filter { present.contains($0.id) }
+        let present = ids.filter(Set(edit.positions(of: ids).keys).contains)
+        edit.move(present, to: position ?? Int.max)
+        return try edit.items(present)
       }
       return Outcome(items: moved)
     }
@@ -151,13 +151,12 @@ public struct DragPayload: Sendable {
     let kept = Set(added.map(\.sourceID))
     do {
       outcome.movedOut = try GalleryDocument.edit(source) { edit in
-        guard let index = (edit.model.moveOffers ?? []).firstIndex(where: { $0.token == token }) else { return -1 }
-        let offer = edit.model.moveOffers![index]
-        edit.model.moveOffers!.remove(at: index)
-        if edit.model.moveOffers!.isEmpty { edit.model.moveOffers = nil }
-        let present = edit.model.positions(of: offer.ids)
+        guard var offers = edit.moveOffers, let index = offers.firstIndex(where: { $0.token == token }) else { return -1 }
+        let offer = offers.remove(at: index)
+        edit.moveOffers = offers.isEmpty ? nil : offers
+        let present = edit.positions(of: offer.ids)
         let leaving = offer.ids.filter { kept.contains($0) && present[$0] != nil }
-        edit.model.trash(leaving)
+        try edit.trash(leaving)
         return leaving.count
       }
     } catch {

@@ -90,7 +90,7 @@ public enum ImageDrop {
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
-          edit.model.insert(
+          edit.insert(
             zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
           return ids
         }
@@ -233,7 +233,7 @@ enum LoadPipeline {
       _ = try? await BlockingWork.run {
         try GalleryDocument.edit(path) { edit in
           edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
-          _ = PlaceholderCommit.apply(
+          _ = try PlaceholderCommit.apply(
             loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
         }
       }
@@ -253,7 +253,7 @@ enum LoadPipeline {
         edit.summary =
           "drop: " + JournalRecord.counted(taken.loaded.count, "image") + " loaded"
           + (taken.failed.isEmpty ? "" : ", \(taken.failed.count) failed")
-        return PlaceholderCommit.apply(
+        return try PlaceholderCommit.apply(
           loaded: taken.loaded.map { (ids[$0.index], $0.image) },
           failed: taken.failed.map { (ids[$0.index], $0.failure) },
           cancelled: taken.cancelled.map { ids[$0] },
@@ -419,60 +419,67 @@ public enum PlaceholderCommit {
   public static func apply(
     loaded: [(id: String, image: ProcessedImage)], failed: [(id: String, failure: DropFailure)],
     cancelled: [String], keepFailed: Bool, restoring originals: [String: Item] = [:], to edit: inout DocumentEdit
-  ) -> [Item] {
+  ) throws -> [Item] {
     let gone = Set(cancelled)
     // Where each placeholder this commit settles stands now, found in one pass over the
     // ids (which an item not read yet knows): only those items are read, so a commit into
     // 100,000 items costs what it commits.
     let wanted = Set(loaded.map(\.id) + failed.map(\.id)).union(gone)
-    var inItems: [String: Int] = [:]
-    for (index, item) in edit.model.items.enumerated() where wanted.contains(item.id) { inItems[item.id] = index }
+    var placeholders: [String: (index: Int, item: Item)] = [:]
+    for (id, index) in edit.positions(of: Array(wanted)) {
+      let item = try edit.item(at: index)
+      if item.state == .placeholder { placeholders[id] = (index, item) }
+    }
     var inTrash: [String: Int] = [:]
-    for (index, entry) in edit.model.trash.enumerated() where wanted.contains(entry.item.id) { inTrash[entry.item.id] = index }
-    func placeholder(_ id: String) -> Int? { inItems[id].flatMap { edit.model.items[$0].state == .placeholder ? $0 : nil } }
+    for (index, entry) in edit.trash.enumerated() where wanted.contains(entry.item.id) { inTrash[entry.item.id] = index }
     var removedFromItems = Set<String>()
     var removedFromTrash = Set<String>()
     /// A placeholder trashed or removed meanwhile: the image is not added.
     func dropFromTrash(_ id: String) {
-      if let index = inTrash[id], edit.model.trash[index].item.state == .placeholder { removedFromTrash.insert(id) }
+      if let index = inTrash[id], edit.trash[index].item.state == .placeholder { removedFromTrash.insert(id) }
     }
 
     var committed: [Item] = []
     for (id, image) in loaded {
-      guard let index = placeholder(id) else {
+      guard let (index, placeholder) = placeholders[id] else {
         dropFromTrash(id)
         continue
       }
       let name = edit.addThumbnail(image.thumbnail, for: id)
-      edit.model.items[index] = edit.model.items[index].committed(with: image, thumbnailEntry: name)
+      var item = placeholder.committed(with: image, thumbnailEntry: name)
       if let original = image.original {
-        edit.model.items[index].original = edit.addOriginal(original, hash: image.hash, format: image.format)
+        item.original = edit.addOriginal(original, hash: image.hash, format: image.format)
       }
-      committed.append(edit.model.items[index])
+      edit.replaceItem(at: index, with: item)
+      committed.append(item)
     }
     for (id, failure) in failed {
-      guard let index = placeholder(id) else {
+      guard let (index, placeholder) = placeholders[id] else {
         dropFromTrash(id)
         continue
       }
       if keepFailed {
-        edit.model.items[index] = edit.model.items[index].failed(because: failure.reason)
-        committed.append(edit.model.items[index])
+        let item = placeholder.failed(because: failure.reason)
+        edit.replaceItem(at: index, with: item)
+        committed.append(item)
       } else {
         removedFromItems.insert(id)
       }
     }
     // A cancelled load's placeholder goes, or gives back the item it stood for.
     for id in gone {
-      if let index = placeholder(id) {
-        if let original = originals[id] { edit.model.items[index] = original } else { removedFromItems.insert(id) }
+      if let (index, _) = placeholders[id] {
+        if let original = originals[id] { edit.replaceItem(at: index, with: original) } else { removedFromItems.insert(id) }
       }
-      if let index = inTrash[id], edit.model.trash[index].item.state == .placeholder {
-        if let original = originals[id] { edit.model.trash[index].item = original } else { removedFromTrash.insert(id) }
+      if let index = inTrash[id], edit.trash[index].item.state == .placeholder {
+        if let original = originals[id] {
+          edit.replaceTrashedItem(at: index, with: original)
+        } else {
+          removedFromTrash.insert(id)
+        }
       }
     }
-    if !removedFromItems.isEmpty { edit.model.items.removeAll { removedFromItems.contains($0.id) } }
-    if !removedFromTrash.isEmpty { edit.model.trash.removeAll { removedFromTrash.contains($0.item.id) } }
+    edit.remove(items: removedFromItems, trashed: removedFromTrash)
     return committed
   }
 }

@@ -43,14 +43,14 @@ public enum ImageRetry {
     var unusable: [DropFailure] = []
     var originals: [String: Item] = [:]
     let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
-      let wanted = ids ?? edit.model.items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
+      let wanted = try ids ?? edit.wholeModel().items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, DropSource)] = []
-      let positions = edit.model.positions(of: wanted)
+      let positions = edit.positions(of: wanted)
       for id in wanted {
         guard let index = positions[id] else {
           throw DocumentError.itemNotFound("with id \(id)")
         }
-        let item = edit.model.items[index]
+        let item = try edit.item(at: index)
         switch item.displayState {
         case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
         case .note: throw Refusal(description: "item \(id) is a note card: nothing to retry")
@@ -61,11 +61,11 @@ public enum ImageRetry {
         case .success(let source):
           var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
           placeholder.added = item.added
-          edit.model.items[index] = placeholder
+          edit.replaceItem(at: index, with: placeholder)
           originals[id] = item
           targets.append((id, source))
         case .failure(let failure):
-          edit.model.items[index] = item.failed(because: failure.reason)
+          edit.replaceItem(at: index, with: item.failed(because: failure.reason))
           unusable.append(failure)
         }
       }

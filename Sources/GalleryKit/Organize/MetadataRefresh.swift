@@ -63,15 +63,15 @@ public enum MetadataRefresh {
     guard !readable.isEmpty else { return report }
     try GalleryDocument.edit(path) { edit in
       let byID = Dictionary(readable.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-      for index in edit.model.items.indices {
-        let id = edit.model.items[index].id
-        guard let found = byID[id], edit.model.items[index].hash == found.hash else { continue }
-        var item = edit.model.items[index]
+      for (id, index) in edit.positions(of: Array(byID.keys)).sorted(by: { $0.value < $1.value }) {
+        let before = try edit.item(at: index)
+        guard let found = byID[id], before.hash == found.hash else { continue }
+        var item = before
         apply(found, to: &item)
-        if item == edit.model.items[index] {
+        if item == before {
           report.unchanged.append(id)
         } else {
-          edit.model.items[index] = item
+          edit.replaceItem(at: index, with: item)
           report.refreshed.append(id)
         }
       }

@@ -26,15 +26,24 @@ package struct ContentCensus: Sendable, Equatable {
   /// or counted again when they are not all there (a compaction forgot them, another
   /// lineage) or do not read.
   package static func current(_ previous: ContentCensus?, of model: GalleryModel, history: History) -> ContentCensus {
-    if var census = previous, census.revision <= model.revision {
+    current(previous, revision: model.revision, revisionID: model.revisionID, history: history) { model }
+  }
+
+  /// The census at `revision`: `previous` with the records since, or counted from the
+  /// model `whole` reads (every item) when it cannot be brought forward.
+  package static func current(
+    _ previous: ContentCensus?, revision: Int, revisionID: String?, history: History,
+    counting whole: () throws -> GalleryModel
+  ) rethrows -> ContentCensus {
+    if var census = previous, census.revision <= revision {
       let since = Set(history.revisions.filter { $0 > census.revision })
-      if since.count == model.revision - census.revision, let records = try? history.records(since) {
+      if since.count == revision - census.revision, let records = try? history.records(since) {
         var followed = true
         for record in records where followed { followed = census.apply(record) }
-        if followed, census.revision == model.revision, census.revisionID == model.revisionID { return census }
+        if followed, census.revision == revision, census.revisionID == revisionID { return census }
       }
     }
-    return ContentCensus(model)
+    return ContentCensus(try whole())
   }
 
   /// Counts what `record` changed; false, with nothing counted, when it does not follow.

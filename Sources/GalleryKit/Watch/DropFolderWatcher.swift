@@ -231,7 +231,7 @@ public struct DropFolderWatcher: Service {
           try GalleryDocument.edit(document) { edit in
             let ids = try edit.newItemIDs(paths.count)
             edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
-            edit.model.insert(
+            edit.insert(
               zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
             return ids
           }
@@ -309,7 +309,10 @@ public struct DropFolderWatcher: Service {
       let previous = censuses[document]
       let counted = try? await BlockingWork.run {
         let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
-        return ContentCensus.current(previous, of: opened.model, history: opened.layout.history)
+        return try ContentCensus.current(
+          previous, revision: opened.model.revision, revisionID: opened.model.revisionID,
+          history: opened.layout.history
+        ) { try previous == nil ? opened.model : GalleryDocument.open(document).model }
       }
       guard let known = counted else {
         return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
@@ -338,9 +341,11 @@ public struct DropFolderWatcher: Service {
       let saved = try await BlockingWork.run {
         try GalleryDocument.edit(document) { edit in
           edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
-          let census = ContentCensus.current(previous, of: edit.model, history: edit.history)
+          let census = try ContentCensus.current(
+            previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
+            counting: edit.wholeModel)
           let plan = WatchCommitPlan(commit, movedTo: movedTo)
-          return (duplicates: plan.apply(to: &edit, census: census), census: census)
+          return (duplicates: try plan.apply(to: &edit, census: census), census: census)
         }
       }
       result.duplicates = saved.duplicates
@@ -391,7 +396,7 @@ package struct WatchCommitPlan {
   /// Applies the commit; returns the paths of the loaded files left out as duplicates.
   /// `census`, when given, is what the document holds as the edit read it (otherwise every
   /// item is read for its content).
-  package func apply(to edit: inout DocumentEdit, census: ContentCensus? = nil) -> Set<String> {
+  package func apply(to edit: inout DocumentEdit, census: ContentCensus? = nil) throws -> Set<String> {
     // The contents the document holds already, among the few this commit brings.
     let arriving = Set(commit.loaded.map(\.image.hash))
     var hashes = Set<String>()
@@ -399,8 +404,9 @@ package struct WatchCommitPlan {
       if let census {
         hashes = arriving.filter(census.holds(hash:))
       } else {
-        for item in edit.model.items { if let hash = item.hash, arriving.contains(hash) { hashes.insert(hash) } }
-        for entry in edit.model.trash { if let hash = entry.item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+        let whole = try edit.wholeModel()
+        for item in whole.items { if let hash = item.hash, arriving.contains(hash) { hashes.insert(hash) } }
+        for entry in whole.trash { if let hash = entry.item.hash, arriving.contains(hash) { hashes.insert(hash) } }
       }
     }
     var accepted: [(id: String, image: ProcessedImage)] = []
@@ -415,7 +421,7 @@ package struct WatchCommitPlan {
       accepted.append((file.id, file.image))
     }
     let removed = duplicateIDs + commit.rejected.compactMap(\.id) + commit.removed.compactMap(\.id)
-    _ = PlaceholderCommit.apply(loaded: accepted, failed: [], cancelled: removed, keepFailed: false, to: &edit)
+    _ = try PlaceholderCommit.apply(loaded: accepted, failed: [], cancelled: removed, keepFailed: false, to: &edit)
     // Items of files moved aside (`--then move:DIR`) name them there: found by one pass
     // over the ids, not one per file.
     let movedIDs = Dictionary(
@@ -423,9 +429,8 @@ package struct WatchCommitPlan {
       uniquingKeysWith: { first, _ in first })
     let kept = Set(commit.loaded.filter { !duplicates.contains($0.path) }.map(\.id))
     if !movedIDs.isEmpty {
-      for index in edit.model.items.indices {
-        let id = edit.model.items[index].id
-        if kept.contains(id), let moved = movedIDs[id] { edit.model.items[index].source = DropSource.fileURL(moved) }
+      try edit.update(Array(kept.filter { movedIDs[$0] != nil })) { item in
+        item.source = DropSource.fileURL(movedIDs[item.id]!)
       }
     }
     return duplicates

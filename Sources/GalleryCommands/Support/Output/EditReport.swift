@@ -24,7 +24,7 @@ struct EditReport: Encodable {
     var positions: [String: Int] = [:]
     let (named, _, saved) = try GalleryDocument.editRecordingSave(document) { edit in
       let named = try body(&edit)
-      if json, let named { positions = edit.model.positions(of: named) }
+      if json, let named { positions = edit.positions(of: named) }
       return named
     }
     if json {
