@@ -579,28 +579,30 @@ public struct DocumentSummary: Sendable, Equatable {
 
   public init() {}
 
+  /// The summary of the revision `layout` holds (opened whole), every item counted.
   package init(_ layout: ArchiveLayout) { self.init(layout, counts: ItemCounts(layout.model.items)) }
 
   /// The summary of the revision `layout` holds, made by `change` from the one before:
   /// the items it changed are counted, not every item (most of which an edit did not read).
-  package init(_ layout: ArchiveLayout, changedBy change: ModelChange) {
+  package init(_ layout: ArchiveLayout, changedBy change: ModelChange) throws {
     guard let before = layout.summary.flatMap(ItemCounts.init), let counts = before.applying(change.items),
-      counts.total == layout.model.items.count
+      counts.total == layout.working.items.count
     else {
-      self.init(layout)
+      // Every item counted, those still in the file read.
+      self.init(layout, counts: ItemCounts(try layout.wholeModel().items))
       return
     }
     self.init(layout, counts: counts)
   }
 
   private init(_ layout: ArchiveLayout, counts: ItemCounts) {
-    let model = layout.model
+    let model = layout.head
     title = model.title
     format = model.format
     revision = model.revision
     created = model.created
     modified = model.modified
-    items = model.items.count
+    items = layout.working.items.count
     ready = counts.ready
     failed = counts.failed
     notes = counts.notes
@@ -612,7 +614,7 @@ public struct DocumentSummary: Sendable, Equatable {
       placeholders =
         Array(placeholders.prefix(Self.ownerLimit - 1)) + [Placeholders(owner: placeholders.last!.owner, count: rest)]
     }
-    trashed = model.trash.count
+    trashed = layout.working.trash.count
     thumbnailSize = model.settings.thumbnailSize
     maxPixels = model.settings.maxPixels
     revisions = layout.revisions

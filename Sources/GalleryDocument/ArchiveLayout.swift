@@ -18,7 +18,9 @@ package struct EntryLocation: Sendable, Equatable {
 
 /// What a scan of a document found: the newest complete model and where every entry is.
 package struct ArchiveLayout: Sendable {
-  package var model: GalleryModel
+  /// The newest complete model, its lists as handles. Opened for an edit (`itemSource`),
+  /// its items are still in the file: `read` reads one.
+  package var working: WorkingModel
   /// The newest location of each name, up to the end of the last complete revision.
   package var entries: EntryTable
   /// Where the next append starts: the end of the last complete `gallery.json`.
@@ -49,6 +51,21 @@ package struct ArchiveLayout: Sendable {
   /// Where the model's pending items are read from, when it was opened for an edit through
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
+
+  /// The model of a layout whose items are all read (opened whole, not for an edit).
+  package var model: GalleryModel { working.current }
+
+  /// The model's fields but its lists (its title, settings, revision).
+  package var head: GalleryModel { working.head }
+
+  /// Reads an item still in the file (see `ItemSource`).
+  package var read: HandleList<Item>.Read {
+    guard let itemSource else { return WorkingModel.neverStored }
+    return { try itemSource.item($0) }
+  }
+
+  /// The model, every item read (those still in the file now).
+  package func wholeModel() throws -> GalleryModel { try working.model(reading: read) }
   /// Whether the last index outlines its checkpoint's items and carries its history: an
   /// edit of a document whose index does not (written before either) writes a checkpoint,
   /// so that the next one reads only the items and records it needs.

@@ -203,6 +203,7 @@ package enum DocumentArchive {
       Result { try outlinedCheckpoint(at: location, outline: outline, of: file) }
     }
     var checkpoint: GalleryModel
+    var working: WorkingModel
     var itemSource: ItemSource?
     var checkpointIDs: NameTable?
     if let outlined {
@@ -211,11 +212,14 @@ package enum DocumentArchive {
       checkpointIDs = ids
       if lazily {
         itemSource = source
+        working = WorkingModel(head: checkpoint, storedItemIDs: source.itemIDs)
       } else {
         checkpoint.items = try source.readAll()
+        working = WorkingModel(checkpoint)
       }
     } else {
       checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
+      working = WorkingModel(checkpoint)
     }
     guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
     var history: [History.Entry] = []
@@ -243,7 +247,8 @@ package enum DocumentArchive {
       }
     }
     var scan = EntryScan(fileSize: fileSize)
-    scan.model = ReplayingModel(checkpoint)
+    scan.model = working
+    if let itemSource { scan.read = { try itemSource.item($0) } }
     scan.revisions = index.revisions
     scan.liveBytes = index.liveBytes
     scan.journal = JournalScan(
@@ -258,7 +263,7 @@ package enum DocumentArchive {
     scan.previous = (ArchiveIndex.name, indexOffset, indexEntry.size)
     try scan.read(tailReader, from: indexOffset)
     var layout = try scan.layout(file)
-    guard layout.model.revision == trailer.summary.revision, layout.revisionEnd == fileSize - endOfArchiveMarkerSize,
+    guard layout.head.revision == trailer.summary.revision, layout.revisionEnd == fileSize - endOfArchiveMarkerSize,
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
@@ -269,9 +274,9 @@ package enum DocumentArchive {
   }
 
   /// The checkpoint with its items left in the file: everything but the items array is read
-  /// and checked as usual (the items array read as empty), and the items become pending
-  /// items of an `ItemSource` that reads them through a descriptor of its own. Also the
-  /// table of its ids (the items' and the trash's) that checked them distinct.
+  /// and checked as usual (the items array read as empty), and the items are those of an
+  /// `ItemSource` that reads them through a descriptor of its own. Also the table of its ids
+  /// (the items' and the trash's) that checked them distinct.
   private static func outlinedCheckpoint(
     at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
   ) throws -> (GalleryModel, ItemSource, NameTable) {
@@ -306,7 +311,6 @@ package enum DocumentArchive {
     let source = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
       try items.read(at: offset, count: count)
     }
-    checkpoint.items = source.items()
     return (checkpoint, source, table)
   }
 
@@ -338,7 +342,9 @@ package enum DocumentArchive {
     /// The newest model read: the last complete revision's, or the candidate's while the
     /// entry that made it is not yet known to be complete. One value, changed in place as
     /// records are replayed (its lists as handles), so that a large model is never copied.
-    var model: ReplayingModel?
+    var model: WorkingModel?
+    /// Reads an item the model holds still in the file (opened for an edit).
+    var read: HandleList<Item>.Read = WorkingModel.neverStored
     var candidate: Candidate?
     var committed: Committed?
     var revisions = 0
@@ -447,7 +453,7 @@ package enum DocumentArchive {
             // A checkpoint: the complete model (after the record of its own revision, if any).
             let checkpoint = try ModelCoding.decode(data)
             candidate = .checkpoint(replacing: model)
-            model = ReplayingModel(checkpoint)
+            model = WorkingModel(checkpoint)
             journal.checkpointRead(bytes: entry.size)
           } catch {
             try unreadable(error, "a gallery.json revision", at: position)
@@ -456,7 +462,7 @@ package enum DocumentArchive {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
             let modified = model?.head.modified
-            if let record = try journal.read(data, bytes: entry.size, replayingOn: &model), let modified {
+            if let record = try journal.read(data, bytes: entry.size, replayingOn: &model, reading: read), let modified {
               candidate = .record(record, modified: modified)
             }
           } catch {
@@ -482,13 +488,13 @@ package enum DocumentArchive {
       case .checkpoint(let replaced): model = replaced
       case .record(let record, let modified):
         var ids = ModelIDs(model!.ids)
-        try? record.change.reversed.replay(on: &model!, ids: &ids)
+        try? record.change.reversed.replay(on: &model!, ids: &ids, reading: read)
         model!.head.revision = record.revision - 1
         model!.head.modified = modified
         model!.head.revisionID = record.parent
       case nil: break
       }
-      guard committed != nil, let model = model?.current else {
+      guard committed != nil, var model else {
         if !damageProblems.isEmpty { throw .invalid(file.path, damageProblems) }
         throw .corrupt(file.path, damage ?? tornReason ?? "it holds no complete gallery.json")
       }
@@ -498,6 +504,8 @@ package enum DocumentArchive {
       {
         commit(end: endPosition, revision: committed!.revision)
       }
+      // A model read whole is kept as one list: its readers take it as it is.
+      if model.items.isRead { model = WorkingModel(model.current) }
       let committed = committed!
       let tail = fileSize - committed.end
       // After the end marker, plain tar tools may pad with zeros up to their block size.
@@ -505,10 +513,10 @@ package enum DocumentArchive {
         tornReason == nil && endPosition != nil
         && (tail == 0 || DocumentArchive.zeros(in: file, from: committed.end, to: fileSize))
       var layout = ArchiveLayout(
-        model: model, entries: committed.entries, revisionEnd: committed.end,
+        working: model, entries: committed.entries, revisionEnd: committed.end,
         fileSize: fileSize, revisions: revisions, tornBytes: cleanTail || damage != nil ? 0 : tail,
         tornReason: cleanTail || damage != nil ? nil : (tornReason ?? "trailing bytes after the last revision"),
-        damage: damage, damageProblems: damageProblems, history: journal.history(of: model, in: file.path),
+        damage: damage, damageProblems: damageProblems, history: journal.history(of: model.head, in: file.path),
         checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
         journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
       layout.countedLiveBytes = liveBytes
@@ -518,7 +526,7 @@ package enum DocumentArchive {
 
   /// What the newest model read came from, and how to go back to the one before it.
   private enum Candidate {
-    case checkpoint(replacing: ReplayingModel?)
+    case checkpoint(replacing: WorkingModel?)
     case record(JournalRecord, modified: Date)
   }
 
@@ -575,7 +583,9 @@ package enum DocumentArchive {
     /// it, so before any model). A record that does not fit leaves `model` as it was; once
     /// there is a model, a record of its revision or an earlier one (a copy of an old one, a
     /// changed number) is damage, never history or a torn save.
-    mutating func read(_ data: Data, bytes: Int64, replayingOn model: inout ReplayingModel?) throws -> JournalRecord? {
+    mutating func read(
+      _ data: Data, bytes: Int64, replayingOn model: inout WorkingModel?, reading read: HandleList<Item>.Read
+    ) throws -> JournalRecord? {
       let record = try JournalCoding.decode(data)
       guard let current = model?.head.revision else {
         pendingRecords.append(record)
@@ -601,10 +611,10 @@ package enum DocumentArchive {
         (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains)
       {
         var unused = ModelIDs([])
-        try change.replay(on: &model!, ids: &unused)
+        try change.replay(on: &model!, ids: &unused, reading: read)
       } else {
         if idsRevision != current { ids = ModelIDs(model!.ids) }
-        try change.replay(on: &model!, ids: &ids)
+        try change.replay(on: &model!, ids: &ids, reading: read)
         idsRevision = record.revision
       }
       model!.head.revision = record.revision
@@ -688,7 +698,7 @@ package enum DocumentArchive {
   /// damaged) is cut off again, and the file ends as it did, with its end marker.
   package static func append(
     _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan? = nil,
-    model: GalleryModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
+    model: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
     // follows what we write.
@@ -707,8 +717,9 @@ package enum DocumentArchive {
 
   private static func appendAtEnd(
     _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?,
-    model: GalleryModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
+    model working: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
+    let model = working.head
     var result = layout
     let writer = try EntryWriter(file: file, entries: layout.entries, liveBytes: layout.liveBytes)
     for (name, data) in entries {
@@ -725,7 +736,7 @@ package enum DocumentArchive {
       result.journalBytes = 0
       result.journalRecords = 0
     }
-    result.model = model
+    result.working = working
     result.history.append(record)
     result.revisions += 1
     try finishRevision(writer, layout: &result, index: checkpoint?.outline, change: record.change)
@@ -747,17 +758,17 @@ package enum DocumentArchive {
     if let outline {
       let history = indexedHistory(of: layout)
       let data = ArchiveIndex(
-        revision: layout.model.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
+        revision: layout.head.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
         entries: writer.entries, outline: outline, history: history
       ).encode()
-      try writer.write(name: ArchiveIndex.name, data: data, modified: layout.model.modified)
+      try writer.write(name: ArchiveIndex.name, data: data, modified: layout.head.modified)
       layout.indexIsComplete = history != nil
     }
     layout.countedLiveBytes = writer.liveBytes
     // The trailer's summary counts the trailer itself: its size is found by trying.
     let offset = writer.offset
     let previousSpan = writer.entries[ArchiveTrailer.name]?.span ?? 0
-    var summary = change.map { DocumentSummary(layout, changedBy: $0) } ?? DocumentSummary(layout)
+    var summary = try change.map { try DocumentSummary(layout, changedBy: $0) } ?? DocumentSummary(layout)
     summary.entryCount = writer.entries.count + (previousSpan == 0 ? 1 : 0)
     var span: Int64 = 1024
     while true {
@@ -768,7 +779,7 @@ package enum DocumentArchive {
         span = 512 + Int64(data.count)
         continue
       }
-      try writer.write(name: ArchiveTrailer.name, data: data, modified: layout.model.modified)
+      try writer.write(name: ArchiveTrailer.name, data: data, modified: layout.head.modified)
       break
     }
     layout.summary = summary
@@ -783,8 +794,8 @@ package enum DocumentArchive {
   /// reads each record for its place, as it does in an index written before this).
   private static func indexedHistory(of layout: ArchiveLayout) -> IndexedHistory? {
     let places = layout.history.entries.map(\.place)
-    guard places.last.map({ $0.revision == layout.model.revision && $0.id == layout.model.revisionID }) ?? true,
-      let digest = try? layout.history.digest(checkpoint: layout.model)
+    guard places.last.map({ $0.revision == layout.head.revision && $0.id == layout.head.revisionID }) ?? true,
+      let digest = try? layout.history.digest(checkpoint: layout.working)
     else { return nil }
     return IndexedHistory(places: places, digest: digest)
   }
@@ -837,7 +848,8 @@ package enum DocumentArchive {
     outline: CheckpointOutline
   ) throws {
     var layout = ArchiveLayout(
-      model: model, entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0, tornReason: nil,
+      working: WorkingModel(model), entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1, tornBytes: 0,
+      tornReason: nil,
       history: History(history), checkpointRevision: model.revision, checkpointBytes: checkpointBytes)
     try finishRevision(writer, layout: &layout, index: outline, change: nil)
   }

@@ -145,7 +145,8 @@ extension DocumentCheck {
     }
     var expected = DocumentSummary(document.layout)
     expected.liveBytes = trailer.summary.liveBytes  // kept save by save; `info` shows it
-    guard indexed.model == document.model, indexed.itemSource?.failure == nil, trailer.summary == expected else {
+    guard (try? indexed.wholeModel()) == document.model, indexed.itemSource?.failure == nil, trailer.summary == expected
+    else {
       return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"
     }
     // What the index says of the history: where its records are, the undo stack and the
@@ -222,7 +223,7 @@ extension DocumentCheck {
     for index in model.trash.indices { salvage(&model.trash[index].item) }
     model.revision = min(model.revision + 1, ModelValidation.Limits.counter.upperBound)
     model.modified = .nowInWholeSeconds
-    let thumbnails = GalleryDocument.coverThumbnailNames(model).compactMap { entries[$0] }
+    let thumbnails = try GalleryDocument.coverThumbnailNames(WorkingModel(model)).compactMap { entries[$0] }
     let cover = try CoverMaker.cover(from: thumbnails)
 
     let target = FileSystem.resolvingLinks(path)

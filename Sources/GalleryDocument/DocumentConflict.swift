@@ -106,7 +106,7 @@ public enum DocumentConflict {
       let ourRecords = try edit.history.records(Set(edit.history.revisions.filter { $0 > shared.ours }))
       let merged = ModelMerge.merge(
         ours: try edit.wholeModel(), theirs: theirs.model, ourRecords: ourRecords, theirRecords: theirRecords)
-      edit.model = merged.model
+      edit.replaceModel(merged.model)
       let report = Report(
         base: shared.ours, theirs: theirRecords.count, ours: ourRecords.count, conflicts: merged.conflicts)
       // The thumbnails and originals of what came from the copy (items its records name:

@@ -6,12 +6,12 @@ import GallerySystem
 /// One locked edit of a document: the freshly re-read model to change, plus the new entries
 /// the save must write with it.
 public struct DocumentEdit {
-  /// The model as the edit changes it; read and changed through the calls of
-  /// DocumentEdit+Items.swift, which say when an item is read.
-  package var model: GalleryModel
+  /// The model as the edit changes it, its items possibly still in the file: read and
+  /// changed through the calls of DocumentEdit+Items.swift, which say when one is read.
+  package var working: WorkingModel
   /// The document's path, for the errors of reads.
   package let path: String
-  /// Where the model's items not read yet are read from.
+  /// Where the model's items still in the file are read from.
   package let itemSource: ItemSource?
   /// Thumbnails and originals added during this edit, by entry name.
   private(set) var newEntries: [String: Data] = [:]
@@ -31,10 +31,15 @@ public struct DocumentEdit {
   package var recordEvenIfUnchanged = false
 
   package init(
-    model: GalleryModel, existingEntries: EntryTable = EntryTable(), history: History = History(), path: String = "",
-    itemSource: ItemSource? = nil
+    model: GalleryModel, existingEntries: EntryTable = EntryTable(), history: History = History(), path: String = ""
   ) {
-    self.model = model
+    self.init(working: WorkingModel(model), existingEntries: existingEntries, history: history, path: path, itemSource: nil)
+  }
+
+  package init(
+    working: WorkingModel, existingEntries: EntryTable, history: History, path: String, itemSource: ItemSource?
+  ) {
+    self.working = working
     self.path = path
     self.itemSource = itemSource
     self.existingEntries = existingEntries
@@ -52,7 +57,7 @@ public struct DocumentEdit {
   /// Ids a new item may not take: the items', the trash's, and those the history still
   /// knows (so the thumbnail of an item undo can bring back is never replaced by another's).
   /// Gathered only when an edit makes a new item; an index says the history's.
-  package func takenIDs() throws(DocumentError) -> Set<String> { model.ids.union(try history.itemIDs()) }
+  package func takenIDs() throws(DocumentError) -> Set<String> { working.ids.union(try history.itemIDs()) }
 
   /// Whether the document holds an entry of this name already.
   package func holds(_ name: String) -> Bool { existingEntries[name] != nil }
@@ -83,8 +88,8 @@ public struct DocumentEdit {
         let id = ItemID.make(avoiding: known)
         if drawn.insert(id).inserted { candidates.append(id) }
       }
-      let held = model.held(candidates)
-      ids += candidates.filter { !held.contains($0) }
+      let taken = working.held(candidates)
+      ids += candidates.filter { !taken.contains($0) }
     }
     return ids
   }
@@ -127,14 +132,15 @@ extension GalleryDocument {
     let layout = try LayoutCache.layout(of: lock.file, lazily: true)
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     var edit = DocumentEdit(
-      model: layout.model, existingEntries: layout.entries, history: layout.history, path: path,
+      working: layout.working, existingEntries: layout.entries, history: layout.history, path: path,
       itemSource: layout.itemSource)
     let result = try body(&edit)
+    let change = try edit.reading { try ModelChange(from: layout.working, to: edit.working, reading: layout.read) }
     guard
-      edit.model != layout.model || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil
+      !change.isEmpty || !edit.newEntries.isEmpty || edit.recordEvenIfUnchanged || edit.undoing != nil
         || edit.redoing != nil
     else { return (result, nil, nil) }
-    let (mark, saved) = try save(edit, over: layout, lock: lock)
+    let (mark, saved) = try save(edit, change, over: layout, lock: lock)
     return (result, mark, saved)
   }
 
@@ -143,7 +149,7 @@ extension GalleryDocument {
   package static func rollBack(_ path: String, _ mark: SaveMark) throws -> Bool {
     let lock = try DocumentLock(path: path)
     let layout = try LayoutCache.layout(of: lock.file, lazily: true)
-    guard layout.model.revision == mark.revision, layout.revisionEnd == mark.end,
+    guard layout.head.revision == mark.revision, layout.revisionEnd == mark.end,
       layout.fileSize > mark.previousEnd
     else { return false }
     // Cutting back to the previous revision's end is itself a valid state at every instant.
@@ -162,16 +168,16 @@ extension GalleryDocument {
   /// the old state; or its index does not outline its checkpoint, so that the next edit
   /// reads only what it needs).
   private static func save(
-    _ edit: DocumentEdit, over layout: ArchiveLayout, lock: DocumentLock
+    _ edit: DocumentEdit, _ change: ModelChange, over layout: ArchiveLayout, lock: DocumentLock
   ) throws -> (SaveMark?, SavedRevision) {
-    var model = edit.model
-    model.format = GalleryModel.formatVersion
-    model.revision = layout.model.revision + 1
-    model.modified = .nowInWholeSeconds
-    model.revisionID = JournalRecord.newID()
-    let change = ModelChange(from: layout.model, to: model)
+    var working = edit.working
+    working.head.format = GalleryModel.formatVersion
+    working.head.revision = layout.head.revision + 1
+    working.head.modified = .nowInWholeSeconds
+    working.head.revisionID = JournalRecord.newID()
+    let model = working.head
     let record = JournalRecord(
-      revision: model.revision, id: model.revisionID!, parent: layout.model.revisionID, time: model.modified,
+      revision: model.revision, id: model.revisionID!, parent: layout.head.revisionID, time: model.modified,
       summary: JournalRecord.cut(edit.summary ?? JournalRecord.describe(change)),
       undoing: edit.undoing, redoing: edit.redoing, continues: edit.continuing, change: change)
     let revision = SavedRevision(revision: record.revision, summary: record.summary)
@@ -184,8 +190,9 @@ extension GalleryDocument {
     var entries = edit.newEntries.filter { referenced.contains($0.key) }.sorted { $0.key < $1.key }
       .map { (name: $0.key, data: $0.value) }
 
-    let coverSources = coverThumbnailNames(model)
-    if coverSources != coverThumbnailNames(layout.model) || layout.entries[DocumentArchive.coverEntry] == nil {
+    let coverSources = try edit.reading { try coverThumbnailNames(working, reading: layout.read) }
+    let coverBefore = try edit.reading { try coverThumbnailNames(layout.working, reading: layout.read) }
+    if coverSources != coverBefore || layout.entries[DocumentArchive.coverEntry] == nil {
       let thumbnails = try coverSources.map { name in
         if let data = edit.newEntries[name] { return data }
         guard let location = layout.entries[name] else {
@@ -199,12 +206,12 @@ extension GalleryDocument {
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
     let journalBytes = layout.journalBytes + Int64(journal.count)
     let checkpoint =
-      layout.model.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexIsComplete
+      layout.head.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexIsComplete
       || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
       || layout.journalRecords + 1 > Self.journalRecordLimit
     // A new checkpoint copies the items still as the last one holds them, each checked first
     // (on both cores, in large pieces), and encodes the others.
-    let plan = checkpoint ? CheckpointPlan(model, source: layout.itemSource) : nil
+    let plan = checkpoint ? CheckpointPlan(working, source: layout.itemSource) : nil
     if let plan, let source = layout.itemSource { source.check(plan.copied) }
     // An item this edit read (or is to copy) that broke a rule: the document is damaged
     // there, and nothing that read it may be saved.
@@ -212,7 +219,7 @@ extension GalleryDocument {
     let saved: ArchiveLayout
     do {
       saved = try DocumentArchive.append(
-        entries, checkpoint: plan, model: model, record: record, to: lock.file, layout: layout)
+        entries, checkpoint: plan, model: working, record: record, to: lock.file, layout: layout)
     } catch {
       // What a checkpoint copied turned out damaged (see `ItemSource.copy`).
       if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
@@ -239,13 +246,15 @@ extension GalleryDocument {
   package static let journalRecordLimit = 500
 
   /// The thumbnails of the first ready items, as many as the cover has tiles. The loop
-  /// stops at the last one: a lazy filter's `prefix` would look on for one more, through
-  /// every item (each read, in an edit) when no other is ready.
-  package static func coverThumbnailNames(_ model: GalleryModel) -> [String] {
+  /// stops at the last one: in an edit, the items after it are not read.
+  package static func coverThumbnailNames(
+    _ model: WorkingModel, reading read: HandleList<Item>.Read = WorkingModel.neverStored
+  ) throws -> [String] {
     let tiles = CoverMaker.tilesAcross * CoverMaker.tilesAcross
     var names: [String] = []
-    for item in model.items where item.state == .ready {
-      guard let thumbnail = item.thumbnail else { continue }
+    for index in 0..<model.items.count {
+      let item = try model.items.element(at: index, reading: read)
+      guard item.state == .ready, let thumbnail = item.thumbnail else { continue }
       names.append(thumbnail)
       if names.count == tiles { break }
     }
@@ -365,15 +374,16 @@ extension DocumentEdit {
     if let problem = change.problem { throw MetadataEdit.Refusal(problem) }
     // One pass over the ids, comparing the few named (hashing each of 100,000 ids would
     // cost more than the rest of the edit's own work); only the items named are read.
-    let indices = positions(of: ids).values.sorted()
-    var items = try indices.map { index throws(DocumentError) in try item(at: index) }
+    let indices = working.indices(of: ids)
+    var items = try indices.map(item(at:))
     if change.note == "", let card = items.first(where: \.isNoteCard) {
       throw MetadataEdit.Refusal("item \(card.id) is a note card: its text can be changed, not cleared")
     }
     summary = change.summary(count: items.count)
     for (index, position) in indices.enumerated() {
+      let before = items[index]
       change.apply(to: &items[index])
-      replaceItem(at: position, with: items[index])
+      if items[index] != before { replaceItem(at: position, with: items[index]) }
     }
     return items.map(\.id)
   }
@@ -386,13 +396,5 @@ extension DocumentEdit {
     summary = "add a note card"
     insert([card], at: position)
     return card
-  }
-
-  /// Reorders every item by `key`: `sort: by taken, reversed` in the history.
-  public mutating func sort(by key: GalleryModel.SortKey, reversed: Bool) throws {
-    summary = "sort: by \(key.rawValue)\(reversed ? ", reversed" : "")"
-    var whole = try wholeModel()
-    whole.sort(by: key, reversed: reversed)
-    model.items = whole.items
   }
 }

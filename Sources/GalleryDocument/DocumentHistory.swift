@@ -36,10 +36,14 @@ public enum DocumentHistory {
         throw Failure.nothingToUndo(path)
       }
       let record = records[0]
-      let skipped = records.reversed().flatMap { $0.change.reversed.apply(to: &edit.model) }
+      var skipped: [String] = []
+      let read = edit.read
+      do {
+        for record in records.reversed() { skipped += try record.change.reversed.apply(to: &edit.working, reading: read) }
+      } catch { throw edit.damage(error) }
       edit.undoing = target
       edit.summary = "undo of r\(target) (\(record.summary))"
-      return Outcome(revision: edit.model.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
+      return Outcome(revision: edit.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
     }
   }
 
@@ -51,10 +55,14 @@ public enum DocumentHistory {
         throw Failure.nothingToRedo(path)
       }
       let record = records[0]
-      let skipped = records.flatMap { $0.change.apply(to: &edit.model) }
+      var skipped: [String] = []
+      let read = edit.read
+      do {
+        for record in records { skipped += try record.change.apply(to: &edit.working, reading: read) }
+      } catch { throw edit.damage(error) }
       edit.redoing = target
       edit.summary = "redo of r\(target) (\(record.summary))"
-      return Outcome(revision: edit.model.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
+      return Outcome(revision: edit.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
     }
   }
 
@@ -70,15 +78,17 @@ public enum DocumentHistory {
   public static func revert(_ path: String, to asked: Int) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
       let revision = try edit.history.undoStack().settled(asked)
+      var model = try edit.wholeModel()
       let past = try ModelHistory.model(
-        at: revision, from: edit.model, history: try edit.history.records(from: revision), kept: edit.history.revisions)
-      edit.model.items = past.items
-      edit.model.trash = past.trash
-      edit.model.title = past.title
-      edit.model.settings = past.settings
+        at: revision, from: model, history: try edit.history.records(from: revision), kept: edit.history.revisions)
+      model.items = past.items
+      model.trash = past.trash
+      model.title = past.title
+      model.settings = past.settings
+      edit.replaceModel(model)
       edit.summary = "revert to r\(revision)"
       edit.recordEvenIfUnchanged = true
-      return Outcome(revision: edit.model.revision + 1, target: revision, summary: edit.summary!, skipped: [])
+      return Outcome(revision: edit.revision + 1, target: revision, summary: edit.summary!, skipped: [])
     }
   }
 }

@@ -16,7 +16,27 @@ public final class GalleryDocument {
   package let file: FileHandleFD
   package let layout: ArchiveLayout
 
+  /// The model, every item read (a document opened by `open`).
   public var model: GalleryModel { layout.model }
+
+  /// The model without its items (its title, settings, revision, trash): what a document
+  /// opened lazily tells without reading an item.
+  package var modelWithoutItems: GalleryModel {
+    var model = layout.head
+    model.trash = layout.working.trash.elements
+    return model
+  }
+
+  /// How many items the document holds, and their ids in order (nothing read).
+  package var itemCount: Int { layout.working.items.count }
+  package var itemIDs: LazyMapCollection<[Int32], String> { layout.working.items.keys }
+
+  /// The item at `index` (0-based), read if the document was opened lazily.
+  package func item(at index: Int) throws -> Item {
+    do { return try layout.working.items.element(at: index, reading: layout.read) } catch {
+      throw layout.itemSource?.failure.map { DocumentError.damaged(path, $0) } ?? error
+    }
+  }
 
   package init(path: String, file: FileHandleFD, layout: ArchiveLayout) {
     self.path = path
@@ -56,7 +76,7 @@ public final class GalleryDocument {
       return document.model.items.enumerated().filter { query.matches($0.element) }.map { ($0.offset + 1, $0.element) }
     }
     let found: [(position: Int, item: Item)]
-    do { found = try source.matches(of: query, among: document.model.items) } catch {
+    do { found = try source.matches(of: query, among: document.layout.working.items) } catch {
       throw DocumentError.corrupt(path, "\(error)")
     }
     // An item the replay of the journal read, and could not: the document is damaged.
@@ -144,7 +164,7 @@ public final class GalleryDocument {
   /// be read (embedded, or its unchanged local file), so that no tile is enlarged.
   public func cover(size: Int, suffix: String) throws -> Data {
     let tileSize = max(1, size / CoverMaker.tilesAcross)
-    let tiles = try GalleryDocument.coverThumbnailNames(model).map { name in
+    let tiles = try GalleryDocument.coverThumbnailNames(WorkingModel(model)).map { name in
       guard let location = layout.entries[name] else { throw DocumentError.corrupt(path, "missing thumbnail entry \(name)") }
       let thumbnail = try DocumentArchive.read(location, named: name, from: file)
       guard let item = model.items.first(where: { $0.thumbnail == name }), let width = item.width,

@@ -111,7 +111,7 @@ package struct History: Sendable {
   }
 
   /// What an index written after a checkpoint of `model` says of this history.
-  package func digest(checkpoint model: GalleryModel) throws(DocumentError) -> Digest {
+  package func digest(checkpoint model: WorkingModel) throws(DocumentError) -> Digest {
     let held = model.ids
     return Digest(count: count, undo: try undoStack(), ids: try itemIDs().subtracting(held))
   }

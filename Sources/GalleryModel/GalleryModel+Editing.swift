@@ -3,66 +3,41 @@ import GallerySystem
 
 extension GalleryModel {
   /// Inserts items at a 1-based position, in order; past the end means the end.
-  public mutating func insert(_ newItems: [Item], at position: Int?) {
-    let index = min(max(position ?? Int.max, 1), items.count + 1) - 1
-    items.insert(contentsOf: newItems, at: index)
-  }
+  public mutating func insert(_ newItems: [Item], at position: Int?) { working { $0.insert(newItems, at: position) } }
 
   /// Moves items so the first lands at 1-based `position` of the result, keeping their
   /// relative order as they stand in the gallery. Positions past the end mean the end.
-  public mutating func move(_ ids: [String], to position: Int) {
-    let moving = IDSet(ids)
-    let indices = items.indices.filter { moving.contains(items[$0].id) }
-    guard !indices.isEmpty else { return }
-    var staying = items.removing(sortedIndices: indices)
-    staying.insert(contentsOf: indices.map { items[$0] }, at: min(max(position, 1), staying.count + 1) - 1)
-    items = staying
-  }
+  public mutating func move(_ ids: [String], to position: Int) { working { $0.move(ids, to: position) } }
 
   /// Moves items to the trash; they keep their data until the trash is emptied.
   public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds) {
-    // Positions are taken in the list as it is before any removal, so `restore` can put a
-    // group back exactly as it was.
-    let wanted = IDSet(ids)
-    let indices = items.indices.filter { wanted.contains(items[$0].id) }
-    guard !indices.isEmpty else { return }
-    for index in indices {
-      trash.append(TrashedItem(item: items[index], trashed: now, position: index + 1))
-    }
-    items = items.removing(sortedIndices: indices)
+    try! working { try $0.trash(ids, now: now, reading: WorkingModel.neverStored) }
   }
 
   /// Puts trashed items back where they were (clamped to the current length), in the order
   /// they were trashed so that neighbours land back next to each other.
-  public mutating func restore(_ ids: [String]) {
-    let wanted = Set(ids)
-    let restoring = trash.filter { wanted.contains($0.item.id) }
-    trash.removeAll { wanted.contains($0.item.id) }
-    // In one pass, where inserting them one after another would put each (at its position
-    // in the list the ones before it left), without moving the whole list once per item.
-    var merged: [Item] = []
-    merged.reserveCapacity(items.count + restoring.count)
-    var kept = items[...]
-    for trashed in restoring.sorted(by: { $0.position < $1.position }) {
-      let index = min(max(trashed.position, 1), merged.count + kept.count + 1) - 1
-      if index >= merged.count {
-        let before = index - merged.count
-        merged.append(contentsOf: kept.prefix(before))
-        kept = kept.dropFirst(before)
-        merged.append(trashed.item)
-      } else {
-        // A position an item put back before this one had too.
-        merged.insert(trashed.item, at: index)
-      }
-    }
-    merged.append(contentsOf: kept)
-    items = merged
-  }
+  public mutating func restore(_ ids: [String]) { working { $0.restore(ids) } }
 
   /// Changes the items `ids` names (what a person wrote of them: tags, caption, rating...).
   public mutating func update(_ ids: [String], _ change: (inout Item) -> Void) {
-    let wanted = IDSet(ids)
-    for index in items.indices where wanted.contains(items[index].id) { change(&items[index]) }
+    try! working { try $0.update(ids, reading: WorkingModel.neverStored, change) }
+  }
+
+  /// Orders every item by `key`, ascending (descending when `reversed`); the order among
+  /// equals is kept, and items without the key come last either way.
+  public mutating func sort(by key: SortKey, reversed: Bool = false) {
+    try! working { try $0.sort(by: key, reversed: reversed, reading: WorkingModel.neverStored) }
+  }
+
+  /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
+  public mutating func emptyTrash() -> Int { working { $0.emptyTrash() } }
+
+  /// `body` on this model as a working model (one implementation of each edit).
+  private mutating func working<T>(_ body: (inout WorkingModel) throws -> T) rethrows -> T {
+    var working = WorkingModel(self)
+    let result = try body(&working)
+    self = working.current
+    return result
   }
 
   /// What `sort` orders items by.
@@ -78,10 +53,104 @@ extension GalleryModel {
     /// Its pixels.
     case size
   }
+}
 
-  /// Orders every item by `key`, ascending (descending when `reversed`); the order among
-  /// equals is kept, and items without the key come last either way.
-  public mutating func sort(by key: SortKey, reversed: Bool = false) {
+// The edits, on a working model: its lists are handles (a move among 100,000 items moves
+// handles), and an item still in the document is read, by `read`, only where the edit needs
+// its fields.
+extension WorkingModel {
+  /// Inserts items at a 1-based position, in order; past the end means the end.
+  public mutating func insert(_ newItems: [Item], at position: Int?) {
+    let index = min(max(position ?? Int.max, 1), items.count + 1) - 1
+    var handles: [Int32] = []
+    for item in newItems { handles.append(items.store(item)) }
+    items.order.insert(contentsOf: handles, at: index)
+  }
+
+  /// Those of `ids` that an item or the trash has: one pass over them, comparing a few ids
+  /// (hashing many), never a set of every id.
+  public func held(_ ids: [String]) -> Set<String> {
+    let wanted = IDSet(ids)
+    return wanted.found(in: items.keys).union(wanted.found(in: trash.keys))
+  }
+
+  /// The indices of the items `ids` names, ascending: one pass over the ids, comparing a
+  /// few (hashing many).
+  public func indices(of ids: [String]) -> [Int] {
+    let wanted = IDSet(ids)
+    return (0..<items.count).filter { wanted.contains(items.key(at: $0)) }
+  }
+
+  /// Moves items so the first lands at 1-based `position` of the result, keeping their
+  /// relative order as they stand in the gallery. Positions past the end mean the end.
+  public mutating func move(_ ids: [String], to position: Int) {
+    let indices = indices(of: ids)
+    guard !indices.isEmpty else { return }
+    let moving = indices.map { items.order[$0] }
+    var staying = items.order.removing(sortedIndices: indices)
+    staying.insert(contentsOf: moving, at: min(max(position, 1), staying.count + 1) - 1)
+    items.order = staying
+  }
+
+  /// Moves items to the trash, each read (the trash holds them whole).
+  public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds, reading read: HandleList<Item>.Read) throws {
+    // Positions are taken in the list as it is before any removal, so `restore` can put a
+    // group back exactly as it was. Every item is read before anything changes.
+    let indices = indices(of: ids)
+    let entries = try indices.map { index in
+      TrashedItem(item: try items.element(at: index, reading: read), trashed: now, position: index + 1)
+    }
+    for entry in entries { trash.order.append(trash.store(entry)) }
+    items.remove(sortedIndices: indices)
+  }
+
+  /// Puts trashed items back where they were (clamped to the current length), in the order
+  /// they were trashed so that neighbours land back next to each other.
+  public mutating func restore(_ ids: [String]) {
+    let wanted = Set(ids)
+    let leaving = (0..<trash.count).filter { wanted.contains(trash.key(at: $0)) }
+    let restoring = leaving.map { trash[$0] }
+    trash.remove(sortedIndices: leaving)
+    // In one pass, where inserting them one after another would put each (at its position
+    // in the list the ones before it left), without moving the whole list once per item.
+    var merged: [Int32] = []
+    merged.reserveCapacity(items.count + restoring.count)
+    var kept = items.order[...]
+    for trashed in restoring.sorted(by: { $0.position < $1.position }) {
+      let handle = items.store(trashed.item)
+      let index = min(max(trashed.position, 1), merged.count + kept.count + 1) - 1
+      if index >= merged.count {
+        let before = index - merged.count
+        merged.append(contentsOf: kept.prefix(before))
+        kept = kept.dropFirst(before)
+        merged.append(handle)
+      } else {
+        // A position an item put back before this one had too.
+        merged.insert(handle, at: index)
+      }
+    }
+    merged.append(contentsOf: kept)
+    items.order = merged
+  }
+
+  /// Changes the items `ids` names, each read first; one the change leaves as it was stays
+  /// as it is stored.
+  public mutating func update(
+    _ ids: [String], reading read: HandleList<Item>.Read, _ change: (inout Item) throws -> Void
+  ) throws {
+    for index in indices(of: ids) {
+      let before = try items.element(at: index, reading: read)
+      var item = before
+      try change(&item)
+      if item != before { items.replace(at: index, with: item) }
+    }
+  }
+
+  /// Orders every item by `key` (each read), ascending (descending when `reversed`); the
+  /// order among equals is kept, and items without the key come last either way.
+  public mutating func sort(
+    by key: GalleryModel.SortKey, reversed: Bool = false, reading read: HandleList<Item>.Read
+  ) throws {
     // Text keys compare as text, number keys as numbers; one sort has one kind.
     func value(_ item: Item) -> (number: Double, text: String)? {
       switch key {
@@ -92,8 +161,8 @@ extension GalleryModel {
       case .size: return item.width.flatMap { w in item.height.map { (Double(w) * Double($0), "") } }
       }
     }
-    let keyed = items.enumerated().map { (offset: $0.offset, item: $0.element, key: value($0.element)) }
-    items = keyed.sorted { a, b in
+    let keyed = try (0..<items.count).map { (offset: $0, key: value(try items.element(at: $0, reading: read))) }
+    let sorted = keyed.sorted { a, b in
       switch (a.key, b.key) {
       case (nil, nil): return a.offset < b.offset
       case (nil, _): return false
@@ -102,13 +171,20 @@ extension GalleryModel {
         if x == y { return a.offset < b.offset }
         return reversed ? (x.number, x.text) > (y.number, y.text) : (x.number, x.text) < (y.number, y.text)
       }
-    }.map(\.item)
+    }
+    items.reorder(sorted.map(\.offset))
   }
 
   /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
   public mutating func emptyTrash() -> Int {
-    defer { trash.removeAll() }
+    defer { trash.order = [] }
     return trash.count
+  }
+
+  /// Removes the items whose ids `ids` holds, and the trashed ones whose ids `trashed` holds.
+  public mutating func remove(items ids: Set<String>, trashed: Set<String> = []) {
+    if !ids.isEmpty { items.remove(sortedIndices: (0..<items.count).filter { ids.contains(items.key(at: $0)) }) }
+    if !trashed.isEmpty { trash.remove(sortedIndices: (0..<trash.count).filter { trashed.contains(trash.key(at: $0)) }) }
   }
 }
 
@@ -218,7 +294,7 @@ public struct MetadataEdit: Sendable, Equatable {
     if let label { item.label = label }
     if clearLabel { item.label = nil }
     if !addTags.isEmpty || !removeTags.isEmpty {
-      item.tags = Array(Set(item.tags ?? []).union(addTags).subtracting(removeTags))
+      item.tags = Item.tagSet(Array(Set(item.tags ?? []).union(addTags).subtracting(removeTags)))
     }
   }
 

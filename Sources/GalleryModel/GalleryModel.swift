@@ -109,60 +109,63 @@ public struct MoveOffer: Codable, Sendable, Equatable {
   public static let maxOffers = 100
 }
 
-/// One image of a gallery, referenced by URL.
-///
-/// A value, stored behind one reference that is copied on write: a document of 100,000
-/// items copies, moves and compares its list as 100,000 pointers (an edit keeps the list as
-/// it was, to tell what changed), not as 100,000 structs of a dozen references each.
+/// One image of a gallery, referenced by URL: a plain value, its members as `gallery.json`
+/// stores them.
 public struct Item: Codable, Sendable, Equatable {
-  /// The members, as stored in `gallery.json`.
-  package struct Fields: Codable, Sendable, Equatable {
-    package var id: String
-    package var source: String
-    package var page: String?
-    package var state: State
-    package var aspectRatio: Double
-    package var width: Int?
-    package var height: Int?
-    package var orientation: Int?
-    package var format: String?
-    /// Pages in the file (a multi-page TIFF or PDF shows its first); nil for one.
-    package var pages: Int? = nil
-    package var bytes: Int?
-    package var hash: String?
-    package var thumbnail: String?
-    package var original: String?
-    package var added: Date
-    package var placeholder: Placeholder?
-    package var failure: String?
-    package var caption: String? = nil
-    package var note: String? = nil
-    package var tags: [String]? = nil
-    package var rating: Int? = nil
-    package var label: Label? = nil
-    package var camera: String? = nil
-    package var taken: String? = nil
-    package var lens: String? = nil
-    package var exposure: String? = nil
-    package var location: Location? = nil
-    package var unknown: [UnknownMember]? = nil
+  /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
+  public var id: String
+  public var source: String
+  /// The web page the image came from, when known.
+  public var page: String?
+  public var state: State
+  /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
+  public var aspectRatio: Double
+  public var width: Int?
+  public var height: Int?
+  public var orientation: Int?
+  public var format: String?
+  /// Pages in the file, when more than one (a multi-page TIFF or PDF: it shows its first).
+  public var pages: Int? = nil
+  public var bytes: Int?
+  /// `sha256:<hex>` of the original bytes.
+  public var hash: String?
+  /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
+  public var thumbnail: String?
+  /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
+  /// (one entry per content, shared by items with the same image).
+  public var original: String?
+  public var added: Date
+  public var placeholder: Placeholder?
+  public var failure: String?
+  /// A line a person wrote about the item.
+  public var caption: String? = nil
+  /// Text a person wrote about the item, any number of lines.
+  public var note: String? = nil
+  /// The item's tags, a set kept sorted by their UTF-8 bytes (`a/b` for a hierarchy, as
+  /// digiKam writes them; see `tagSet`); nil when there are none.
+  public var tags: [String]? = nil
+  /// Stars, 1 to 5; nil when not rated.
+  public var rating: Int? = nil
+  /// A colour label, as photo managers put on items.
+  public var label: Label? = nil
+  /// The camera that took the photo, as its EXIF block names it ("Canon EOS 5D Mark IV").
+  public var camera: String? = nil
+  /// When the photo was taken, by the camera's clock, as its EXIF block says:
+  /// "2024-06-01T14:03:22", with the clock's offset ("+02:00") when the camera wrote one.
+  public var taken: String? = nil
+  /// The lens, as the camera names it ("EF24-70mm f/2.8L II USM").
+  public var lens: String? = nil
+  /// The exposure, as far as the camera said it: "1/250 s, f/8, ISO 100, 35 mm".
+  public var exposure: String? = nil
+  /// Where the photo was taken, as its GPS block says.
+  public var location: Location? = nil
+  /// Members a later version wrote that this one does not know.
+  package var unknown: [UnknownMember]? = nil
 
-    package enum CodingKeys: String, CodingKey {
-      case id, source, page, state, aspectRatio, width, height, orientation, format, pages, bytes, hash, thumbnail
-      case original, added, placeholder, failure, caption, note, tags, rating, label, camera, taken, lens, exposure
-      case location
-    }
-  }
-
-  /// Shared between copies until one of them changes: `DecodedItem`, or `PendingItem` for
-  /// an item of a large document that an edit has not needed yet (see ItemSource.swift).
-  var storage: ItemStorage
-
-  package init(fields: Fields) { storage = DecodedItem(fields) }
-
-  /// An item still in the checkpoint `source` holds: its fields are read when first needed.
-  package init(pendingAt index: Int, in source: ItemSource) {
-    storage = PendingItem(index: index, source: source)
+  package enum CodingKeys: String, CodingKey {
+    case id, source, page, state, aspectRatio, width, height, orientation, format, pages, bytes, hash, thumbnail
+    case original, added, placeholder, failure, caption, note, tags, rating, label, camera, taken, lens, exposure
+    case location
   }
 
   package init(
@@ -170,135 +173,23 @@ public struct Item: Codable, Sendable, Equatable {
     orientation: Int?, format: String?, bytes: Int?, hash: String?, thumbnail: String?, original: String?,
     added: Date, placeholder: Placeholder?, failure: String?, pages: Int? = nil
   ) {
-    self.init(
-      fields: Fields(
-        id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width, height: height,
-        orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
-        original: original, added: added, placeholder: placeholder, failure: failure))
-  }
-
-  /// The fields, for a change that touches several (one copy, not one per field).
-  package var fields: Fields {
-    get {
-      if storage.isPending { return unsafeDowncast(storage, to: PendingItem.self).decoded().fields }
-      return unsafeDowncast(storage, to: DecodedItem.self).fields
-    }
-    _modify {
-      if storage.isPending || !isKnownUniquelyReferenced(&storage) { storage = DecodedItem(fields) }
-      let own = unsafeDowncast(storage, to: DecodedItem.self)
-      yield &own.fields
-    }
-  }
-
-  /// The fields of a pending item, read (the rare path of each getter below, which read a
-  /// decoded item's field in place: through a computed storage or `_read` they would retain
-  /// and release, or copy, at every field of every item a listing writes).
-  private var pendingFields: Fields { unsafeDowncast(storage, to: PendingItem.self).decoded().fields }
-
-  /// Whether the item is still in its document, not read yet.
-  package var isPending: Bool { storage.isPending && !unsafeDowncast(storage, to: PendingItem.self).isDecoded }
-
-  public init(from decoder: Decoder) throws { self.init(fields: try Fields(from: decoder)) }
-  public func encode(to encoder: Encoder) throws { try fields.encode(to: encoder) }
-
-  public static func == (a: Item, b: Item) -> Bool { a.storage === b.storage || a.fields == b.fields }
-
-  /// Short, stable, unique in its document; never all digits, so it cannot be read as a position.
-  /// A pending item knows it without being read.
-  public var id: String {
-    get {
-      storage.isPending
-        ? unsafeDowncast(storage, to: PendingItem.self).id : unsafeDowncast(storage, to: DecodedItem.self).fields.id
-    }
-    set { fields.id = newValue }
-  }
-  public var source: String {
-    get { storage.isPending ? pendingFields.source : unsafeDowncast(storage, to: DecodedItem.self).fields.source }
-    set { fields.source = newValue }
-  }
-  /// The web page the image came from, when known.
-  public var page: String? {
-    get { storage.isPending ? pendingFields.page : unsafeDowncast(storage, to: DecodedItem.self).fields.page }
-    set { fields.page = newValue }
-  }
-  public var state: State {
-    get { storage.isPending ? pendingFields.state : unsafeDowncast(storage, to: DecodedItem.self).fields.state }
-    set { fields.state = newValue }
-  }
-  /// Width / height as displayed (after EXIF orientation); 1 for placeholders and failures.
-  public var aspectRatio: Double {
-    get { storage.isPending ? pendingFields.aspectRatio : unsafeDowncast(storage, to: DecodedItem.self).fields.aspectRatio }
-    set { fields.aspectRatio = newValue }
-  }
-  public var width: Int? {
-    get { storage.isPending ? pendingFields.width : unsafeDowncast(storage, to: DecodedItem.self).fields.width }
-    set { fields.width = newValue }
-  }
-  public var height: Int? {
-    get { storage.isPending ? pendingFields.height : unsafeDowncast(storage, to: DecodedItem.self).fields.height }
-    set { fields.height = newValue }
-  }
-  public var orientation: Int? {
-    get { storage.isPending ? pendingFields.orientation : unsafeDowncast(storage, to: DecodedItem.self).fields.orientation }
-    set { fields.orientation = newValue }
-  }
-  public var format: String? {
-    get { storage.isPending ? pendingFields.format : unsafeDowncast(storage, to: DecodedItem.self).fields.format }
-    set { fields.format = newValue }
-  }
-  /// A line a person wrote about the item.
-  public var caption: String? {
-    get { storage.isPending ? pendingFields.caption : unsafeDowncast(storage, to: DecodedItem.self).fields.caption }
-    set { fields.caption = newValue }
-  }
-  /// Text a person wrote about the item, any number of lines.
-  public var note: String? {
-    get { storage.isPending ? pendingFields.note : unsafeDowncast(storage, to: DecodedItem.self).fields.note }
-    set { fields.note = newValue }
-  }
-  /// The item's tags, a set kept sorted (`a/b` for a hierarchy, as digiKam writes them);
-  /// nil when there are none.
-  public var tags: [String]? {
-    get { storage.isPending ? pendingFields.tags : unsafeDowncast(storage, to: DecodedItem.self).fields.tags }
-    set { fields.tags = newValue.flatMap { Item.tagSet($0) } }
-  }
-  /// Stars, 1 to 5; nil when not rated.
-  public var rating: Int? {
-    get { storage.isPending ? pendingFields.rating : unsafeDowncast(storage, to: DecodedItem.self).fields.rating }
-    set { fields.rating = newValue }
-  }
-  /// A colour label, as photo managers put on items.
-  public var label: Label? {
-    get { storage.isPending ? pendingFields.label : unsafeDowncast(storage, to: DecodedItem.self).fields.label }
-    set { fields.label = newValue }
-  }
-
-  /// The camera that took the photo, as its EXIF block names it ("Canon EOS 5D Mark IV").
-  public var camera: String? {
-    get { storage.isPending ? pendingFields.camera : unsafeDowncast(storage, to: DecodedItem.self).fields.camera }
-    set { fields.camera = newValue }
-  }
-  /// When the photo was taken, by the camera's clock, as its EXIF block says:
-  /// "2024-06-01T14:03:22", with the clock's offset ("+02:00") when the camera wrote one.
-  public var taken: String? {
-    get { storage.isPending ? pendingFields.taken : unsafeDowncast(storage, to: DecodedItem.self).fields.taken }
-    set { fields.taken = newValue }
-  }
-
-  /// The lens, as the camera names it ("EF24-70mm f/2.8L II USM").
-  public var lens: String? {
-    get { storage.isPending ? pendingFields.lens : unsafeDowncast(storage, to: DecodedItem.self).fields.lens }
-    set { fields.lens = newValue }
-  }
-  /// The exposure, as far as the camera said it: "1/250 s, f/8, ISO 100, 35 mm".
-  public var exposure: String? {
-    get { storage.isPending ? pendingFields.exposure : unsafeDowncast(storage, to: DecodedItem.self).fields.exposure }
-    set { fields.exposure = newValue }
-  }
-  /// Where the photo was taken, as its GPS block says.
-  public var location: Location? {
-    get { storage.isPending ? pendingFields.location : unsafeDowncast(storage, to: DecodedItem.self).fields.location }
-    set { fields.location = newValue }
+    self.id = id
+    self.source = source
+    self.page = page
+    self.state = state
+    self.aspectRatio = aspectRatio
+    self.width = width
+    self.height = height
+    self.orientation = orientation
+    self.format = format
+    self.pages = pages
+    self.bytes = bytes
+    self.hash = hash
+    self.thumbnail = thumbnail
+    self.original = original
+    self.added = added
+    self.placeholder = placeholder
+    self.failure = failure
   }
 
   /// A place on Earth, in degrees (south and west negative).
@@ -332,44 +223,6 @@ public struct Item: Codable, Sendable, Equatable {
   public static func tagSet(_ tags: [String]) -> [String]? {
     let set = Array(Set(tags)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     return set.isEmpty ? nil : set
-  }
-
-  /// Pages in the file, when more than one (a multi-page TIFF or PDF: it shows its first).
-  public var pages: Int? {
-    get { storage.isPending ? pendingFields.pages : unsafeDowncast(storage, to: DecodedItem.self).fields.pages }
-    set { fields.pages = newValue }
-  }
-  public var bytes: Int? {
-    get { storage.isPending ? pendingFields.bytes : unsafeDowncast(storage, to: DecodedItem.self).fields.bytes }
-    set { fields.bytes = newValue }
-  }
-  /// `sha256:<hex>` of the original bytes.
-  public var hash: String? {
-    get { storage.isPending ? pendingFields.hash : unsafeDowncast(storage, to: DecodedItem.self).fields.hash }
-    set { fields.hash = newValue }
-  }
-  /// Archive entry holding the thumbnail, e.g. `thumbnails/k3x9qa.jpg`.
-  public var thumbnail: String? {
-    get { storage.isPending ? pendingFields.thumbnail : unsafeDowncast(storage, to: DecodedItem.self).fields.thumbnail }
-    set { fields.thumbnail = newValue }
-  }
-  /// Archive entry holding the original bytes, when embedded: `originals/<sha256>.<ext>`
-  /// (one entry per content, shared by items with the same image).
-  public var original: String? {
-    get { storage.isPending ? pendingFields.original : unsafeDowncast(storage, to: DecodedItem.self).fields.original }
-    set { fields.original = newValue }
-  }
-  public var added: Date {
-    get { storage.isPending ? pendingFields.added : unsafeDowncast(storage, to: DecodedItem.self).fields.added }
-    set { fields.added = newValue }
-  }
-  public var placeholder: Placeholder? {
-    get { storage.isPending ? pendingFields.placeholder : unsafeDowncast(storage, to: DecodedItem.self).fields.placeholder }
-    set { fields.placeholder = newValue }
-  }
-  public var failure: String? {
-    get { storage.isPending ? pendingFields.failure : unsafeDowncast(storage, to: DecodedItem.self).fields.failure }
-    set { fields.failure = newValue }
   }
 
   /// What the item is now: an image (`ready`), one loading (`placeholder`), one that could
@@ -477,12 +330,8 @@ extension GalleryModel {
     return ids
   }
 
-  /// Those of `ids` that an item or the trash has: one pass over them, comparing a few ids
-  /// (hashing many), never a set of every id.
-  package func held(_ ids: [String]) -> Set<String> {
-    let wanted = IDSet(ids)
-    return wanted.found(in: items.lazy.map(\.id)).union(wanted.found(in: trash.lazy.map(\.item.id)))
-  }
+  /// Those of `ids` that an item or the trash has (see `WorkingModel.held`).
+  package func held(_ ids: [String]) -> Set<String> { WorkingModel(self).held(ids) }
 
   /// The archive entries the model refers to (thumbnails and embedded originals of the items,
   /// then of the trash), each once, in item order.

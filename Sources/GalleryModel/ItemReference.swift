@@ -18,12 +18,12 @@ public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
 extension GalleryModel {
   /// Resolves references to item ids, in the order given, each once.
   public func resolve(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    try Self.resolve(references, among: items.lazy.map(\.id), place: "")
+    try ItemReference.resolve(references, among: items.lazy.map(\.id))
   }
 
   /// Resolves references to trashed items: ids, or 1-based positions in the trash list.
   public func resolveTrashed(_ references: [ItemReference]) throws(DocumentError) -> [String] {
-    try Self.resolve(references, among: trash.lazy.map(\.item.id), place: " in the trash")
+    try ItemReference.resolve(references, among: trash.lazy.map(\.item.id), place: " in the trash")
   }
 
   /// The positions of the items `references` name, in the order given; of every ready item
@@ -47,10 +47,14 @@ extension GalleryModel {
     return found
   }
 
-  /// `ids` is lazy: a move of one item among 100,000 reads one id, not a copy of all. A few
-  /// ids are searched for; more are found in one pass over `ids`.
-  private static func resolve<IDs: RandomAccessCollection<String>>(
-    _ references: [ItemReference], among ids: IDs, place: String
+}
+
+extension ItemReference {
+  /// The ids `references` name among `ids`, in the order given, each once. `ids` is lazy: a
+  /// move of one item among 100,000 reads one id, not a copy of all. A few ids are searched
+  /// for; more are found in one pass over `ids`.
+  package static func resolve<IDs: RandomAccessCollection<String>>(
+    _ references: [ItemReference], among ids: IDs, place: String = ""
   ) throws(DocumentError) -> [String] where IDs.Index == Int {
     let named = references.compactMap { if case .id(let id) = $0 { id } else { nil } }
     let known: Set<String>? = named.count > 4 ? IDSet(named).found(in: ids) : nil

@@ -29,10 +29,16 @@ public struct ModelChange: Sendable, Equatable {
   public init() {}
 
   public init(from before: GalleryModel, to after: GalleryModel) {
-    items = ListChange(from: before.items, to: after.items)
-    trash = ListChange(from: before.trash, to: after.trash)
-    let old = Head(before)
-    let new = Head(after)
+    try! self.init(from: WorkingModel(before), to: WorkingModel(after), reading: WorkingModel.neverStored)
+  }
+
+  /// The change from `before` to `after` (a copy of `before`, changed): an item both hold
+  /// unchanged is known so without being read; `read` reads what must be compared.
+  public init(from before: WorkingModel, to after: WorkingModel, reading read: HandleList<Item>.Read) throws {
+    items = try ListChange(from: before.items, to: after.items, reading: read)
+    trash = try ListChange(from: before.trash, to: after.trash, reading: WorkingModel.neverStored)
+    let old = Head(before.head)
+    let new = Head(after.head)
     head = old == new ? nil : HeadChange(before: old, after: new)
   }
 
@@ -53,17 +59,22 @@ public struct ModelChange: Sendable, Equatable {
   /// `ids` holds the ids of the model's items and trash, and is kept so: an insertion of an
   /// id the model holds already is refused without a scan of the whole model.
   public func replay(on model: inout GalleryModel, ids: inout ModelIDs) throws(ChangeMismatch) {
-    var replaying = ReplayingModel(model)
-    try replay(on: &replaying, ids: &ids)
+    var replaying = WorkingModel(model)
+    do { try replay(on: &replaying, ids: &ids, reading: WorkingModel.neverStored) } catch let error as ChangeMismatch {
+      throw error
+    } catch {
+      preconditionFailure("\(error)")
+    }
     model = replaying.current
   }
 
-  /// `replay` on a model being replayed record after record (see `ReplayingModel`).
-  public func replay(on model: inout ReplayingModel, ids: inout ModelIDs) throws(ChangeMismatch) {
+  /// `replay` on a model being replayed record after record, whose stored items `read`
+  /// reads (those the change takes out or changes: they are compared with its own).
+  public func replay(on model: inout WorkingModel, ids: inout ModelIDs, reading read: HandleList<Item>.Read) throws {
     // Everything is checked before anything changes: a record that does not fit leaves the
     // model (and `ids`) as they were.
-    try items.check(model.items, list: "items")
-    try trash.check(model.trash, list: "trash")
+    try items.check(model.items, list: "items", reading: read)
+    try trash.check(model.trash, list: "trash", reading: WorkingModel.neverStored)
     if let head, Head(model.head) != head.before { throw ChangeMismatch("the document's title or settings differ") }
     let leaving = Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key))
     var arriving = Set<String>()
@@ -83,11 +94,20 @@ public struct ModelChange: Sendable, Equatable {
   /// is left alone, and what another edit changed since is named and left as it is.
   /// Returns those names (empty when everything applied).
   public func apply(to model: inout GalleryModel) -> [String] {
+    var working = WorkingModel(model)
+    let skipped = try! apply(to: &working, reading: WorkingModel.neverStored)
+    model = working.current
+    return skipped
+  }
+
+  /// `apply` to a working model, whose stored items `read` reads (those the change updates:
+  /// they are compared with its own).
+  public func apply(to model: inout WorkingModel, reading read: HandleList<Item>.Read) throws -> [String] {
     var skipped: [String] = []
     // Removals first in both lists, so that an item moving between them (trash, restore)
     // is never in both at once.
-    var (itemsLeft, itemsCarried) = items.takeOut(from: model.items, skipped: &skipped, list: "the gallery")
-    var (trashLeft, trashCarried) = trash.takeOut(from: model.trash, skipped: &skipped, list: "the trash")
+    let itemsCarried = items.takeOut(from: &model.items, skipped: &skipped, list: "the gallery")
+    let trashCarried = trash.takeOut(from: &model.trash, skipped: &skipped, list: "the trash")
     // The ids an insertion names that the document holds already, to refuse it: found in
     // one pass comparing the few ids inserted (a set of every id of 100,000 items would
     // cost more than the rest of an undo of a trash).
@@ -95,16 +115,14 @@ public struct ModelChange: Sendable, Equatable {
     let arriving = items.inserted.map(\.element.key) + trash.inserted.map(\.element.key)
     if !arriving.isEmpty {
       let wanted = IDSet(arriving)
-      taken = wanted.found(in: itemsLeft.lazy.map(\.key)).union(wanted.found(in: trashLeft.lazy.map(\.key)))
+      taken = wanted.found(in: model.items.keys).union(wanted.found(in: model.trash.keys))
     }
-    items.putIn(into: &itemsLeft, carried: itemsCarried, taken: &taken, skipped: &skipped)
-    trash.putIn(into: &trashLeft, carried: trashCarried, taken: &taken, skipped: &skipped)
-    items.update(&itemsLeft, skipped: &skipped)
-    trash.update(&trashLeft, skipped: &skipped)
-    model.items = itemsLeft
-    model.trash = trashLeft
+    items.putIn(into: &model.items, carried: itemsCarried, taken: &taken, skipped: &skipped)
+    trash.putIn(into: &model.trash, carried: trashCarried, taken: &taken, skipped: &skipped)
+    try items.update(&model.items, skipped: &skipped, reading: read)
+    try trash.update(&model.trash, skipped: &skipped, reading: WorkingModel.neverStored)
     if let head {
-      var current = Head(model)
+      var current = Head(model.head)
       if current.title == head.before.title {
         current.title = head.after.title
       } else if current.title != head.after.title {
@@ -112,7 +130,7 @@ public struct ModelChange: Sendable, Equatable {
       }
       if current.settings == head.before.settings { current.settings = head.after.settings }
       if current.moveOffers == head.before.moveOffers { current.moveOffers = head.after.moveOffers }
-      current.apply(to: &model)
+      current.apply(to: &model.head)
     }
     return skipped
   }
@@ -166,49 +184,136 @@ public struct HeadChange: Sendable, Equatable {
   public var after: Head
 }
 
-/// A list being replayed: its elements stay where they are and its order is a list of
-/// handles (`Int32` indices into them), so that a record that moves one item among 100,000
-/// moves small handles, not the items; an element put in or changed is appended.
+/// A list as handles (`Int32` indices into its elements), so that a change that moves one
+/// item among 100,000 moves small handles, not the items; an element put in or changed is
+/// appended to the elements, and its handle placed.
+///
+/// The items of a list opened for an edit may be still in the document, not read: the list
+/// holds only their ids (the *stored* handles, below `storedKeys.count`). The model never
+/// reads one: where an element is needed, the caller's `read` reads it (the document layer,
+/// which throws when it does not read).
 public struct HandleList<Element: KeyedElement>: Sendable {
-  /// The list it started from, shared (never copied: 100,000 items would be retained one
-  /// by one), and the elements stored since.
+  /// Reads the stored element of this handle.
+  public typealias Read = (_ handle: Int) throws -> Element
+
+  /// Copies of one list share it: a handle below `shared` means the same element in each.
+  private final class Lineage: Sendable {}
+  private let lineage = Lineage()
+  private let storedKeys: [String]
+  /// The elements the list started from (shared, never copied: 100,000 items would be
+  /// copied one by one), and those stored since.
   private let base: [Element]
   private var added: [Element] = []
   var order: [Int32]
 
-  init(_ list: [Element]) {
-    base = list
-    order = Array(0..<Int32(list.count))
+  /// A list of `elements`, all read.
+  public init(_ elements: [Element]) {
+    storedKeys = []
+    base = elements
+    order = Array(0..<Int32(elements.count))
   }
 
-  var count: Int { order.count }
-  subscript(index: Int) -> Element { element(Int(order[index])) }
+  /// A list of elements still where they are stored, of which it holds the keys.
+  public init(storedKeys: [String]) {
+    self.storedKeys = storedKeys
+    base = []
+    order = Array(0..<Int32(storedKeys.count))
+  }
 
-  private func element(_ handle: Int) -> Element { handle < base.count ? base[handle] : added[handle - base.count] }
+  public var count: Int { order.count }
+
+  /// Handles below this one are the same element in every copy of the list.
+  private var shared: Int { storedKeys.count + base.count }
+
+  public func key(at index: Int) -> String { key(ofHandle: Int(order[index])) }
+
+  private func key(ofHandle handle: Int) -> String {
+    handle < storedKeys.count ? storedKeys[handle] : held(handle).key
+  }
+
+  private func held(_ handle: Int) -> Element {
+    let index = handle - storedKeys.count
+    return index < base.count ? base[index] : added[index - base.count]
+  }
+
+  /// Where the element at `index` is stored, when it is stored and not read.
+  public func storedIndex(at index: Int) -> Int? {
+    let handle = Int(order[index])
+    return handle < storedKeys.count ? handle : nil
+  }
+
+  /// The element at `index`: read by `read` when it is stored.
+  public func element(at index: Int, reading read: Read) throws -> Element {
+    let handle = Int(order[index])
+    return handle < storedKeys.count ? try read(handle) : held(handle)
+  }
+
+  /// The element at `index`, which is not stored (it was read, or put in).
+  public subscript(index: Int) -> Element {
+    let handle = Int(order[index])
+    precondition(handle >= storedKeys.count, "an element not read")
+    return held(handle)
+  }
+
+  /// Whether the element at `index` is the one at `other` of `list`, a copy of this list:
+  /// known without comparing them (nor reading them).
+  func isSame(at index: Int, as list: HandleList, at other: Int) -> Bool {
+    lineage === list.lineage && order[index] == list.order[other] && Int(order[index]) < shared
+  }
+
+  /// Whether the elements at `index` and at `other` of `list` are equal (read if needed).
+  func equals(at index: Int, _ list: HandleList, at other: Int, reading read: Read) throws -> Bool {
+    if isSame(at: index, as: list, at: other) { return true }
+    if key(at: index) != list.key(at: other) { return false }
+    return try element(at: index, reading: read) == list.element(at: other, reading: read)
+  }
 
   mutating func store(_ element: Element) -> Int32 {
     added.append(element)
-    return Int32(base.count + added.count - 1)
+    return Int32(shared + added.count - 1)
   }
 
-  /// The list in order: the stored elements themselves (shared, not copied) when nothing
-  /// was replayed on them, as after opening at a checkpoint.
-  var elements: [Element] {
-    if added.isEmpty, base.count == order.count, order.elementsEqual(0..<Int32(order.count)) { return base }
-    return order.map { element(Int($0)) }
+  /// Puts `element` at `index` in place of the one there.
+  public mutating func replace(at index: Int, with element: Element) { order[index] = store(element) }
+
+  /// Whether every element is read (none is stored).
+  public var isRead: Bool { storedKeys.isEmpty || !order.contains { Int($0) < storedKeys.count } }
+
+  /// The list in order, every element read: the elements themselves (shared, not copied)
+  /// when nothing changed them, as after opening at a checkpoint.
+  public func elements(reading read: Read) throws -> [Element] {
+    if storedKeys.isEmpty, added.isEmpty, base.count == order.count, order.elementsEqual(0..<Int32(order.count)) {
+      return base
+    }
+    return try order.map { handle in
+      Int(handle) < storedKeys.count ? try read(Int(handle)) : held(Int(handle))
+    }
   }
+
+  /// The list in order, of a list that holds no stored element.
+  public var elements: [Element] { try! elements(reading: WorkingModel.neverStored) }
+
   func addKeys(to keys: inout Set<String>) {
-    for handle in order { keys.insert(element(Int(handle)).key) }
+    for handle in order { keys.insert(key(ofHandle: Int(handle))) }
   }
+
+  /// The keys, in order.
+  public var keys: LazyMapCollection<[Int32], String> { order.lazy.map { key(ofHandle: Int($0)) } }
+
+  /// The list with only the elements at `indices` (ascending) left out.
+  mutating func remove(sortedIndices indices: [Int]) { order = order.removing(sortedIndices: indices) }
+
+  /// Places the elements of `handles` (of this list) in this order.
+  mutating func reorder(_ positions: [Int]) { order = positions.map { order[$0] } }
 }
 
-/// A model rebuilt from a checkpoint by replaying journal records one after another: its
-/// lists as `HandleList`s, made into arrays once, at the end.
-public struct ReplayingModel: Sendable {
-  /// The model's other fields (its lists empty while replaying).
+/// The model an edit opens and changes, and a replay rebuilds: its lists as `HandleList`s,
+/// its items possibly not read yet (the document layer reads those it needs).
+public struct WorkingModel: Sendable {
+  /// The model's other fields (its lists empty).
   public var head: GalleryModel
-  var items: HandleList<Item>
-  var trash: HandleList<TrashedItem>
+  public var items: HandleList<Item>
+  public var trash: HandleList<TrashedItem>
 
   public init(_ model: GalleryModel) {
     items = HandleList(model.items)
@@ -218,7 +323,27 @@ public struct ReplayingModel: Sendable {
     head.trash = []
   }
 
-  /// The model as replayed so far.
+  /// The model `head` (its trash read) whose items are still stored, of these ids.
+  public init(head model: GalleryModel, storedItemIDs: [String]) {
+    items = HandleList(storedKeys: storedItemIDs)
+    trash = HandleList(model.trash)
+    head = model
+    head.items = []
+    head.trash = []
+  }
+
+  /// What reads the stored elements of a model that has none.
+  public static func neverStored<Element>(_ handle: Int) throws -> Element { preconditionFailure("an element not read") }
+
+  /// The model as it stands, every item read by `read`.
+  public func model(reading read: HandleList<Item>.Read) throws -> GalleryModel {
+    var model = head
+    model.items = try items.elements(reading: read)
+    model.trash = trash.elements
+    return model
+  }
+
+  /// The model as it stands, of a working model whose items are all read.
   public var current: GalleryModel {
     var model = head
     model.items = items.elements
@@ -304,23 +429,31 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// The smallest change that turns `before` into `after`: elements kept in their relative
   /// order (a longest increasing subsequence) do not count as moved.
   public init(from before: [Element], to after: [Element]) {
+    try! self.init(from: HandleList(before), to: HandleList(after), reading: WorkingModel.neverStored)
+  }
+
+  /// The change from `before` to `after`, a copy of it changed: an element both hold is
+  /// known so without a comparison; `read` reads a stored element that must be compared.
+  public init(from before: HandleList<Element>, to after: HandleList<Element>, reading read: HandleList<Element>.Read) throws {
     // Most edits touch a few elements: compare the common ends cheaply, diff the middle.
-    // An element equal to the one it stands beside is compared once (a key, which an item
-    // not read yet must look up, only when the two differ).
-    func noteUpdate(_ from: Int, _ to: Int) {
-      if before[from] != after[to] { updated.append(Update(from: from, to: to, before: before[from], after: after[to])) }
+    // An element the same as the one it stands beside is not compared (nor read); keys,
+    // which a stored element knows, first where two differ.
+    func noteUpdate(_ from: Int, _ to: Int) throws {
+      if before.isSame(at: from, as: after, at: to) { return }
+      let (old, new) = (try before.element(at: from, reading: read), try after.element(at: to, reading: read))
+      if old != new { updated.append(Update(from: from, to: to, before: old, after: new)) }
     }
-    func sameKey(_ from: Int, _ to: Int) -> Bool {
-      if before[from] == after[to] { return true }
-      guard before[from].key == after[to].key else { return false }
-      updated.append(Update(from: from, to: to, before: before[from], after: after[to]))
+    func sameKey(_ from: Int, _ to: Int) throws -> Bool {
+      if before.isSame(at: from, as: after, at: to) { return true }
+      guard before.key(at: from) == after.key(at: to) else { return false }
+      try noteUpdate(from, to)
       return true
     }
     var start = 0
-    while start < before.count, start < after.count, sameKey(start, start) { start += 1 }
+    while start < before.count, start < after.count, try sameKey(start, start) { start += 1 }
     var endBefore = before.count
     var endAfter = after.count
-    while endBefore > start, endAfter > start, sameKey(endBefore - 1, endAfter - 1) {
+    while endBefore > start, endAfter > start, try sameKey(endBefore - 1, endAfter - 1) {
       endBefore -= 1
       endAfter -= 1
     }
@@ -333,9 +466,9 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     var taken = [Bool](repeating: false, count: endBefore - start)
     var expected = start
     for index in start..<endAfter {
-      let key = after[index].key
+      let key = after.key(at: index)
       guard let from = finder.index(of: key, expectedAt: expected), !taken[from - start] else {
-        inserted.append(Placed(index: index, element: after[index]))
+        inserted.append(Placed(index: index, element: try after.element(at: index, reading: read)))
         continue
       }
       taken[from - start] = true
@@ -343,12 +476,12 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
       expected = from + 1
     }
     for index in start..<endBefore where !taken[index - start] {
-      removed.append(Placed(index: index, element: before[index]))
+      removed.append(Placed(index: index, element: try before.element(at: index, reading: read)))
     }
     let staying = Self.longestIncreasing(kept.map(\.from))
     for (position, pair) in kept.enumerated() {
-      if !staying[position] { moved.append(Move(key: after[pair.to].key, from: pair.from, to: pair.to)) }
-      noteUpdate(pair.from, pair.to)
+      if !staying[position] { moved.append(Move(key: after.key(at: pair.to), from: pair.from, to: pair.to)) }
+      try noteUpdate(pair.from, pair.to)
     }
     updated.sort { $0.to < $1.to }
   }
@@ -380,12 +513,12 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// search from there that may cost a few passes over the list in all, and past that by a
   /// table of every key (built once: an edit that reorders everything, a sort, needs it).
   private struct OldIndexFinder {
-    let list: [Element]
+    let list: HandleList<Element>
     let range: Range<Int>
     var budget: Int
     var table: [String: Int]?
 
-    init(_ list: [Element], range: Range<Int>) {
+    init(_ list: HandleList<Element>, range: Range<Int>) {
       self.list = list
       self.range = range
       budget = 4 * range.count + 64
@@ -393,20 +526,20 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
 
     mutating func index(of key: String, expectedAt expected: Int) -> Int? {
       if let table { return table[key] }
-      if range.contains(expected), list[expected].key == key { return expected }
+      if range.contains(expected), list.key(at: expected) == key { return expected }
       // Onwards from where it was expected, then from the start: a run moved back or forth.
       let from = min(max(expected, range.lowerBound), range.upperBound)
       for part in [from..<range.upperBound, range.lowerBound..<from] {
         for index in part {
           budget -= 1
           if budget < 0 { break }
-          if list[index].key == key { return index }
+          if list.key(at: index) == key { return index }
         }
       }
       if budget >= 0 { return nil }
       var table: [String: Int] = [:]
       table.reserveCapacity(range.count)
-      for index in range { table[list[index].key] = index }
+      for index in range { table[list.key(at: index)] = index }
       self.table = table
       return table[key]
     }
@@ -439,17 +572,17 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// Checks, without changing anything, that the change fits `list` exactly: what it takes
   /// out is there, what it puts in lands inside the list, and each update finds the element
   /// it changes where it says.
-  func check(_ list: HandleList<Element>, list name: String) throws(ChangeMismatch) {
+  func check(_ list: HandleList<Element>, list name: String, reading read: HandleList<Element>.Read) throws {
     if isEmpty { return }
     func mismatch(_ what: String) -> ChangeMismatch { ChangeMismatch("\(name): \(what)") }
     var leaving = Set<Int>()
     for removal in removed {
-      guard (0..<list.count).contains(removal.index), list[removal.index] == removal.element,
+      guard (0..<list.count).contains(removal.index), try list.element(at: removal.index, reading: read) == removal.element,
         leaving.insert(removal.index).inserted
       else { throw mismatch("no \(removal.element.key) at \(removal.index)") }
     }
     for move in moved {
-      guard (0..<list.count).contains(move.from), list[move.from].key == move.key, leaving.insert(move.from).inserted else {
+      guard (0..<list.count).contains(move.from), list.key(at: move.from) == move.key, leaving.insert(move.from).inserted else {
         throw mismatch("no \(move.key) at \(move.from)")
       }
     }
@@ -465,7 +598,7 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     // An element both moved and changed (a revert, a merge) lands where its move puts it.
     let movedTo = Dictionary(moved.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
     for update in updated {
-      guard (0..<list.count).contains(update.from), list[update.from] == update.before,
+      guard (0..<list.count).contains(update.from), try list.element(at: update.from, reading: read) == update.before,
         update.after.key == update.before.key
       else { throw mismatch("no \(update.before.key) as it was at \(update.from)") }
       if leaving.contains(update.from) {
@@ -549,61 +682,60 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
 
   // MARK: Applying to the list as it is now (undo, redo)
 
-  /// The list without what this change takes out (removed and moved elements), by key.
-  /// Also returns the moved elements that were present, to be put back at their place.
-  func takeOut(
-    from list: [Element], skipped: inout [String], list name: String
-  ) -> (
-    left: [Element], carried: [String: Element]
-  ) {
+  /// Takes out of `list` what this change takes out (removed and moved elements), by key.
+  /// Returns the handles of the moved elements that were present, to be put back at their
+  /// place.
+  func takeOut(from list: inout HandleList<Element>, skipped: inout [String], list name: String) -> [String: Int32] {
     let leaving = IDSet(removed.map(\.element.key) + moved.map(\.key))
-    guard !leaving.isEmpty else { return (list, [:]) }
-    var carried: [String: Element] = [:]
-    let left = list.filter { element in
-      guard leaving.contains(element.key) else { return true }
-      carried[element.key] = element
-      return false
+    guard !leaving.isEmpty else { return [:] }
+    var carried: [String: Int32] = [:]
+    var indices: [Int] = []
+    for index in 0..<list.count where leaving.contains(list.key(at: index)) {
+      carried[list.key(at: index)] = list.order[index]
+      indices.append(index)
     }
+    list.remove(sortedIndices: indices)
     for removal in removed where carried.removeValue(forKey: removal.element.key) == nil {
       skipped.append("\(removal.element.key) is no longer in \(name)")
     }
-    return (left, carried)
+    return carried
   }
 
   /// Puts inserted and moved elements in at their indices (clamped to the list), skipping
   /// keys already present anywhere in the document.
   func putIn(
-    into list: inout [Element], carried: [String: Element], taken: inout Set<String>, skipped: inout [String]
+    into list: inout HandleList<Element>, carried: [String: Int32], taken: inout Set<String>, skipped: inout [String]
   ) {
-    var arriving: [(index: Int, element: Element)] = []
+    var arriving: [(index: Int, handle: Int32)] = []
     for insert in inserted {
       guard taken.insert(insert.element.key).inserted else {
         skipped.append("\(insert.element.key) is already in the document")
         continue
       }
-      arriving.append((insert.index, insert.element))
+      arriving.append((insert.index, list.store(insert.element)))
     }
     for move in moved {
       // A moved element that another edit removed since stays removed.
-      guard let element = carried[move.key] else { continue }
+      guard let handle = carried[move.key] else { continue }
       taken.insert(move.key)
-      arriving.append((move.to, element))
+      arriving.append((move.to, handle))
     }
-    for (index, element) in arriving.sorted(by: { $0.index < $1.index }) {
-      list.insert(element, at: min(max(0, index), list.count))
+    for (index, handle) in arriving.sorted(by: { $0.index < $1.index }) {
+      list.order.insert(handle, at: min(max(0, index), list.count))
     }
   }
 
-  func update(_ list: inout [Element], skipped: inout [String]) {
+  func update(_ list: inout HandleList<Element>, skipped: inout [String], reading read: HandleList<Element>.Read) throws {
     guard !updated.isEmpty else { return }
     let wanted = IDSet(updated.map(\.after.key))
     var positions: [String: Int] = [:]
-    for (index, element) in list.enumerated() where wanted.contains(element.key) { positions[element.key] = index }
+    for index in 0..<list.count where wanted.contains(list.key(at: index)) { positions[list.key(at: index)] = index }
     for update in updated {
       guard let index = positions[update.after.key] else { continue }
-      if list[index] == update.before {
-        list[index] = update.after
-      } else if list[index] != update.after {
+      let current = try list.element(at: index, reading: read)
+      if current == update.before {
+        list.replace(at: index, with: update.after)
+      } else if current != update.after {
         skipped.append("\(update.after.key) was changed since")
       }
     }

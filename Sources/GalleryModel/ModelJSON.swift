@@ -378,8 +378,6 @@ extension JSONWriter {
 
   /// An item's stored members, plus `extra` ones (sorted among them by the caller's keys).
   package mutating func item(_ item: Item, position: Int? = nil, display: String? = nil) {
-    // The members read at once: a getter each would check each access at run time.
-    let item = item.fields
     object(unknown: item.unknown) { o in
       o.date("added", item.added)
       o.double("aspectRatio", item.aspectRatio)
@@ -1052,10 +1050,7 @@ extension JSONReader {
     return TrashedItem(item: item, trashed: trashed, position: position)
   }
 
-  package mutating func item() throws -> Item { Item(fields: try itemFields()) }
-
-  /// An item's members, as `item()` reads them.
-  package mutating func itemFields() throws -> Item.Fields {
+  package mutating func item() throws -> Item {
     var id: String?
     var source: String?
     var state: Item.State?
@@ -1145,14 +1140,14 @@ extension JSONReader {
     guard let id, let source, let state, let aspectRatio, let added else {
       throw fail("an item lacks id, source, state, aspectRatio or added")
     }
-    var fields = Item.Fields(
+    var item = Item(
       id: id, source: source, page: page, state: state, aspectRatio: aspectRatio, width: width, height: height,
-      orientation: orientation, format: format, pages: pages, bytes: bytes, hash: hash, thumbnail: thumbnail,
-      original: original, added: added, placeholder: placeholder, failure: failure)
-    (fields.caption, fields.note, fields.tags, fields.rating, fields.label) = (caption, note, tags, rating, label)
-    (fields.camera, fields.taken, fields.unknown) = (camera, taken, unknown)
-    (fields.lens, fields.exposure, fields.location) = (lens, exposure, location)
-    return fields
+      orientation: orientation, format: format, bytes: bytes, hash: hash, thumbnail: thumbnail,
+      original: original, added: added, placeholder: placeholder, failure: failure, pages: pages)
+    (item.caption, item.note, item.tags, item.rating, item.label) = (caption, note, tags, rating, label)
+    (item.camera, item.taken, item.unknown) = (camera, taken, unknown)
+    (item.lens, item.exposure, item.location) = (lens, exposure, location)
+    return item
   }
 
   package mutating func placeholder() throws -> Item.Placeholder {

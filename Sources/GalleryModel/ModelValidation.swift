@@ -117,10 +117,7 @@ public enum ModelValidation {
   }
 
   /// The problems of one item: its id, names, numbers, strings and dates.
-  public static func problems(of item: Item) -> [Problem] { problems(of: item.fields) }
-
-  /// The problems of an item's members (read once, not through a getter each).
-  package static func problems(of item: Item.Fields) -> [Problem] {
+  public static func problems(of item: Item) -> [Problem] {
     var problems: [Problem] = []
     // Quoted only for a message: a model of 100,000 valid items makes none.
     func require(_ condition: Bool, _ message: @autoclosure () -> String) {

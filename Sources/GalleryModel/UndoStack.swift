@@ -137,13 +137,13 @@ public enum ModelHistory {
       throw Beyond(revision: revision, oldest: oldest(), latest: model.revision)
     }
     let byRevision = Dictionary(history.map { ($0.revision, $0) }) { _, last in last }
-    var result = ReplayingModel(model)
+    var result = WorkingModel(model)
     var ids = ModelIDs(model.ids)
     while result.head.revision > revision {
       guard let record = byRevision[result.head.revision], revision >= 0 else {
         throw Beyond(revision: revision, oldest: oldest())
       }
-      do { try record.change.reversed.replay(on: &result, ids: &ids) } catch {
+      do { try record.change.reversed.replay(on: &result, ids: &ids, reading: WorkingModel.neverStored) } catch {
         throw ChangeMismatch("the history does not lead back to r\(revision): r\(record.revision) does not take back (\(error))")
       }
       result.head.revision -= 1

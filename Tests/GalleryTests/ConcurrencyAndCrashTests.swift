@@ -83,7 +83,7 @@ struct ConcurrencyAndCrashTests {
     }
     #expect(read.model.revision == 2)
     // This process's next edit must append after the other process's save, not cut it off.
-    try GalleryDocument.edit(document) { $0.model.move([$0.model.items[0].id], to: 3) }
+    try GalleryDocument.edit(document) { $0.move([$0.itemID(at: 0)], to: 3) }
     let history = try GalleryDocument.open(document, scanningWhole: true).layout.history.records()
     #expect(history.map(\.revision) == [1, 2, 3, 4])
     #expect(try Run.gallery(["check", document]).status == 0)

@@ -49,10 +49,10 @@ struct GalleryLibraryTests {
 
     // An edit of one's own: one revision, taken back whole by undo.
     let revision = try await gallery.edit { edit in
-      edit.model.move([ids[1]], to: 1)
-      edit.model.title = "Both"
+      edit.move([ids[1]], to: 1)
+      edit.title = "Both"
       edit.summary = "reorder and rename"
-      return edit.model.revision + 1
+      return edit.revision + 1
     }
     #expect(try await gallery.history().last?.summary == "reorder and rename")
     #expect(try await gallery.model().revision == revision)

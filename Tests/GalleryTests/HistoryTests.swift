@@ -81,10 +81,10 @@ struct HistoryTests {
     let document = try work.document()
     // Items, one in the trash, and one only the history knows (trashed, then emptied).
     try GalleryDocument.edit(document) { edit in
-      edit.model.items = (0..<300).map { Item.placeholder(id: "a\(String($0, radix: 36))", source: "file:///x.jpg") }
+      edit.insert((0..<300).map { Item.placeholder(id: "a\(String($0, radix: 36))", source: "file:///x.jpg") }, at: nil)
     }
-    try GalleryDocument.edit(document) { $0.model.trash(["a0", "a1"]) }
-    try GalleryDocument.edit(document) { $0.model.trash.removeAll { $0.item.id == "a0" } }
+    try GalleryDocument.edit(document) { try $0.trash(["a0", "a1"]) }
+    try GalleryDocument.edit(document) { $0.remove(items: [], trashed: ["a0"]) }
     let fresh = try GalleryDocument.edit(document) { try $0.newItemIDs(2000) }
     #expect(fresh.count == 2000 && Set(fresh).count == 2000)
     let model = try GalleryDocument.open(document).model
@@ -103,7 +103,7 @@ struct HistoryTests {
     var saves = 0
     // Moves behind the cover's four: nothing but journal records is appended.
     while try archiveNames(document).filter({ $0 == "gallery.json" }).count == checkpointsBefore {
-      try GalleryDocument.edit(document) { $0.model.move([$0.model.items.last!.id], to: 5) }
+      try GalleryDocument.edit(document) { $0.move([$0.itemID(at: $0.itemCount - 1)], to: 5) }
       saves += 1
       try #require(saves < 1000, "no checkpoint after 1000 saves")
     }
@@ -131,14 +131,14 @@ struct HistoryTests {
       switch Int.random(in: 0..<7, using: &random) {
       case 0 where items.count > 1:
         try GalleryDocument.edit(document) { edit in
-          edit.model.move([items.randomElement(using: &random)!], to: Int.random(in: 1...items.count, using: &random))
+          edit.move([items.randomElement(using: &random)!], to: Int.random(in: 1...items.count, using: &random))
         }
       case 1 where items.count > 1:
-        try GalleryDocument.edit(document) { $0.model.trash([items.randomElement(using: &random)!]) }
+        try GalleryDocument.edit(document) { try $0.trash([items.randomElement(using: &random)!]) }
       case 2 where !model.trash.isEmpty:
-        try GalleryDocument.edit(document) { $0.model.restore([model.trash[0].item.id]) }
+        try GalleryDocument.edit(document) { $0.restore([model.trash[0].item.id]) }
       case 3:
-        try GalleryDocument.edit(document) { $0.model.title = "title \(Int.random(in: 0..<100, using: &random))" }
+        try GalleryDocument.edit(document) { $0.title = "title \(Int.random(in: 0..<100, using: &random))" }
       case 4 where dropped < images.count:
         // A drop: placeholders, then their commit, one operation.
         #expect(try Run.gallery(["drop", "--at", "1", document, images[dropped]]).status == 0)
@@ -331,12 +331,12 @@ struct HistoryTests {
     // This machine: a drop, a move, a title.
     #expect(try Run.gallery(["drop", document, images[3]]).status == 0)
     #expect(try Run.gallery(["move", document, shared[2], "--to", "1"]).status == 0)
-    try GalleryDocument.edit(document) { $0.model.title = "Ours" }
+    try GalleryDocument.edit(document) { $0.title = "Ours" }
     // The other machine: two drops, a trash, a later title.
     #expect(try Run.gallery(["drop", copy, images[4], images[5]]).status == 0)
     #expect(try Run.gallery(["trash", copy, shared[0]]).status == 0)
     Thread.sleep(forTimeInterval: 1.1)  // a later time, to the second
-    try GalleryDocument.edit(copy) { $0.model.title = "Theirs" }
+    try GalleryDocument.edit(copy) { $0.title = "Theirs" }
     let theirDrops = Array(try ids(copy).suffix(2))
     let ourDrop = try ids(document).last!
 
@@ -394,9 +394,11 @@ struct HistoryTests {
       }
       let target = edited
       try GalleryDocument.edit(document) { edit in
-        edit.model.items = target.items
-        edit.model.trash = target.trash
-        edit.model.title = target.title
+        var model = try edit.wholeModel()
+        model.items = target.items
+        model.trash = target.trash
+        model.title = target.title
+        edit.replaceModel(model)
       }
       let saved = try read()
       #expect(saved.items == target.items && saved.trash == target.trash && saved.title == target.title, "step \(step)")

@@ -60,7 +60,7 @@ struct IndexTests {
     var next = 0
     for step in 0..<80 {
       try GalleryDocument.edit(document) { edit in
-        var model = edit.model
+        var model = try edit.wholeModel()
         JournalTests.randomEdit(&model, &random, next: &next)
         // The test's own items have no thumbnail entry: failed, so the cover never needs one.
         func made(_ item: Item) -> Bool { item.state == .ready && !dropped.contains(item.id) }
@@ -68,9 +68,7 @@ struct IndexTests {
         for index in model.trash.indices where made(model.trash[index].item) {
           model.trash[index].item = model.trash[index].item.failed(because: "made by the test")
         }
-        edit.model.items = model.items
-        edit.model.trash = model.trash
-        edit.model.title = model.title
+        edit.replaceModel(model)
       }
       if step == 40 { try GalleryDocument.compact(document) }
       // Undo and redo now and then, so the index's undo stack has undone operations too.

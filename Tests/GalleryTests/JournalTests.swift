@@ -65,7 +65,7 @@ struct JournalTests {
       var ids = ModelIDs(model.ids)
       var seen = model.ids
       // Every record replayed on one model, as opening replays a journal.
-      var chained = ReplayingModel(model)
+      var chained = WorkingModel(model)
       var chainedIDs = ModelIDs(model.ids)
       for step in 0..<60 {
         var after = model
@@ -76,7 +76,7 @@ struct JournalTests {
         var replayed = model
         try change.replay(on: &replayed, ids: &ids)
         #expect(replayed == after, "seed \(seed) step \(step): replay")
-        try change.replay(on: &chained, ids: &chainedIDs)
+        try change.replay(on: &chained, ids: &chainedIDs, reading: WorkingModel.neverStored)
         #expect(chained.current == after, "seed \(seed) step \(step): replay after the others")
         // Kept record after record since the first model: every id seen, in or out.
         seen.formUnion(after.ids)
@@ -128,6 +128,97 @@ struct JournalTests {
         #expect(undone.title == models[start].title)
       }
     }
+  }
+
+  /// Counts the reads of stored items.
+  final class Reads: @unchecked Sendable {
+    var count = 0
+  }
+
+  /// One random edit of the kinds the commands make, on a working model (each item it
+  /// needs read by `read`) and the same on a model whose items are all read.
+  static func randomEdit(
+    _ working: inout WorkingModel, _ model: inout GalleryModel, _ random: inout SplitMix, next: inout Int,
+    reading read: HandleList<Item>.Read
+  ) throws {
+    let count = model.items.count
+    let some = Array(model.items.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random))).map(\.id)
+    switch Int.random(in: 0..<8, using: &random) {
+    case 0:
+      next += 1
+      let position = Int.random(in: 1...(count + 1), using: &random)
+      working.insert([item("n\(next)")], at: position)
+      model.insert([item("n\(next)")], at: position)
+    case 1, 2:
+      let position = Int.random(in: 1...(count + 1), using: &random)
+      working.move(some, to: position)
+      model.move(some, to: position)
+    case 3:
+      try working.trash(some, now: date, reading: read)
+      model.trash(some, now: date)
+    case 4 where !model.trash.isEmpty:
+      let id = model.trash[Int.random(in: 0..<model.trash.count, using: &random)].item.id
+      working.restore([id])
+      model.restore([id])
+    case 5:
+      let width = Int.random(in: 1...5000, using: &random)
+      try working.update(some, reading: read) { $0.width = width }
+      model.update(some) { $0.width = width }
+    case 6 where Int.random(in: 0..<6, using: &random) == 0:
+      try working.sort(by: .size, reading: read)
+      model.sort(by: .size)
+    default:
+      working.head.title = "title \(Int.random(in: 0..<5, using: &random))"
+      model.title = working.head.title
+    }
+  }
+
+  @Test("Items still stored: edits, the change they make, its replay and its undo agree with read items; a move reads none")
+  func storedItemsAgree() throws {
+    for seed in UInt64(1)...30 {
+      var random = SplitMix(state: seed)
+      var model = GalleryModel(title: "t", now: Self.date)
+      var next = 0
+      for _ in 0..<30 { Self.randomEdit(&model, &random, next: &next) }
+      // That model as a checkpoint: its items stored, read only through `read`.
+      let stored = model.items
+      let reads = Reads()
+      let read: HandleList<Item>.Read = { index in
+        reads.count += 1
+        return stored[index]
+      }
+      let checkpoint = WorkingModel(head: model, storedItemIDs: stored.map(\.id))
+      var working = checkpoint
+      var edited = model
+      for step in 0..<20 {
+        try Self.randomEdit(&working, &edited, &random, next: &next, reading: read)
+        #expect(try working.model(reading: read) == edited, "seed \(seed) step \(step): edited alike")
+      }
+      let change = try ModelChange(from: checkpoint, to: working, reading: read)
+      #expect(change == ModelChange(from: model, to: edited), "seed \(seed): one change")
+      var replayed = checkpoint
+      var ids = ModelIDs(model.ids)
+      try change.replay(on: &replayed, ids: &ids, reading: read)
+      #expect(try replayed.model(reading: read) == edited, "seed \(seed): replayed on stored items")
+      var undone = working
+      #expect(try change.reversed.apply(to: &undone, reading: read).isEmpty, "seed \(seed): undo skipped something")
+      let back = try undone.model(reading: read)
+      #expect(back.items == model.items && back.trash == model.trash, "seed \(seed): undone")
+    }
+    // A move among stored items is known to change nothing but places: no item is read.
+    let stored = (0..<1000).map { Self.item("s\($0)") }
+    let reads = Reads()
+    let read: HandleList<Item>.Read = { index in
+      reads.count += 1
+      return stored[index]
+    }
+    let checkpoint = WorkingModel(head: GalleryModel(title: "t", now: Self.date), storedItemIDs: stored.map(\.id))
+    var moved = checkpoint
+    moved.move(["s3", "s700"], to: 1000)
+    moved.move(["s10"], to: 1)
+    let change = try ModelChange(from: checkpoint, to: moved, reading: read)
+    #expect(change.items.moved.map(\.key).sorted() == ["s10", "s3", "s700"] && change.items.updated.isEmpty)
+    #expect(reads.count == 0)
   }
 
   @Test("A move of one item among 10,000 is a small change")

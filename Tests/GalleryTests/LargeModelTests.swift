@@ -64,7 +64,7 @@ struct LargeModelTests {
     let original = JournalTests.item("abc", 3)
     var copy = original
     copy.source = "file:///elsewhere.jpg"
-    copy.fields.width = 9
+    copy.width = 9
     #expect(original.source == "file:///p/abc-3.jpg" && original.width == 103)
     #expect(copy.source == "file:///elsewhere.jpg" && copy.width == 9 && copy.id == "abc")
     #expect(copy != original)
@@ -141,20 +141,22 @@ struct LargeModelTests {
 
   @Test("A search through the outline finds what filtering the items finds, in their order, after moves, changes and removals")
   func matchesAgree() throws {
-    let (_, data, outline) = PendingItemTests.encoded(count: 24_000)
+    let (model, data, outline) = PendingItemTests.encoded(count: 24_000)
     let reads = PendingItemTests.Reads()
     let source = PendingItemTests.source(data, outline, reads: reads)
-    var items = source.items()
-    // Since the checkpoint: moved both ways, changed (no longer pending), removed.
-    items.insert(items.remove(at: 17_770), at: 3)
-    items.append(items.remove(at: 770))
-    items[5].caption = "77 at dusk"
-    items[9_000].tags = ["77"]
-    items.removeSubrange(10_000..<10_050)
+    var working = WorkingModel(head: model, storedItemIDs: source.itemIDs)
+    let ids = model.items.map(\.id)
+    // Since the checkpoint: moved both ways, changed (no longer stored), removed.
+    working.move([ids[17_770]], to: 4)
+    working.move([ids[770]], to: Int.max)
+    try working.update([working.items.key(at: 5)], reading: source.item) { $0.caption = "77 at dusk" }
+    try working.update([working.items.key(at: 9_000)], reading: source.item) { $0.tags = ["77"] }
+    working.remove(items: Set((10_000..<10_050).map { working.items.key(at: $0) }))
     let query = try ItemQuery("77")
     let readsBefore = reads.value
-    let found = try source.matches(of: query, among: items)
+    let found = try source.matches(of: query, among: working.items)
     #expect(reads.value - readsBefore >= 4, "read a chunk at a time")
+    let items = try working.model(reading: source.item).items
     let expected = items.enumerated().filter { query.matches($0.element) }
     #expect(found.map(\.position) == expected.map { $0.offset + 1 })
     #expect(found.map(\.item) == expected.map(\.element))

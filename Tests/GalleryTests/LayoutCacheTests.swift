@@ -9,7 +9,7 @@ import Testing
 struct LayoutCacheTests {
   static func layout(_ title: String) -> ArchiveLayout {
     ArchiveLayout(
-      model: GalleryModel(title: title), entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1,
+      working: WorkingModel(GalleryModel(title: title)), entries: EntryTable(), revisionEnd: 0, fileSize: 0, revisions: 1,
       tornBytes: 0, tornReason: nil)
   }
 

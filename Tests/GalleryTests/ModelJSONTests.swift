@@ -242,7 +242,7 @@ struct ByteReaderTests {
   @Test("Unknown members are kept as their text, written where they sort, and bounded")
   func unknownMembers() throws {
     var model = LargeModelTests.model(count: 2)
-    model.items[0].fields.unknown = [
+    model.items[0].unknown = [
       UnknownMember(name: "b", json: Array("[1,{\"x\":null}]".utf8)), UnknownMember(name: "zz", json: Array("true".utf8)),
     ]
     model.settings.unknown = [UnknownMember(name: "sharpen", json: Array("2".utf8))]

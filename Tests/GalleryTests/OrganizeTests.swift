@@ -179,7 +179,7 @@ struct OrganizeTests {
       return (items[0].id, items[1].id)
     }()
     try GalleryDocument.edit(document) { edit in
-      edit.model.update([id]) { item in
+      try edit.update([id]) { item in
         (item.lens, item.location, item.caption) = (nil, nil, "Mine")
       }
     }

@@ -465,13 +465,13 @@ struct WatchStateMachineTests {
     var edit = DocumentEdit(model: model)
     let duplicates = try WatchCommitPlan(commit).apply(to: &edit)
     #expect(duplicates == ["/drop/a.jpg", "/drop/c.jpg"])
-    #expect(edit.model.items.map(\.id) == ["old1", "p2"])
-    #expect(edit.model.items[1].state == .ready)
+    #expect(try edit.wholeModel().items.map(\.id) == ["old1", "p2"])
+    #expect(try edit.item(at: 1).state == .ready)
 
     commit.allowDuplicates = true
     var allowed = DocumentEdit(model: model)
     #expect(try WatchCommitPlan(commit).apply(to: &allowed).isEmpty)
-    #expect(allowed.model.items.map(\.state) == [.ready, .ready, .ready, .ready])
+    #expect(try allowed.wholeModel().items.map(\.state) == [.ready, .ready, .ready, .ready])
   }
 
   @Test("Duplicates are reported and remembered, not committed; --then delete removes only committed originals")

@@ -169,8 +169,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     if json { return try JSONOutput.write(items: items) }
     guard !items.isEmpty else { return }
     // The ids only: no item need be read.
-    let model = try GalleryDocument.openLazily(document).model
-    let positions = Dictionary(uniqueKeysWithValues: model.items.enumerated().map { ($1.id, $0 + 1) })
+    let opened = try GalleryDocument.openLazily(document)
+    let positions = Dictionary(uniqueKeysWithValues: opened.itemIDs.enumerated().map { ($1, $0 + 1) })
     Terminal.out(items.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
   }
 }

@@ -43,8 +43,11 @@ struct ShowCommand: ParsableCommand {
     }
     let document = try searched?.document ?? target.open()
     RecentDocuments.note(document.path)
-    var model = try at.map { try document.model(at: $0.value) } ?? document.model
-    let count = model.items.count
+    // A search read only the items it found.
+    var model =
+      try searched.map { $0.document.modelWithoutItems } ?? at.map { try document.model(at: $0.value) }
+      ?? document.model
+    let count = searched?.document.itemCount ?? model.items.count
     // Only a query picks items; without one every item is shown, and nothing is gathered.
     let picked: [(position: Int, item: Item)]? =
       searched?.found

@@ -58,7 +58,7 @@ public enum ImageDrop {
     _ sources: [DropSource], into path: String, options: DropOptions = .init(),
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
   ) async throws -> DropReport {
-    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).model.settings }
+    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).modelWithoutItems.settings }
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
     let imageOptions = ImageOptions(
@@ -289,7 +289,9 @@ struct CoverPlan {
     let dropped = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     func droppedIndex(_ item: Item) -> Int? { item.state == .placeholder ? dropped[item.id] : nil }
     var shown: [Item] = []
-    for item in document.model.items where item.state == .ready || droppedIndex(item) != nil {
+    for index in 0..<document.itemCount {
+      guard let item = try? document.item(at: index) else { return nil }
+      guard item.state == .ready || droppedIndex(item) != nil else { continue }
       shown.append(item)
       if shown.count == CoverMaker.tilesAcross * CoverMaker.tilesAcross { break }
     }
@@ -504,7 +506,7 @@ extension Item {
       image.facts.longitude.map { Item.Location(latitude: latitude, longitude: $0) }
     }
     if let xmp = image.xmp {
-      item.tags = xmp.tags.isEmpty ? nil : xmp.tags
+      item.tags = Item.tagSet(xmp.tags)
       item.rating = xmp.rating
       item.label = xmp.label.flatMap(Item.Label.init(rawValue:))
       item.caption = xmp.caption

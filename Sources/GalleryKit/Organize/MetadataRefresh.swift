@@ -93,7 +93,7 @@ public enum MetadataRefresh {
     // Added up to the model's limit: a sidecar cannot make the item one that breaks a rule.
     let new = xmp.tags.filter { !(item.tags ?? []).contains($0) }
     let room = max(0, ModelValidation.Limits.tags - (item.tags?.count ?? 0))
-    if !new.isEmpty, room > 0 { item.tags = (item.tags ?? []) + new.prefix(room) }
+    if !new.isEmpty, room > 0 { item.tags = Item.tagSet((item.tags ?? []) + new.prefix(room)) }
     if item.rating == nil { item.rating = xmp.rating }
     if item.label == nil { item.label = xmp.label.flatMap(Item.Label.init(rawValue:)) }
     if item.caption == nil { item.caption = xmp.caption }

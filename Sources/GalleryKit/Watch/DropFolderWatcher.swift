@@ -31,7 +31,7 @@ public struct DropFolderWatcher: Service {
     self.options = options
     self.logger = logger
     self.onEvent = onEvent
-    let settings = try pairs.map { try GalleryDocument.openLazily($0.document).model.settings }
+    let settings = try pairs.map { try GalleryDocument.openLazily($0.document).modelWithoutItems.settings }
     if options.afterCommit == .delete, !settings.allSatisfy({ options.embed ?? $0.embedOriginals }) {
       throw WatchError.deleteNeedsEmbedding
     }
@@ -310,7 +310,7 @@ public struct DropFolderWatcher: Service {
       let counted = try? await BlockingWork.run {
         let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
         return try ContentCensus.current(
-          previous, revision: opened.model.revision, revisionID: opened.model.revisionID,
+          previous, revision: opened.modelWithoutItems.revision, revisionID: opened.modelWithoutItems.revisionID,
           history: opened.layout.history
         ) { try previous == nil ? opened.model : GalleryDocument.open(document).model }
       }

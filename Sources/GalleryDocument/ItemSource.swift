@@ -1,56 +1,14 @@
 import Foundation
+import GalleryModel
 import Synchronization
 
 // An edit of a 100,000-item document moves, trashes or retitles a few items. Reading and
 // checking all of them first would cost several times the edit.
 // So an edit opens the checkpoint through its outline (each item's id and where its JSON
-// lies, kept in the index) and reads an item's fields when something first needs them:
-// the items it changes, the first ones the cover shows. Every item read is checked by the
-// same rules as a whole checkpoint; one that fails is recorded, and the edit refuses to save.
-
-/// What an `Item` keeps its fields in. `isPending` says which subclass it is, so that reading
-/// a field costs a load and a branch, not a dynamic cast.
-/// @unchecked Sendable: the subclasses are immutable once shared (`DecodedItem`) or guard
-/// their one change with a lock and an atomic flag (`PendingItem`).
-class ItemStorage: @unchecked Sendable {
-  let isPending: Bool
-  init(isPending: Bool) { self.isPending = isPending }
-}
-
-/// An item's fields, read. @unchecked Sendable: changed in place only while one `Item`
-/// holds it (`Item.fields` copies it first otherwise), as an array's buffer.
-final class DecodedItem: ItemStorage, @unchecked Sendable {
-  var fields: Item.Fields
-  init(_ fields: Item.Fields) {
-    self.fields = fields
-    super.init(isPending: false)
-  }
-}
-
-/// An item of a checkpoint that has not been read yet: its place in the source (its id is
-/// the source's). Kept small: an edit of a large document makes one per item.
-/// @unchecked Sendable: its one change, the fields read, is published once by `read`.
-final class PendingItem: ItemStorage, @unchecked Sendable {
-  let index: Int32
-  let source: ItemSource
-  private let read = AtomicLazyReference<DecodedItem>()
-
-  init(index: Int, source: ItemSource) {
-    self.index = Int32(index)
-    self.source = source
-    super.init(isPending: true)
-  }
-
-  var id: String { source.id(at: Int(index)) }
-
-  var isDecoded: Bool { read.load() != nil }
-
-  func decoded() -> DecodedItem {
-    if let decoded = read.load() { return decoded }
-    // Two readers may read the same item at once; the first to store it wins.
-    return read.storeIfNil(DecodedItem(source.fields(of: self)))
-  }
-}
+// lies, kept in the index): its model's items are handles that know their ids
+// (`WorkingModel`), and an item is read when the edit needs it, explicitly (the items it
+// changes, the first ones the cover shows). Every item read is checked by the same rules as
+// a whole checkpoint; one that fails throws, is recorded, and the edit refuses to save.
 
 /// The items of one checkpoint as its outline places them, read from the file on demand.
 ///
@@ -78,7 +36,7 @@ package final class ItemSource: Sendable {
 
   private struct State {
     /// Fields read with a neighbour and not yet taken.
-    var ahead: [Int: Item.Fields] = [:]
+    var ahead: [Int: Item] = [:]
     /// Items whose fields a read has produced (taken or ahead): a later read does not
     /// cover them again.
     var read: [UInt64] = []
@@ -113,15 +71,8 @@ package final class ItemSource: Sendable {
     state.withLock { $0.read = [UInt64](repeating: 0, count: (ids.count + 63) / 64) }
   }
 
-  /// The items, all pending.
-  package func items() -> [Item] {
-    var items: [Item] = []
-    items.reserveCapacity(ids.count)
-    for index in ids.indices { items.append(Item(pendingAt: index, in: self)) }
-    return items
-  }
-
-  func id(at index: Int) -> String { ids[index] }
+  /// The items' ids, in order.
+  package var itemIDs: [String] { ids }
 
   /// Where item `index` lies in the checkpoint's data.
   package func span(of index: Int) -> Range<Int> { starts[index]..<starts[index] + lengths[index] }
@@ -129,14 +80,12 @@ package final class ItemSource: Sendable {
   /// Why an item could not be read, if one could not: the edit that read it must not save.
   package var failure: String? { state.withLock { $0.failure } }
 
-  /// The fields of `item`: read with its neighbours (those not read yet, on both sides: an
-  /// edit's replay may walk the items backwards) up to a chunk, unless an earlier read
-  /// brought them. An item that does not read or breaks a rule is recorded as the failure
-  /// and stands in as a failed item of the same id.
-  fileprivate func fields(of item: PendingItem) -> Item.Fields {
-    let first = Int(item.index)
+  /// Item `first`: read with its neighbours (those not read yet, on both sides: an edit's
+  /// replay may walk the items backwards) up to a chunk, unless an earlier read brought it.
+  /// An item that does not read or breaks a rule throws, and is recorded as the failure.
+  package func item(_ first: Int) throws -> Item {
     enum Plan {
-      case ready(Item.Fields)
+      case ready(Item)
       case read(Range<Int>, bytes: Int)
     }
     let plan = state.withLock { state -> Plan in
@@ -169,7 +118,7 @@ package final class ItemSource: Sendable {
     case .ready(let fields): return fields
     case .read(let planned, let plannedBytes): (range, bytes) = (planned, plannedBytes)
     }
-    let decoded: [Result<Item.Fields, ItemReadError>]
+    let decoded: [Result<Item, ItemReadError>]
     do {
       let data = try reader(starts[range.lowerBound], bytes)
       guard data.count == bytes else { throw ItemReadError(description: "the file ends inside its items") }
@@ -182,19 +131,20 @@ package final class ItemSource: Sendable {
     } catch {
       decoded = range.map { _ in .failure(ItemReadError(description: "\(error)")) }
     }
-    return state.withLock { state in
+    return try state.withLock { state throws(ItemReadError) in
       // A neighbour that failed is recorded only if it is needed itself (read again then).
       for (index, result) in zip(range, decoded) where index != first && !state.wasRead(index) {
-        guard case .success(let fields) = result else { continue }
-        state.ahead[index] = fields
+        guard case .success(let item) = result else { continue }
+        state.ahead[index] = item
         state.markRead(index)
       }
       state.markRead(first)
       switch decoded[first - range.lowerBound] {
-      case .success(let fields): return fields
+      case .success(let item): return item
       case .failure(let error):
-        if state.failure == nil { state.failure = "item \(first + 1) (\(item.id)) of gallery.json: \(error)" }
-        return Item.Fields.unreadable(id: item.id)
+        let failure = ItemReadError(description: "item \(first + 1) (\(ids[first])) of gallery.json: \(error)")
+        if state.failure == nil { state.failure = failure.description }
+        throw failure
       }
     }
   }
@@ -204,21 +154,54 @@ package final class ItemSource: Sendable {
   /// never in memory whole, and the chunks' memory is used again instead of fresh pages.
   /// Throws what the first item that does not read or breaks a rule says.
   package func readAll() throws -> [Item] {
-    let middle = ids.count / 2
-    let (front, back) = ForkJoin.both({ self.readAll(0..<middle) }, { self.readAll(middle..<self.ids.count) })
-    return try front.get() + back.get()
+    let count = ids.count
+    let middle = count / 2
+    // Each half is decoded into its place in the one array: items are large values, and a
+    // list of 100,000 joined from two would be copied once more, into fresh memory.
+    return try [Item](unsafeUninitializedCapacity: count) { buffer, initialized in
+      let (front, back) = ForkJoin.both(
+        { self.readAll(0..<middle, into: buffer) }, { self.readAll(middle..<count, into: buffer) })
+      let halves = [(start: 0, result: front), (start: middle, result: back)]
+      let failure = halves.lazy.compactMap { half -> (any Error)? in
+        if case .failure(let partial) = half.result { partial.error } else { nil }
+      }.first
+      guard let failure else {
+        initialized = count
+        return
+      }
+      // What either half put in place goes: the array is left empty.
+      for half in halves {
+        let done =
+          switch half.result {
+          case .success(let done): done
+          case .failure(let partial): partial.done
+          }
+        (buffer.baseAddress! + half.start).deinitialize(count: done)
+      }
+      initialized = 0
+      throw failure
+    }
   }
 
-  /// The items in `range`, in order, read a chunk at a time.
-  private func readAll(_ range: Range<Int>) -> Result<[Item], any Error> {
-    var items: [Item] = []
-    items.reserveCapacity(range.count)
+  /// Why a half could not be read, and how many of its items were put in place before.
+  private struct PartialRead: Error {
+    var error: any Error
+    var done: Int
+  }
+
+  /// The items in `range` decoded into their places in `buffer`, in order, a chunk at a
+  /// time; how many were.
+  private func readAll(_ range: Range<Int>, into buffer: UnsafeMutableBufferPointer<Item>) -> Result<Int, PartialRead> {
+    var done = 0
     do {
-      try forEachJSON(in: range) { index, json in items.append(try item(index, from: json)) }
+      try forEachJSON(in: range) { index, json in
+        (buffer.baseAddress! + index).initialize(to: try item(index, from: json))
+        done += 1
+      }
     } catch {
-      return .failure(error)
+      return .failure(PartialRead(error: error, done: done))
     }
-    return .success(items)
+    return .success(done)
   }
 
   /// Each item's JSON in `range`, in order, read a chunk (`copyBytes`) at a time: what lies
@@ -243,22 +226,23 @@ package final class ItemSource: Sendable {
     }
   }
 
-  /// The positions (1-based) and items of `items`, a model's whose items may still be
-  /// pending here, that `query` matches, in order. A pending item is decoded, and checked
+  /// The positions (1-based) and items of `items`, a working model's whose items may still
+  /// be stored here, that `query` matches, in order. A pending item is decoded, and checked
   /// as any item read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a
   /// search of 100,000 items decodes the few it finds. The checkpoint is read in its own
   /// order, on both cores, a chunk at a time; throws what the first item that does not
   /// read, or that may match and does not decode, says.
-  package func matches(of query: ItemQuery, among items: [Item]) throws -> [(position: Int, item: Item)] {
+  package func matches(of query: ItemQuery, among items: HandleList<Item>) throws -> [(position: Int, item: Item)] {
     typealias Found = [(position: Int, item: Item)]
     // Where each of the checkpoint's items stands in `items`, if it still does unchanged.
     var placing = [Int32](repeating: -1, count: ids.count)
     var found: Found = []
-    for (position, item) in items.enumerated() {
-      if let index = item.index(in: self) {
+    for position in 0..<items.count {
+      if let index = items.storedIndex(at: position) {
         placing[index] = Int32(position)
-      } else if query.matches(item) {
-        found.append((position + 1, item))
+      } else {
+        let item = try items.element(at: position, reading: self.item)
+        if query.matches(item) { found.append((position + 1, item)) }
       }
     }
     let positions = placing
@@ -298,16 +282,16 @@ package final class ItemSource: Sendable {
   /// Item `index`, decoded from its JSON and checked; an error names it.
   private func item(_ index: Int, from json: UnsafeRawBufferPointer) throws(ItemReadError) -> Item {
     switch Self.decode(json, id: ids[index]) {
-    case .success(let fields): return Item(fields: fields)
+    case .success(let item): return item
     case .failure(let error): throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)")
     }
   }
 
   /// One item's JSON, read and checked as a whole checkpoint's items are.
-  private static func decode(_ bytes: UnsafeRawBufferPointer, id: String) -> Result<Item.Fields, ItemReadError> {
+  private static func decode(_ bytes: UnsafeRawBufferPointer, id: String) -> Result<Item, ItemReadError> {
     do {
       var reader = JSONReader(bytes)
-      let fields = try reader.itemFields()
+      let fields = try reader.item()
       reader.skipSpace()
       guard reader.index == bytes.count else { throw ItemReadError(description: "trailing data after the item") }
       guard fields.id == id else { throw ItemReadError(description: "its id is not the one the index gives") }
@@ -324,64 +308,6 @@ package final class ItemSource: Sendable {
 
 private struct ItemReadError: Error, CustomStringConvertible {
   var description: String
-}
-
-extension Item.Fields {
-  /// What an item that could not be read stands in as, until the edit that read it fails.
-  static func unreadable(id: String) -> Item.Fields {
-    Item.Fields(
-      id: id, source: "", page: nil, state: .failed, aspectRatio: 1, width: nil, height: nil, orientation: nil,
-      format: nil, bytes: nil, hash: nil, thumbnail: nil, original: nil, added: Date(timeIntervalSince1970: 0),
-      placeholder: nil, failure: "unreadable")
-  }
-}
-
-/// Where a checkpoint's items lie in its JSON: the `items` array, and each item's object in
-/// it. Written into the index after every checkpoint, so that an edit reads the items it
-/// needs, not all of them.
-package struct CheckpointOutline: Sendable, Equatable {
-  /// The items array, from its `[` to just after its `]`, in the checkpoint's data.
-  package var array: Range<Int>
-  package var ids: [String]
-  package var starts: [Int]
-  package var lengths: [Int]
-
-  package init(array: Range<Int>, ids: [String] = [], starts: [Int] = [], lengths: [Int] = []) {
-    self.array = array
-    self.ids = ids
-    self.starts = starts
-    self.lengths = lengths
-  }
-
-  /// Whether the outline can describe a checkpoint of `size` bytes: the items tile the
-  /// array exactly (one byte, a comma, between two), so that no byte of it goes unread by
-  /// the item that lies there, and every id is one an item may have.
-  package func check(checkpointSize size: Int) -> String? {
-    guard ids.count == starts.count, starts.count == lengths.count else { return "its item lists differ in length" }
-    guard array.lowerBound >= 1, array.upperBound <= size, array.count >= 2 else { return "its items array is out of range" }
-    var next = array.lowerBound + 1
-    for index in starts.indices {
-      guard starts[index] == next, lengths[index] >= 2, lengths[index] <= array.upperBound - 1 - next else {
-        return "item \(index + 1) is not where the one before it ends"
-      }
-      guard ModelValidation.isValidID(ids[index]) else { return "item \(index + 1) has an invalid id" }
-      next = starts[index] + lengths[index] + 1
-    }
-    guard next == array.upperBound || (starts.isEmpty && array.count == 2) else {
-      return "its items do not fill the items array"
-    }
-    return nil
-  }
-}
-
-extension Item {
-  /// Where the item lies among `source`'s items, when it is one of them, unchanged (a
-  /// change gives an item storage of its own).
-  package func index(in source: ItemSource) -> Int? {
-    guard storage.isPending else { return nil }
-    let pending = unsafeDowncast(storage, to: PendingItem.self)
-    return pending.source === source ? Int(pending.index) : nil
-  }
 }
 
 extension ItemSource {
@@ -479,12 +405,12 @@ package struct CheckpointPlan {
   package private(set) var outline: CheckpointOutline
   private let source: ItemSource?
 
-  /// The plan for `model`, whose unchanged items `source` (if any) reads from the file.
-  package init(_ model: GalleryModel, source: ItemSource?) {
+  /// The plan for `model`, whose items still stored are `source`'s (read from the file).
+  package init(_ model: WorkingModel, source: ItemSource?) {
     self.source = source
     // The model without its items, cut where they go.
-    var shell = model
-    shell.items = []
+    var shell = model.head
+    shell.trash = model.trash.elements
     var writer = JSONWriter(capacity: 4096)
     let array = writer.model(shell).array
     outline = CheckpointOutline(array: array.lowerBound..<array.lowerBound)
@@ -493,9 +419,9 @@ package struct CheckpointPlan {
     outline.lengths.reserveCapacity(model.items.count)
     add(.bytes(Array(writer.bytes[..<(array.lowerBound + 1)])), size: array.lowerBound + 1)
     var run: ClosedRange<Int>?
-    for (position, item) in model.items.enumerated() {
+    for position in 0..<model.items.count {
       if position > 0 && run == nil { add(.bytes([UInt8(ascii: ",")]), size: 1) }
-      if let source, let index = item.index(in: source) {
+      if let source, let index = model.items.storedIndex(at: position) {
         let length = source.span(of: index).count
         if let open = run, open.upperBound + 1 == index {
           run = open.lowerBound...index
@@ -507,7 +433,7 @@ package struct CheckpointPlan {
           }
           run = index...index
         }
-        place(item.id, length: length)
+        place(model.items.key(at: position), length: length)
         size += length
       } else {
         if let open = run {
@@ -515,6 +441,7 @@ package struct CheckpointPlan {
           add(.bytes([UInt8(ascii: ",")]), size: 1)
           run = nil
         }
+        let item = model.items[position]
         var encoded = JSONWriter(capacity: 512)
         encoded.item(item)
         place(item.id, length: encoded.bytes.count)
