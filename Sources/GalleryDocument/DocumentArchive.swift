@@ -297,7 +297,7 @@ package enum DocumentArchive {
     guard head.count == outline.array.lowerBound + 1, tail.count == size - outline.array.upperBound + 1,
       head.suffix(9).elementsEqual("\"items\":[".utf8), tail.first == UInt8(ascii: "]")
     else { throw IndexMismatch("the outline's items array is not the checkpoint's") }
-    var checkpoint = try ModelCoding.decode(head + tail)
+    let checkpoint = try ModelCoding.decode(head + tail)
     guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
     // Each id once among the items and the trash (ids are printable ASCII: bytes compare
     // as the Strings do).

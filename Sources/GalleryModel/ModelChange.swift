@@ -261,13 +261,6 @@ public struct HandleList<Element: KeyedElement>: Sendable {
     lineage === list.lineage && order[index] == list.order[other] && Int(order[index]) < shared
   }
 
-  /// Whether the elements at `index` and at `other` of `list` are equal (read if needed).
-  func equals(at index: Int, _ list: HandleList, at other: Int, reading read: Read) throws -> Bool {
-    if isSame(at: index, as: list, at: other) { return true }
-    if key(at: index) != list.key(at: other) { return false }
-    return try element(at: index, reading: read) == list.element(at: other, reading: read)
-  }
-
   mutating func store(_ element: Element) -> Int32 {
     added.append(element)
     return Int32(shared + added.count - 1)
@@ -303,7 +296,7 @@ public struct HandleList<Element: KeyedElement>: Sendable {
   /// The list with only the elements at `indices` (ascending) left out.
   mutating func remove(sortedIndices indices: [Int]) { order = order.removing(sortedIndices: indices) }
 
-  /// Places the elements of `handles` (of this list) in this order.
+  /// The elements at `positions`, in that order (the others leave the list).
   mutating func reorder(_ positions: [Int]) { order = positions.map { order[$0] } }
 }
 

@@ -130,6 +130,15 @@ struct JournalTests {
     }
   }
 
+  /// A model made by `edits` random edits, with the generator and item counter after them.
+  static func randomModel(seed: UInt64, edits: Int) -> (model: GalleryModel, random: SplitMix, next: Int) {
+    var random = SplitMix(state: seed)
+    var model = GalleryModel(title: "t", now: date)
+    var next = 0
+    for _ in 0..<edits { randomEdit(&model, &random, next: &next) }
+    return (model, random, next)
+  }
+
   /// Counts the reads of stored items.
   final class Reads: @unchecked Sendable {
     var count = 0
@@ -176,10 +185,7 @@ struct JournalTests {
   @Test("Items still stored: edits, the change they make, its replay and its undo agree with read items; a move reads none")
   func storedItemsAgree() throws {
     for seed in UInt64(1)...30 {
-      var random = SplitMix(state: seed)
-      var model = GalleryModel(title: "t", now: Self.date)
-      var next = 0
-      for _ in 0..<30 { Self.randomEdit(&model, &random, next: &next) }
+      var (model, random, next) = Self.randomModel(seed: seed, edits: 30)
       // That model as a checkpoint: its items stored, read only through `read`.
       let stored = model.items
       let reads = Reads()
