@@ -58,6 +58,23 @@ struct GalleryLibraryTests {
     #expect(try await gallery.model().revision == revision)
     try await gallery.undo()
     #expect(try await gallery.items().map(\.id) == ids)
+
+    // The getting-started article's edit: ids and positions without reading, reads said.
+    try await gallery.edit { edit in
+      let last = Array(edit.itemIDs.suffix(2))
+      edit.move(last, to: 1)
+      try edit.update(last) { $0.rating = 5 }
+      #expect(try edit.items(last).map(\.rating) == [5, 5] && edit.positions(of: last) == [last[0]: 0, last[1]: 1])
+    }
+    let rated = try await gallery.items()
+    #expect(rated.map(\.id) == [ids[1], ids[2], ids[0]] && rated.map(\.rating) == [5, 5, nil])
+    try await #require(throws: DocumentError.self) {
+      try await gallery.edit { edit in
+        _ = try edit.item(at: 0).id
+        throw DocumentError.itemNotFound("on purpose")
+      }
+    }
+    #expect(try await gallery.items() == rated, "an edit that throws saves nothing")
   }
 
   @Test("What a person writes, note cards and find, through Gallery")
