@@ -35,10 +35,9 @@ package final class ItemSource: Sendable {
   private let state = Mutex<State>(State())
 
   private struct State {
-    /// Fields read with a neighbour and not yet taken.
+    /// Items read with a neighbour and not yet taken.
     var ahead: [Int: Item] = [:]
-    /// Items whose fields a read has produced (taken or ahead): a later read does not
-    /// cover them again.
+    /// Items a read has produced (taken or ahead): a later read does not cover them again.
     var read: [UInt64] = []
     /// How many bytes the next read may cover.
     var chunkBytes = ItemSource.firstChunkBytes
@@ -89,9 +88,9 @@ package final class ItemSource: Sendable {
       case read(Range<Int>, bytes: Int)
     }
     let plan = state.withLock { state -> Plan in
-      if let fields = state.ahead.removeValue(forKey: first) {
+      if let item = state.ahead.removeValue(forKey: first) {
         state.aheadTaken = true
-        return .ready(fields)
+        return .ready(item)
       }
       let budget = state.nextChunk()
       var range = first..<first + 1
@@ -115,7 +114,7 @@ package final class ItemSource: Sendable {
     let range: Range<Int>
     let bytes: Int
     switch plan {
-    case .ready(let fields): return fields
+    case .ready(let item): return item
     case .read(let planned, let plannedBytes): (range, bytes) = (planned, plannedBytes)
     }
     let decoded: [Result<Item, ItemReadError>]
@@ -291,13 +290,13 @@ package final class ItemSource: Sendable {
   private static func decode(_ bytes: UnsafeRawBufferPointer, id: String) -> Result<Item, ItemReadError> {
     do {
       var reader = JSONReader(bytes)
-      let fields = try reader.item()
+      let item = try reader.item()
       reader.skipSpace()
       guard reader.index == bytes.count else { throw ItemReadError(description: "trailing data after the item") }
-      guard fields.id == id else { throw ItemReadError(description: "its id is not the one the index gives") }
-      let problems = ModelValidation.problems(of: fields)
+      guard item.id == id else { throw ItemReadError(description: "its id is not the one the index gives") }
+      let problems = ModelValidation.problems(of: item)
       guard problems.isEmpty else { throw ModelValidation.Failure(problems: problems) }
-      return .success(fields)
+      return .success(item)
     } catch let error as ItemReadError {
       return .failure(error)
     } catch {
