@@ -48,7 +48,7 @@ package struct ArchiveLayout: Sendable {
   package var journalBytes: Int64 = 0
   /// Journal records after that checkpoint: each costs a replay when the document opens.
   package var journalRecords = 0
-  /// Where the model's pending items are read from, when it was opened for an edit through
+  /// Where the model's stored items are read from, when it was opened for an edit through
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
 

@@ -226,7 +226,7 @@ package final class ItemSource: Sendable {
   }
 
   /// The positions (1-based) and items of `items`, a working model's whose items may still
-  /// be stored here, that `query` matches, in order. A pending item is decoded, and checked
+  /// be stored here, that `query` matches, in order. A stored item is decoded, and checked
   /// as any item read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a
   /// search of 100,000 items decodes the few it finds. The checkpoint is read in its own
   /// order, on both cores, a chunk at a time; throws what the first item that does not

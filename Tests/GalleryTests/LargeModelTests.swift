@@ -96,13 +96,13 @@ struct LargeModelTests {
       var model = Self.model(count: 6_000, source: source)
       model.trash = []
       let (data, outline) = ModelCoding.encodeWithOutline(model)
-      #expect(try PendingItemTests.source(data, outline).readAll() == model.items, "\(label)")
+      #expect(try StoredItemTests.source(data, outline).readAll() == model.items, "\(label)")
       #expect(try Self.itemsInOnePiece(data) == model.items, "\(label)")
     }
-    let (_, data, outline) = PendingItemTests.encoded(count: 6_000)
+    let (_, data, outline) = StoredItemTests.encoded(count: 6_000)
     Self.expectCommaChecked(before: 3_000, data, outline)
     for index in [10, 5_990] {
-      let broken = try PendingItemTests.withUnknownState(item: index, in: data, outline)
+      let broken = try StoredItemTests.withUnknownState(item: index, in: data, outline)
       #expect(Self.errorInOnePiece(broken) != nil)
       Self.expectWholeReadFails(naming: index, broken, outline)
     }
@@ -110,9 +110,9 @@ struct LargeModelTests {
 
   @Test("A whole read takes each half a chunk at a time: the item that starts a chunk is read and its comma checked as any other")
   func readAllInChunks() throws {
-    let (model, data, outline) = PendingItemTests.encoded(count: 24_000)
-    let reads = PendingItemTests.Reads()
-    #expect(try PendingItemTests.source(data, outline, reads: reads).readAll() == model.items)
+    let (model, data, outline) = StoredItemTests.encoded(count: 24_000)
+    let reads = StoredItemTests.Reads()
+    #expect(try StoredItemTests.source(data, outline, reads: reads).readAll() == model.items)
     // Each half is more than a chunk: a whole read is never one piece.
     let halfBytes = outline.starts[outline.starts.count / 2] - outline.starts[0]
     #expect(halfBytes > 2 * ItemSource.copyBytes)
@@ -135,15 +135,15 @@ struct LargeModelTests {
     naming index: Int, _ data: Data, _ outline: CheckpointOutline, saying what: String = ""
   ) {
     #expect {
-      try PendingItemTests.source(data, outline).readAll()
+      try StoredItemTests.source(data, outline).readAll()
     } throws: { "\($0)".contains("item \(index + 1) (i\(index)) of gallery.json\(what)") }
   }
 
   @Test("A search through the outline finds what filtering the items finds, in their order, after moves, changes and removals")
   func matchesAgree() throws {
-    let (model, data, outline) = PendingItemTests.encoded(count: 24_000)
-    let reads = PendingItemTests.Reads()
-    let source = PendingItemTests.source(data, outline, reads: reads)
+    let (model, data, outline) = StoredItemTests.encoded(count: 24_000)
+    let reads = StoredItemTests.Reads()
+    let source = StoredItemTests.source(data, outline, reads: reads)
     var working = WorkingModel(head: model, storedItemIDs: source.itemIDs)
     let ids = model.items.map(\.id)
     // Since the checkpoint: moved both ways, changed (no longer stored), removed.

@@ -11,7 +11,7 @@ import Testing
 /// real archives: the lazy reading agrees with a whole scan, and an item that breaks a rule
 /// stops exactly the edits that read it.
 @Suite("Format 2: edits read only the items they need")
-struct PendingItemTests {
+struct StoredItemTests {
   /// A model of `count` items, encoded, with its outline.
   static func encoded(count: Int) -> (model: GalleryModel, data: Data, outline: CheckpointOutline) {
     var model = LargeModelTests.model(count: count)
@@ -205,7 +205,7 @@ struct PendingItemTests {
   }
 }
 
-extension PendingItemTests {
+extension StoredItemTests {
   /// A document of 4 dropped images followed by `count` failed items, compacted, so that its
   /// checkpoint holds them all and its index outlines them.
   static func largeDocument(_ work: TestWorkspace, count: Int, name: String = "test.gallery") throws -> String {
@@ -271,7 +271,7 @@ extension PendingItemTests {
   }
 }
 
-extension PendingItemTests {
+extension StoredItemTests {
   /// Edits `document` in this process (moves among its first items) until one writes a
   /// checkpoint, or one throws; returns how many were saved and what was thrown.
   static func editUntilCheckpoint(_ document: String) throws -> (saved: Int, thrown: (any Error)?) {
