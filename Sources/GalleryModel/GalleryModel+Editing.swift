@@ -11,7 +11,7 @@ extension GalleryModel {
 
   /// Moves items to the trash; they keep their data until the trash is emptied.
   public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds) {
-    try! working { try $0.trash(ids, now: now, reading: WorkingModel.neverStored) }
+    working { $0.trash(ids, now: now, reading: WorkingModel.neverStored) }
   }
 
   /// Puts trashed items back where they were (clamped to the current length), in the order
@@ -20,13 +20,13 @@ extension GalleryModel {
 
   /// Changes the items `ids` names (what a person wrote of them: tags, caption, rating...).
   public mutating func update(_ ids: [String], _ change: (inout Item) -> Void) {
-    try! working { try $0.update(ids, reading: WorkingModel.neverStored, change) }
+    working { $0.update(ids, reading: WorkingModel.neverStored, change) }
   }
 
   /// Orders every item by `key`, ascending (descending when `reversed`); the order among
   /// equals is kept, and items without the key come last either way.
   public mutating func sort(by key: SortKey, reversed: Bool = false) {
-    try! working { try $0.sort(by: key, reversed: reversed, reading: WorkingModel.neverStored) }
+    working { $0.sort(by: key, reversed: reversed, reading: WorkingModel.neverStored) }
   }
 
   /// Forgets trashed items (their thumbnails become dead bytes, reclaimed by compaction).
@@ -93,11 +93,13 @@ extension WorkingModel {
   }
 
   /// Moves items to the trash, each read (the trash holds them whole).
-  public mutating func trash(_ ids: [String], now: Date = .nowInWholeSeconds, reading read: HandleList<Item>.Read) throws {
+  public mutating func trash<Failure>(
+    _ ids: [String], now: Date = .nowInWholeSeconds, reading read: HandleList<Item>.Reader<Failure>
+  ) throws(Failure) {
     // Positions are taken in the list as it is before any removal, so `restore` can put a
     // group back exactly as it was. Every item is read before anything changes.
     let indices = indices(of: ids)
-    let entries = try indices.map { index in
+    let entries = try indices.map { index throws(Failure) in
       TrashedItem(item: try items.element(at: index, reading: read), trashed: now, position: index + 1)
     }
     for entry in entries { trash.order.append(trash.store(entry)) }
@@ -135,9 +137,9 @@ extension WorkingModel {
 
   /// Changes the items `ids` names, each read first; one the change leaves as it was stays
   /// as it is stored.
-  public mutating func update(
-    _ ids: [String], reading read: HandleList<Item>.Read, _ change: (inout Item) throws -> Void
-  ) throws {
+  public mutating func update<Failure>(
+    _ ids: [String], reading read: HandleList<Item>.Reader<Failure>, _ change: (inout Item) throws(Failure) -> Void
+  ) throws(Failure) {
     for index in indices(of: ids) {
       let before = try items.element(at: index, reading: read)
       var item = before
@@ -148,9 +150,9 @@ extension WorkingModel {
 
   /// Orders every item by `key` (each read), ascending (descending when `reversed`); the
   /// order among equals is kept, and items without the key come last either way.
-  public mutating func sort(
-    by key: GalleryModel.SortKey, reversed: Bool = false, reading read: HandleList<Item>.Read
-  ) throws {
+  public mutating func sort<Failure>(
+    by key: GalleryModel.SortKey, reversed: Bool = false, reading read: HandleList<Item>.Reader<Failure>
+  ) throws(Failure) {
     // Text keys compare as text, number keys as numbers; one sort has one kind.
     func value(_ item: Item) -> (number: Double, text: String)? {
       switch key {
@@ -161,7 +163,9 @@ extension WorkingModel {
       case .size: return item.width.flatMap { w in item.height.map { (Double(w) * Double($0), "") } }
       }
     }
-    let keyed = try (0..<items.count).map { (offset: $0, key: value(try items.element(at: $0, reading: read))) }
+    let keyed = try (0..<items.count).map { index throws(Failure) in
+      (offset: index, key: value(try items.element(at: index, reading: read)))
+    }
     let sorted = keyed.sorted { a, b in
       switch (a.key, b.key) {
       case (nil, nil): return a.offset < b.offset

@@ -29,14 +29,16 @@ public struct ModelChange: Sendable, Equatable {
   public init() {}
 
   public init(from before: GalleryModel, to after: GalleryModel) {
-    try! self.init(from: WorkingModel(before), to: WorkingModel(after), reading: WorkingModel.neverStored)
+    self.init(from: WorkingModel(before), to: WorkingModel(after), reading: WorkingModel.neverStored)
   }
 
   /// The change from `before` to `after` (a copy of `before`, changed): an item both hold
   /// unchanged is known so without being read; `read` reads what must be compared.
-  public init(from before: WorkingModel, to after: WorkingModel, reading read: HandleList<Item>.Read) throws {
+  public init<Failure>(
+    from before: WorkingModel, to after: WorkingModel, reading read: HandleList<Item>.Reader<Failure>
+  ) throws(Failure) {
     items = try ListChange(from: before.items, to: after.items, reading: read)
-    trash = try ListChange(from: before.trash, to: after.trash, reading: WorkingModel.neverStored)
+    trash = ListChange(from: before.trash, to: after.trash, reading: WorkingModel.neverStored)
     let old = Head(before.head)
     let new = Head(after.head)
     head = old == new ? nil : HeadChange(before: old, after: new)
@@ -70,7 +72,9 @@ public struct ModelChange: Sendable, Equatable {
 
   /// `replay` on a model being replayed record after record, whose stored items `read`
   /// reads (those the change takes out or changes: they are compared with its own).
-  public func replay(on model: inout WorkingModel, ids: inout ModelIDs, reading read: HandleList<Item>.Read) throws {
+  public func replay<Failure>(
+    on model: inout WorkingModel, ids: inout ModelIDs, reading read: HandleList<Item>.Reader<Failure>
+  ) throws {
     // Everything is checked before anything changes: a record that does not fit leaves the
     // model (and `ids`) as they were.
     try items.check(model.items, list: "items", reading: read)
@@ -95,14 +99,16 @@ public struct ModelChange: Sendable, Equatable {
   /// Returns those names (empty when everything applied).
   public func apply(to model: inout GalleryModel) -> [String] {
     var working = WorkingModel(model)
-    let skipped = try! apply(to: &working, reading: WorkingModel.neverStored)
+    let skipped = apply(to: &working, reading: WorkingModel.neverStored)
     model = working.current
     return skipped
   }
 
   /// `apply` to a working model, whose stored items `read` reads (those the change updates:
   /// they are compared with its own).
-  public func apply(to model: inout WorkingModel, reading read: HandleList<Item>.Read) throws -> [String] {
+  public func apply<Failure>(
+    to model: inout WorkingModel, reading read: HandleList<Item>.Reader<Failure>
+  ) throws(Failure) -> [String] {
     var skipped: [String] = []
     // Removals first in both lists, so that an item moving between them (trash, restore)
     // is never in both at once.
@@ -120,7 +126,7 @@ public struct ModelChange: Sendable, Equatable {
     items.putIn(into: &model.items, carried: itemsCarried, taken: &taken, skipped: &skipped)
     trash.putIn(into: &model.trash, carried: trashCarried, taken: &taken, skipped: &skipped)
     try items.update(&model.items, skipped: &skipped, reading: read)
-    try trash.update(&model.trash, skipped: &skipped, reading: WorkingModel.neverStored)
+    trash.update(&model.trash, skipped: &skipped, reading: WorkingModel.neverStored)
     if let head {
       var current = Head(model.head)
       if current.title == head.before.title {
@@ -193,8 +199,10 @@ public struct HeadChange: Sendable, Equatable {
 /// reads one: where an element is needed, the caller's `read` reads it (the document layer,
 /// which throws when it does not read).
 public struct HandleList<Element: KeyedElement>: Sendable {
-  /// Reads the stored element of this handle.
-  public typealias Read = (_ handle: Int) throws -> Element
+  /// Reads the stored element of this handle, or throws `Failure`.
+  public typealias Reader<Failure: Error> = (_ handle: Int) throws(Failure) -> Element
+  /// A reader of a document's file, whose reads may fail.
+  public typealias Read = Reader<any Error>
 
   /// Copies of one list share it: a handle below `shared` means the same element in each.
   private final class Lineage: Sendable {}
@@ -243,7 +251,7 @@ public struct HandleList<Element: KeyedElement>: Sendable {
   }
 
   /// The element at `index`: read by `read` when it is stored.
-  public func element(at index: Int, reading read: Read) throws -> Element {
+  public func element<Failure>(at index: Int, reading read: Reader<Failure>) throws(Failure) -> Element {
     let handle = Int(order[index])
     return handle < storedKeys.count ? try read(handle) : held(handle)
   }
@@ -274,17 +282,17 @@ public struct HandleList<Element: KeyedElement>: Sendable {
 
   /// The list in order, every element read: the elements themselves (shared, not copied)
   /// when nothing changed them, as after opening at a checkpoint.
-  public func elements(reading read: Read) throws -> [Element] {
+  public func elements<Failure>(reading read: Reader<Failure>) throws(Failure) -> [Element] {
     if storedKeys.isEmpty, added.isEmpty, base.count == order.count, order.elementsEqual(0..<Int32(order.count)) {
       return base
     }
-    return try order.map { handle in
+    return try order.map { handle throws(Failure) in
       Int(handle) < storedKeys.count ? try read(Int(handle)) : held(Int(handle))
     }
   }
 
   /// The list in order, of a list that holds no stored element.
-  public var elements: [Element] { try! elements(reading: WorkingModel.neverStored) }
+  public var elements: [Element] { elements(reading: WorkingModel.neverStored) }
 
   func addKeys(to keys: inout Set<String>) {
     for handle in order { keys.insert(key(ofHandle: Int(handle))) }
@@ -326,10 +334,10 @@ public struct WorkingModel: Sendable {
   }
 
   /// What reads the stored elements of a model that has none.
-  public static func neverStored<Element>(_ handle: Int) throws -> Element { preconditionFailure("an element not read") }
+  public static func neverStored<Element>(_ handle: Int) -> Element { preconditionFailure("an element not read") }
 
   /// The model as it stands, every item read by `read`.
-  public func model(reading read: HandleList<Item>.Read) throws -> GalleryModel {
+  public func model<Failure>(reading read: HandleList<Item>.Reader<Failure>) throws(Failure) -> GalleryModel {
     var model = head
     model.items = try items.elements(reading: read)
     model.trash = trash.elements
@@ -422,21 +430,23 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// The smallest change that turns `before` into `after`: elements kept in their relative
   /// order (a longest increasing subsequence) do not count as moved.
   public init(from before: [Element], to after: [Element]) {
-    try! self.init(from: HandleList(before), to: HandleList(after), reading: WorkingModel.neverStored)
+    self.init(from: HandleList(before), to: HandleList(after), reading: WorkingModel.neverStored)
   }
 
   /// The change from `before` to `after`, a copy of it changed: an element both hold is
   /// known so without a comparison; `read` reads a stored element that must be compared.
-  public init(from before: HandleList<Element>, to after: HandleList<Element>, reading read: HandleList<Element>.Read) throws {
+  public init<Failure>(
+    from before: HandleList<Element>, to after: HandleList<Element>, reading read: HandleList<Element>.Reader<Failure>
+  ) throws(Failure) {
     // Most edits touch a few elements: compare the common ends cheaply, diff the middle.
     // An element the same as the one it stands beside is not compared (nor read); keys,
     // which a stored element knows, first where two differ.
-    func noteUpdate(_ from: Int, _ to: Int) throws {
+    func noteUpdate(_ from: Int, _ to: Int) throws(Failure) {
       if before.isSame(at: from, as: after, at: to) { return }
       let (old, new) = (try before.element(at: from, reading: read), try after.element(at: to, reading: read))
       if old != new { updated.append(Update(from: from, to: to, before: old, after: new)) }
     }
-    func sameKey(_ from: Int, _ to: Int) throws -> Bool {
+    func sameKey(_ from: Int, _ to: Int) throws(Failure) -> Bool {
       if before.isSame(at: from, as: after, at: to) { return true }
       guard before.key(at: from) == after.key(at: to) else { return false }
       try noteUpdate(from, to)
@@ -565,7 +575,7 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
   /// Checks, without changing anything, that the change fits `list` exactly: what it takes
   /// out is there, what it puts in lands inside the list, and each update finds the element
   /// it changes where it says.
-  func check(_ list: HandleList<Element>, list name: String, reading read: HandleList<Element>.Read) throws {
+  func check<Failure>(_ list: HandleList<Element>, list name: String, reading read: HandleList<Element>.Reader<Failure>) throws {
     if isEmpty { return }
     func mismatch(_ what: String) -> ChangeMismatch { ChangeMismatch("\(name): \(what)") }
     var leaving = Set<Int>()
@@ -718,7 +728,9 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     }
   }
 
-  func update(_ list: inout HandleList<Element>, skipped: inout [String], reading read: HandleList<Element>.Read) throws {
+  func update<Failure>(
+    _ list: inout HandleList<Element>, skipped: inout [String], reading read: HandleList<Element>.Reader<Failure>
+  ) throws(Failure) {
     guard !updated.isEmpty else { return }
     let wanted = IDSet(updated.map(\.after.key))
     var positions: [String: Int] = [:]

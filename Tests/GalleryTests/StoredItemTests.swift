@@ -29,6 +29,13 @@ struct StoredItemTests {
     }
   }
 
+  /// A model of `count` items encoded, and a source reading it that counts its reads.
+  static func counted(count: Int) -> (model: GalleryModel, outline: CheckpointOutline, reads: Reads, source: ItemSource) {
+    let (model, data, outline) = encoded(count: count)
+    let reads = Reads()
+    return (model, outline, reads, source(data, outline, reads: reads))
+  }
+
   /// `data` with item `index`'s state made unknown ("reaDy"), at the same length.
   static func withUnknownState(item index: Int, in data: Data, _ outline: CheckpointOutline) throws -> Data {
     var broken = data
@@ -82,9 +89,7 @@ struct StoredItemTests {
 
   @Test("Stored items are read when asked, a chunk at a time; ids need no read; a change is the working model's own")
   func storedItemsReadOnDemand() throws {
-    let (model, data, outline) = Self.encoded(count: 3000)
-    let reads = Reads()
-    let source = Self.source(data, outline, reads: reads)
+    let (model, _, reads, source) = Self.counted(count: 3000)
     let working = WorkingModel(head: model, storedItemIDs: source.itemIDs)
     #expect(Array(working.items.keys) == model.items.map(\.id) && reads.value == 0)
     #expect((0..<3000).allSatisfy { working.items.storedIndex(at: $0) == $0 })
@@ -105,9 +110,7 @@ struct StoredItemTests {
 
   @Test("Items needed far apart (a replay of scattered trashes) are read with few neighbours, however many")
   func storedItemsReadFarApart() throws {
-    let (model, data, outline) = Self.encoded(count: 3000)
-    let reads = Reads()
-    let source = Self.source(data, outline, reads: reads)
+    let (model, _, reads, source) = Self.counted(count: 3000)
     for index in stride(from: 7, to: 1500, by: 100) { #expect(try source.item(index) == model.items[index]) }
     #expect(reads.value == 15)
     #expect(reads.bytes.withLock { $0 } <= 15 * ItemSource.firstChunkBytes)
@@ -118,9 +121,7 @@ struct StoredItemTests {
 
   @Test("Items needed backwards (as a replay may) come in chunks too, and no byte is read twice")
   func storedItemsReadBackwards() throws {
-    let (model, data, outline) = Self.encoded(count: 3000)
-    let reads = Reads()
-    let source = Self.source(data, outline, reads: reads)
+    let (model, outline, reads, source) = Self.counted(count: 3000)
     #expect(try source.item(1500) == model.items[1500])
     #expect(try source.item(1499) == model.items[1499] && source.item(1501) == model.items[1501] && reads.value == 1)
     let rest = (0..<3000).reversed().filter { !(1499...1501).contains($0) }
@@ -133,9 +134,7 @@ struct StoredItemTests {
 
   @Test("A checkpoint written in pieces (runs copied, changed items encoded) is the one a whole encoding writes")
   func checkpointPlanWritesWhatEncodingWrites() throws {
-    let (model, data, outline) = Self.encoded(count: 3000)
-    let reads = Reads()
-    let source = Self.source(data, outline, reads: reads)
+    let (model, _, _, source) = Self.counted(count: 3000)
     var edited = WorkingModel(head: model, storedItemIDs: source.itemIDs)
     let ids = model.items.map(\.id)
     edited.move([ids[10], ids[2000]], to: 1)
