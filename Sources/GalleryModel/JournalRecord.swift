@@ -61,7 +61,7 @@ public struct JournalRecord: Sendable, Equatable {
     for revision in [undoing, redoing, continues].compactMap({ $0 }) {
       require(ModelValidation.Limits.counter.contains(revision), "it names revision \(revision)")
     }
-    for item in change.carriedItems { problems += ModelValidation.problems(of: item) }
+    change.forEachCarriedItem { problems += ModelValidation.problems(of: $0) }
     if let head = change.head {
       // The document's own fields, before and after, by the model's rules.
       for fields in [head.before, head.after] {

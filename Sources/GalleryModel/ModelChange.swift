@@ -148,15 +148,22 @@ public struct ModelChange: Sendable, Equatable {
     return keys
   }
 
-  /// Every item the change holds whole (removed, inserted, updated; in either list).
-  public var carriedItems: [Item] {
-    items.elements + trash.elements.map(\.item)
+  /// Calls `body` with every item the change holds whole (removed, inserted, updated; in
+  /// either list), without gathering them: a drop's records hold thousands.
+  public func forEachCarriedItem(_ body: (Item) throws -> Void) rethrows {
+    try items.forEachElement(body)
+    try trash.forEachElement { try body($0.item) }
   }
 
   /// The archive entries (thumbnails, originals) of the items the change holds: what the
   /// history needs to bring them back.
   package var referencedEntries: Set<String> {
-    Set(carriedItems.flatMap { [$0.thumbnail, $0.original].compactMap { $0 } })
+    var names: Set<String> = []
+    forEachCarriedItem { item in
+      if let thumbnail = item.thumbnail { names.insert(thumbnail) }
+      if let original = item.original { names.insert(original) }
+    }
+    return names
   }
 }
 
@@ -566,8 +573,13 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     return keys
   }
 
-  var elements: [Element] {
-    removed.map(\.element) + inserted.map(\.element) + updated.flatMap { [$0.before, $0.after] }
+  func forEachElement(_ body: (Element) throws -> Void) rethrows {
+    for entry in removed { try body(entry.element) }
+    for entry in inserted { try body(entry.element) }
+    for update in updated {
+      try body(update.before)
+      try body(update.after)
+    }
   }
 
   // MARK: Exact replay
