@@ -103,6 +103,25 @@ struct EntryTableTests {
     #expect(refused([#"["thumbnails/a.jpg",@,1024,10"#]))
   }
 
+  @Test("An outline's items are read as JSON (escapes, spaces, whole numbers), refused when they are not its items")
+  func outlineItems() throws {
+    /// An outline of two items of 5 and 7 bytes, tiling the array at 10..<25, with `items`.
+    func outline(_ items: String) throws -> CheckpointOutline {
+      let text = #"{"array":[10,25],"checkpoint":[0,1024,100],"items":\#(items)}"#
+      return try ArchiveIndex.checkedOutline(in: Data(text.utf8), at: 0).outline
+    }
+    let plain = try outline(#"[["ab",5],["cd",7]]"#)
+    #expect(plain.ids == ["ab", "cd"] && plain.lengths == [5, 7] && plain.starts == [11, 17])
+    #expect(try outline(#"[ [ "ab" , 5 ] ,["cd",7]]"#) == plain)
+    #expect(try outline(#"[["\u0061b",5],["cd",7.0]]"#) == plain)
+    #expect(try outline(#"[["ab",5],["cd",7e0]]"#) == plain)
+    #expect((try? outline(#"[["ab",05],["cd",7]]"#)) == nil)
+    #expect((try? outline(#"[["ab",5],["cd",7]"#)) == nil)
+    #expect((try? outline(#"[["ab",5],["cd",6]]"#)) == nil)  // does not tile the array
+    #expect((try? outline(#"[["ab",5,1],["cd",7]]"#)) == nil)
+    #expect((try? outline(#"[["a b",5],["cd",7]]"#)) == nil)  // not an id
+  }
+
   @Test("A table finds every name it holds and no other, and refuses a name listed twice")
   func hashTable() throws {
     let names = (0..<2000).map { "thumbnails/\($0).jpg" } + [DocumentArchive.modelEntry]
