@@ -4,7 +4,9 @@ import Synchronization
 // `gallery.json` and the journal are read and written on every open and save, and hold one
 // object per image: the one hot path where this hand-written codec stands in for Codable.
 // `bench/json` measures both on real checkpoints; Codable reads and writes them several
-// times slower, at every size. Everything else (the view's requests and answers, records
+// times slower, at every size. The index and the trailer, which every edit reads and
+// writes too, use it as well: through Codable the trailer alone cost each edit more
+// (bench/RESULTS.md, 2026-11-27). Everything else (the view's requests and answers, records
 // of our own) is Codable. Tests check that this codec round-trips and that Codable reads
 // what it writes (`bench/json` checks both ways too).
 
