@@ -560,6 +560,10 @@ public struct DocumentSummary: Sendable, Equatable {
   public var trashed = 0
   public var thumbnailSize = 0
   public var maxPixels = 0
+  /// The other settings that loading images needs, so that a drop can start loading before
+  /// the document is opened; nil in a trailer written before the summary said them.
+  public var keepFailed: Bool?
+  public var embedOriginals: Bool?
   public var revisions = 0
   public var entryCount = 0
   public var liveBytes: Int64 = 0
@@ -617,6 +621,8 @@ public struct DocumentSummary: Sendable, Equatable {
     trashed = layout.working.trash.count
     thumbnailSize = model.settings.thumbnailSize
     maxPixels = model.settings.maxPixels
+    keepFailed = model.settings.keepFailed
+    embedOriginals = model.settings.embedOriginals
     revisions = layout.revisions
     entryCount = layout.entries.count
     liveBytes = layout.liveBytes
@@ -697,6 +703,9 @@ public struct DocumentSummary: Sendable, Equatable {
     require(
       ModelValidation.Limits.dates.contains(created) && ModelValidation.Limits.dates.contains(modified), "a date is out of range")
     require(liveBytes >= 0 && revisionEnd >= liveBytes, "its byte counts are out of range")
+    require(
+      ModelValidation.Limits.thumbnailSize.contains(thumbnailSize) && ModelValidation.Limits.maxPixels.contains(maxPixels),
+      "its settings are out of range")
     return problems
   }
 }
@@ -706,11 +715,13 @@ extension DocumentSummary: JSONWritable {
     writer.object { o in
       o.int("checkpointRevision", checkpointRevision)
       o.date("created", created)
+      if let embedOriginals { o.bool("embedOriginals", embedOriginals) }
       o.int("entryCount", entryCount)
       o.int("failed", failed)
       o.int("format", format)
       o.int("historyRevisions", historyRevisions)
       o.int("items", items)
+      if let keepFailed { o.bool("keepFailed", keepFailed) }
       o.int64("liveBytes", liveBytes)
       o.int("maxPixels", maxPixels)
       o.date("modified", modified)
@@ -744,11 +755,13 @@ extension JSONReader {
       switch key {
       case "checkpointRevision": summary.checkpointRevision = try reader.int()
       case "created": summary.created = try reader.date()
+      case "embedOriginals": summary.embedOriginals = try reader.bool()
       case "entryCount": summary.entryCount = try reader.int()
       case "failed": summary.failed = try reader.int()
       case "format": summary.format = try reader.int()
       case "historyRevisions": summary.historyRevisions = try reader.int()
       case "items": summary.items = try reader.int()
+      case "keepFailed": summary.keepFailed = try reader.bool()
       case "liveBytes": summary.liveBytes = Int64(try reader.int())
       case "maxPixels": summary.maxPixels = try reader.int()
       case "modified": summary.modified = try reader.date()

@@ -145,6 +145,10 @@ extension DocumentCheck {
     }
     var expected = DocumentSummary(document.layout)
     expected.liveBytes = trailer.summary.liveBytes  // kept save by save; `info` shows it
+    // A trailer written before the summary said these settings still describes the document.
+    if trailer.summary.keepFailed == nil, trailer.summary.embedOriginals == nil {
+      (expected.keepFailed, expected.embedOriginals) = (nil, nil)
+    }
     guard (try? indexed.wholeModel()) == document.model, indexed.itemSource?.failure == nil, trailer.summary == expected
     else {
       return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"

@@ -84,6 +84,24 @@ public final class GalleryDocument {
     return found
   }
 
+  /// The settings that loading images into the document at `path` needs: from the
+  /// trailer's summary when it says them (a few kilobytes read), so that a drop loads its
+  /// images while the document is opened for its first save; else from the document,
+  /// opened as an edit opens it. The history settings are not among them: theirs are the
+  /// defaults.
+  package static func loadingSettings(_ path: String) throws(DocumentError) -> GalleryModel.Settings {
+    let file = try openRegularFile(path, flags: O_RDONLY)
+    guard let summary = try? DocumentArchive.trailer(of: file).summary, let keepFailed = summary.keepFailed,
+      let embedOriginals = summary.embedOriginals
+    else { return try LayoutCache.layout(of: file, lazily: true).head.settings }
+    var settings = GalleryModel.Settings()
+    settings.thumbnailSize = summary.thumbnailSize
+    settings.maxPixels = summary.maxPixels
+    settings.keepFailed = keepFailed
+    settings.embedOriginals = embedOriginals
+    return settings
+  }
+
   /// What `gallery info` and `gallery browse` show of a document: from the trailer at the end
   /// of the file when it ends with one (a few kilobytes read, however large the document),
   /// from the whole document otherwise. `statistics` go with it.

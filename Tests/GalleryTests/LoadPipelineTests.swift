@@ -1,5 +1,6 @@
 import Foundation
 import GalleryTestSupport
+import Synchronization
 import Testing
 
 @testable import GalleryDocument
@@ -76,6 +77,71 @@ struct LoadPipelineTests {
     #expect(report.committed.isEmpty)
     #expect(report.cancelled + report.failures.count == 6)
     #expect(try work.bytes(document) == before)
+  }
+
+  @Test("Images load while the placeholder save waits for another writer's lock, and are committed once it has")
+  func loadsWhileTheSaveWaits() async throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let before = try work.bytes(document)
+    let sources = try work.images(6).map { DropSource(given: $0, location: .file(path: $0)) }
+    let arrived = Mutex(0)
+    let drop: Task<DropReport, any Error>
+    do {
+      let lock = try DocumentLock(path: document)
+      drop = Task {
+        try await ImageDrop.drop(sources, into: document) { done, _ in arrived.withLock { $0 = max($0, done) } }
+      }
+      // Generous: the whole suite running at once can keep this task waiting for minutes.
+      let deadline = Date() + 300
+      while arrived.withLock({ $0 }) < 6 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+      #expect(arrived.withLock { $0 } == 6, "the loads waited for the lock")
+      #expect(try work.bytes(document) == before)
+      withExtendedLifetime(lock) {}
+    }
+    let report = try await drop.value
+    #expect(report.committed.count == 6)
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.id) == report.committed.map(\.id))
+    #expect(items.allSatisfy { $0.state == .ready })
+  }
+
+  @Test("A drop loads with the settings its trailer gives; an older or lying trailer sends it to the document")
+  func settingsFromTheTrailer() throws {
+    let work = try TestWorkspace()
+    let document = work.path("settings.gallery")
+    var settings = GalleryModel.Settings()
+    settings.thumbnailSize = 128
+    settings.maxPixels = 5_000_000
+    settings.keepFailed = true
+    settings.embedOriginals = true
+    try GalleryDocument.create(document, settings: settings)
+    func trailer() throws -> DocumentSummary {
+      try DocumentArchive.trailer(of: try GalleryDocument.openRegularFile(document, flags: O_RDONLY)).summary
+    }
+    #expect(try trailer().keepFailed == true && trailer().embedOriginals == true)
+    #expect(try GalleryDocument.loadingSettings(document) == settings)
+
+    // Changed in the trailer only (the checkpoint's settings stay), in place: bytes of the
+    // same length, spaces where a member was.
+    func rewriteTrailer(_ member: String, as replacement: String) throws {
+      var bytes = try work.bytes(document)
+      let range = try #require(bytes.range(of: Data(member.utf8), options: .backwards))
+      bytes.replaceSubrange(range, with: Data(replacement.padding(toLength: member.utf8.count, withPad: " ", startingAt: 0).utf8))
+      try bytes.write(to: URL(fileURLWithPath: document))
+    }
+    // As an earlier version wrote it: neither member. The settings come from the document,
+    // and `check` finds the trailer describes it still.
+    try rewriteTrailer(#""embedOriginals":true,"#, as: "")
+    try rewriteTrailer(#""keepFailed":true,"#, as: "")
+    #expect(try trailer().keepFailed == nil && trailer().embedOriginals == nil)
+    #expect(try GalleryDocument.loadingSettings(document) == settings)
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // A thumbnail size no document may have: the trailer is refused, the document says.
+    try rewriteTrailer(#""thumbnailSize":128"#, as: #""thumbnailSize":9"#)
+    #expect(throws: (any Error).self) { try trailer() }
+    #expect(try GalleryDocument.loadingSettings(document) == settings)
   }
 
   @Test("Cancelled during the loads: what loaded is committed, every other placeholder removed")

@@ -139,10 +139,6 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       let listed = sources.map { $0 == "/dev/stdin" ? "-" : $0 }
       (parsed, refused) = DropSourceParser.parse(listed, recursive: recursive, nullSeparated: nullSeparated) { input }
     }
-    // Open first: a missing or damaged document is the error, not its sources. As an edit
-    // opens it (its items read when needed): the drop's saves will, too.
-    _ = try GalleryDocument.openLazily(document)
-    RecentDocuments.note(document)
 
     let bar = ProgressBar(label: "dropping", total: parsed.count)
     let sources = parsed
@@ -150,6 +146,7 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       try await ImageDrop.drop(sources, into: document, options: options) { bar.update(done: $0, total: $1) }
     }
 
+    RecentDocuments.note(document)
     for failure in refused + report.failures {
       Terminal.message("not dropped: \(failure)")
     }

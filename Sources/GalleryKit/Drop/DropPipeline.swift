@@ -58,7 +58,7 @@ public enum ImageDrop {
     _ sources: [DropSource], into path: String, options: DropOptions = .init(),
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
   ) async throws -> DropReport {
-    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).modelWithoutItems.settings }
+    let settings = try await BlockingWork.run { try GalleryDocument.loadingSettings(path) }
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
     let imageOptions = ImageOptions(
@@ -79,7 +79,11 @@ public enum ImageDrop {
         refused.append(DropFailure(source: source.given, reason: reason))
         return false
       }
-    guard !accepted.isEmpty else { return DropReport(failures: refused) }
+    guard !accepted.isEmpty else {
+      // A missing or damaged document is the error, not its sources.
+      try await BlockingWork.run { _ = try GalleryDocument.openLazily(path) }
+      return DropReport(failures: refused)
+    }
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
@@ -109,13 +113,18 @@ public enum ImageDrop {
 enum LoadPipeline {
   private enum Event: Sendable {
     case outcome(Int, LoadOutcome)
+    case placeholdersSaved(ids: [String], save: SaveMark?)
     case due
     case coverPrepared
   }
 
+  /// How many bytes of loaded images may wait for the placeholder save, which may itself
+  /// wait for another writer's lock: local loads pause there until it is done.
+  static let bytesHeldBeforeSave = 256 << 20
+
   /// Loads `sources`, saving their placeholders with `savePlaceholders` (which returns their
-  /// ids in source order, and the save to take back when everything fails) once the first
-  /// local loads are under way.
+  /// ids in source order, and the save to take back when everything fails) while local
+  /// files load: opening a large document for that save costs as much as many loads.
   static func run(
     _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
     restoring originals: [String: Item] = [:],
@@ -133,13 +142,51 @@ enum LoadPipeline {
         started += 1
         running += 1
       }
-      // Local files load while the placeholders are saved; downloads wait for them.
-      while started < sources.count, running < window, !sources[started].isWeb { startNext() }
-      let (ids, placeholderSave) = try await BlockingWork.run(savePlaceholders)
+      // Local files load while the placeholders are saved; downloads and commits wait.
+      group.addTask {
+        let (ids, save) = try await BlockingWork.run(savePlaceholders)
+        return .placeholdersSaved(ids: ids, save: save)
+      }
+      var early: [(index: Int, outcome: LoadOutcome)] = []
+      var earlyBytes = 0
+      var saved: (ids: [String], save: SaveMark?)?
+      while saved == nil {
+        if Task.isCancelled {
+          while started < sources.count {
+            early.append((started, .cancelled))
+            started += 1
+          }
+        }
+        while started < sources.count, running < window, !sources[started].isWeb, earlyBytes < bytesHeldBeforeSave {
+          startNext()
+        }
+        guard let event = try await group.next() else { preconditionFailure("the placeholder save is missing") }
+        switch event {
+        case .outcome(let index, let outcome):
+          running -= 1
+          early.append((index, outcome))
+          if case .loaded(let image) = outcome { earlyBytes += image.heldBytes }
+          progress(early.count, sources.count)
+        case .placeholdersSaved(let ids, let save): saved = (ids, save)
+        case .due, .coverPrepared: break
+        }
+      }
+      let (ids, placeholderSave) = saved!
       var cover = try? await BlockingWork.run { CoverPlan(document: path, dropped: ids) }
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
       var report = DropReport()
       var timerSet = false
+      func arrived(_ index: Int, _ outcome: LoadOutcome) {
+        batch.record(index, outcome)
+        // The cover is made while the last images load, not in the commit after them.
+        if let thumbnails = cover?.record(index, outcome), batch.arrived < sources.count {
+          group.addTask {
+            await loader.prepareCover(from: thumbnails)
+            return .coverPrepared
+          }
+        }
+      }
+      for (index, outcome) in early { arrived(index, outcome) }
       while true {
         // Sources not started when the drop is cancelled are not loaded.
         if Task.isCancelled {
@@ -195,18 +242,11 @@ enum LoadPipeline {
         switch event {
         case .outcome(let index, let outcome):
           running -= 1
-          batch.record(index, outcome)
+          arrived(index, outcome)
           progress(batch.arrived, sources.count)
-          // The cover is made while the last images load, not in the commit after them.
-          if let thumbnails = cover?.record(index, outcome), batch.arrived < sources.count {
-            group.addTask {
-              await loader.prepareCover(from: thumbnails)
-              return .coverPrepared
-            }
-          }
         case .due:
           timerSet = false
-        case .coverPrepared:
+        case .coverPrepared, .placeholdersSaved:
           break
         }
       }
@@ -517,4 +557,9 @@ extension Item {
     item.thumbnail = thumbnailEntry
     return item
   }
+}
+
+extension ProcessedImage {
+  /// The bytes a loaded image holds until it is committed.
+  fileprivate var heldBytes: Int { thumbnail.data.count + (original?.count ?? 0) }
 }

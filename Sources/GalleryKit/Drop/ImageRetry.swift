@@ -16,7 +16,7 @@ public enum ImageRetry {
 
   /// Retries the given items, or every stale placeholder and failed item when `ids` is nil.
   public static func retry(_ ids: [String]?, in path: String, options: DropOptions = .init()) async throws -> DropReport {
-    let settings = try await BlockingWork.run { try GalleryDocument.openLazily(path).modelWithoutItems.settings }
+    let settings = try await BlockingWork.run { try GalleryDocument.loadingSettings(path) }
     let imageOptions = ImageOptions(
       thumbnailSize: settings.thumbnailSize, maxPixels: options.maxPixels ?? settings.maxPixels,
       keepOriginal: options.embed ?? settings.embedOriginals, maxFileBytes: options.web.maxBytes)
