@@ -130,6 +130,10 @@ struct LoadPipelineTests {
       bytes.replaceSubrange(range, with: Data(replacement.padding(toLength: member.utf8.count, withPad: " ", startingAt: 0).utf8))
       try bytes.write(to: URL(fileURLWithPath: document))
     }
+    // The trailer is what is read, not the document: a size only the trailer says.
+    try rewriteTrailer(#""thumbnailSize":128"#, as: #""thumbnailSize":256"#)
+    #expect(try GalleryDocument.loadingSettings(document).thumbnailSize == 256)
+    try rewriteTrailer(#""thumbnailSize":256"#, as: #""thumbnailSize":128"#)
     // As an earlier version wrote it: neither member. The settings come from the document,
     // and `check` finds the trailer describes it still.
     try rewriteTrailer(#""embedOriginals":true,"#, as: "")
