@@ -137,6 +137,8 @@ package final class NameTable: Sendable {
   private let names: [UInt8]
   /// Where each name ends in `names` (it starts where the one before it ends).
   private let ends: [Int]
+  /// Each name's hash: a probe compares these before it reads a name.
+  private let hashes: [Int]
   /// Open addressing: a position plus one, or zero for an empty slot.
   private let slots: [Int32]
 
@@ -145,6 +147,7 @@ package final class NameTable: Sendable {
   private init() {
     names = []
     ends = []
+    hashes = []
     slots = [Int32](repeating: 0, count: 16)
   }
 
@@ -154,21 +157,30 @@ package final class NameTable: Sendable {
     precondition((ends.last ?? 0) == names.count && ends.count < Int32.max)
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
+    let mask = capacity - 1
+    // Every hash first, then the slots: a loop that only probes has many of its cache
+    // misses under way at once, where hashing between two probes left one at a time.
+    let hashes = names.withUnsafeBytes { bytes in
+      [Int](unsafeUninitializedCapacity: ends.count) { buffer, initialized in
+        for position in ends.indices { buffer[position] = Self.hash(Self.name(at: position, ends: ends, in: bytes)) }
+        initialized = ends.count
+      }
+    }
     var slots = [Int32](repeating: 0, count: capacity)
     let duplicate: Int? = names.withUnsafeBytes { bytes in
-      ends.withUnsafeBufferPointer { ends in
+      hashes.withUnsafeBufferPointer { hashes in
         slots.withUnsafeMutableBufferPointer { slots in
-          var start = 0
-          for position in ends.indices {
-            let name = UnsafeRawBufferPointer(rebasing: bytes[start..<ends[position]])
-            start = ends[position]
-            var slot = Self.hash(name) & (capacity - 1)
+          for position in hashes.indices {
+            let hash = hashes[position]
+            var slot = hash & mask
             while slots[slot] != 0 {
               let other = Int(slots[slot]) - 1
-              if Self.equal(UnsafeRawBufferPointer(rebasing: bytes[(other == 0 ? 0 : ends[other - 1])..<ends[other]]), name) {
+              if hashes[other] == hash,
+                Self.equal(Self.name(at: other, ends: ends, in: bytes), Self.name(at: position, ends: ends, in: bytes))
+              {
                 return position
               }
-              slot = (slot + 1) & (capacity - 1)
+              slot = (slot + 1) & mask
             }
             slots[slot] = Int32(position + 1)
           }
@@ -182,6 +194,7 @@ package final class NameTable: Sendable {
     }
     self.names = names
     self.ends = ends
+    self.hashes = hashes
     self.slots = slots
   }
 
@@ -221,10 +234,11 @@ package final class NameTable: Sendable {
 
   private func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
     names.withUnsafeBytes { bytes in
-      var slot = Self.hash(name) & (slots.count - 1)
+      let hash = Self.hash(name)
+      var slot = hash & (slots.count - 1)
       while slots[slot] != 0 {
         let position = Int(slots[slot]) - 1
-        if Self.equal(Self.name(at: position, ends: ends, in: bytes), name) { return position }
+        if hashes[position] == hash, Self.equal(Self.name(at: position, ends: ends, in: bytes), name) { return position }
         slot = (slot + 1) & (slots.count - 1)
       }
       return nil

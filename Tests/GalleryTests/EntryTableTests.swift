@@ -135,9 +135,19 @@ struct EntryTableTests {
     let table = EntryTable(indexed: try IndexedEntries(names: bytes, ends: ends, locations: locations))
     #expect(names.indices.allSatisfy { table[names[$0]] == locations[$0] })
     #expect(table["thumbnails/2000.jpg"] == nil && table["thumbnails/1.jp"] == nil)
-    let twice = bytes + Array("thumbnails/7.jpg".utf8)
-    #expect(throws: NameTable.DuplicateName.self) {
-      try NameTable(names: twice, ends: ends + [twice.count])
+    for again in ["thumbnails/7.jpg", "thumbnails/0.jpg", DocumentArchive.modelEntry] {
+      let twice = bytes + Array(again.utf8)
+      #expect(throws: NameTable.DuplicateName.self) {
+        try NameTable(names: twice, ends: ends + [twice.count])
+      }
+      do {
+        _ = try NameTable(names: twice, ends: ends + [twice.count])
+      } catch {
+        #expect(error.name == again)
+      }
     }
+    // A name that is the start of another, or another with one byte more, is not it.
+    let pair = try NameTable(names: Array("ab".utf8) + Array("abc".utf8), ends: [2, 5])
+    #expect(pair.position(of: "ab") == 0 && pair.position(of: "abc") == 1 && pair.position(of: "a") == nil)
   }
 }
