@@ -48,11 +48,7 @@ extension DocumentEdit {
   }
 
   /// Where each of `ids` stands among the items (0-based; an id not among them is left out).
-  public func positions(of ids: [String]) -> [String: Int] {
-    var found: [String: Int] = [:]
-    for index in working.indices(of: ids) where found[itemID(at: index)] == nil { found[itemID(at: index)] = index }
-    return found
-  }
+  public func positions(of ids: [String]) -> [String: Int] { working.positions(of: ids) }
 
   // MARK: Items, read
 

@@ -27,9 +27,10 @@ public final class GalleryDocument {
     return model
   }
 
-  /// How many items the document holds, and their ids in order (nothing read).
+  /// How many items the document holds (nothing read).
   package var itemCount: Int { layout.working.items.count }
-  package var itemIDs: LazyMapCollection<[Int32], String> { layout.working.items.keys }
+  /// The 0-based index of each of `ids` that the document holds (nothing read).
+  package func positions(of ids: [String]) -> [String: Int] { layout.working.positions(of: ids) }
 
   /// The item at `index` (0-based), read if the document was opened lazily.
   package func item(at index: Int) throws -> Item {

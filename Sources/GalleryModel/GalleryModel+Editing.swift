@@ -81,6 +81,13 @@ extension WorkingModel {
     return (0..<items.count).filter { wanted.contains(items.key(at: $0)) }
   }
 
+  /// The index of each of `ids` among the items (the first, if one is there twice).
+  public func positions(of ids: [String]) -> [String: Int] {
+    var found: [String: Int] = [:]
+    for index in indices(of: ids) where found[items.key(at: index)] == nil { found[items.key(at: index)] = index }
+    return found
+  }
+
   /// Moves items so the first lands at 1-based `position` of the result, keeping their
   /// relative order as they stand in the gallery. Positions past the end mean the end.
   public mutating func move(_ ids: [String], to position: Int) {

@@ -167,8 +167,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     guard !items.isEmpty else { return }
     // The ids only: no item need be read.
     let opened = try GalleryDocument.openLazily(document)
-    let positions = Dictionary(uniqueKeysWithValues: opened.itemIDs.enumerated().map { ($1, $0 + 1) })
-    Terminal.out(items.map { "\(positions[$0.id].map(String.init) ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
+    let positions = opened.positions(of: items.map(\.id))
+    Terminal.out(items.map { "\(positions[$0.id].map { String($0 + 1) } ?? "-")\t\($0.id)\t\($0.source)\n" }.joined())
   }
 }
 
