@@ -238,7 +238,9 @@ extension IndexTests {
     #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
     try GalleryDocument.compact(document)
     let kept = try GalleryDocument.open(document).layout.history
-    #expect(kept.count == 2 && kept.entries.allSatisfy { if case .located = $0 { true } else { false } })
+    // The drop's records: its placeholder save and its commit, or one save when the images
+    // loaded before the document was open.
+    #expect((1...2).contains(kept.count) && kept.entries.allSatisfy { if case .located = $0 { true } else { false } })
     // Same length, so every location still holds: the first item state in the file is in the
     // drop's records (a compaction writes the history first), and "reddy" is no state.
     var data = try Data(contentsOf: URL(fileURLWithPath: document))
@@ -254,7 +256,8 @@ extension IndexTests {
     // The move's record reads; the listing reads no change.
     #expect(try Run.gallery(["undo", document]).status == 0)
     #expect(try Run.gallery(["history", document]).status == 0)
-    for command in [["undo", document], ["show", "--at", "1", document]] {
+    // Before the drop: its records are taken back (one save or two, whichever it was).
+    for command in [["undo", document], ["show", "--at", "0", document]] {
       let refused = try Run.gallery(command)
       #expect(refused.status == 65, "\(command[0]): \(refused.stderr)")
       #expect(

@@ -17,6 +17,30 @@ struct LoadPipelineTests {
 
   func at(_ milliseconds: Int) -> ContinuousClock.Instant { Self.start + .milliseconds(milliseconds) }
 
+  @Test("Outcomes wait for the placeholders' save until it takes them, in source order; later ones are not kept")
+  func earlyOutcomes() {
+    let early = EarlyOutcomes()
+    #expect(early.offer(2, .loaded(Self.image)))
+    #expect(early.offer(0, .failed(DropFailure(source: "a", reason: "not an image"))))
+    #expect(early.offer(1, .cancelled))
+    #expect(early.take().map(\.index) == [0, 1, 2])
+    #expect(!early.offer(3, .loaded(Self.image)))
+    #expect(early.take().isEmpty)
+  }
+
+  @Test("Outcomes the placeholders' save committed count as arrived; after images, nothing is a lost cause")
+  func settledEarlier() {
+    var batch = CommitBatch(count: 3, spacing: .seconds(60), start: at(0))
+    batch.settledEarlier(2, committingAny: false)
+    #expect(batch.arrived == 2 && batch.next(now: at(1)) == .wait)
+    batch.record(2, .failed(DropFailure(source: "c", reason: "HTTP 404 Not Found")))
+    #expect(batch.next(now: at(1)) == .finish && batch.isLostCause(keepFailed: false))
+    var committed = CommitBatch(count: 3, spacing: .seconds(60), start: at(0))
+    committed.settledEarlier(2, committingAny: true)
+    committed.record(2, .failed(DropFailure(source: "c", reason: "HTTP 404 Not Found")))
+    #expect(committed.next(now: at(1)) == .finish && !committed.isLostCause(keepFailed: false))
+  }
+
   @Test("Loaded images wait for the spacing after the placeholders, then are saved together")
   func spacing() {
     var batch = CommitBatch(count: 4, spacing: .milliseconds(500), start: at(0))
@@ -101,9 +125,62 @@ struct LoadPipelineTests {
     }
     let report = try await drop.value
     #expect(report.committed.count == 6)
+    let opened = try GalleryDocument.open(document)
+    #expect(opened.model.items.map(\.id) == report.committed.map(\.id))
+    #expect(opened.model.items.allSatisfy { $0.state == .ready })
+    // Everything had loaded once the document was open: one save, no placeholder in it.
+    #expect(opened.model.revision == 1)
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.isEmpty)
+  }
+
+  @Test("What loaded before the document opened is in the placeholders' save; downloads follow in a save of the same drop")
+  func earlyOutcomesInTheFirstSave() async throws {
+    let web = try WebSetup()
+    let document = web.document
+    let local = try web.work.images(3).map { DropSource(given: $0, location: .file(path: $0)) }
+    let remote = try (0..<2).map { index in
+      let url = try web.image("w\(index).jpg", seed: 7 + index)
+      return DropSource(given: url, location: .web(try #require(URL(string: url))))
+    }
+    // Files load before the save (those before the first web source); downloads after it.
+    let sources = local + remote
+    var options = DropOptions()
+    options.cache = nil
+    let arrived = Mutex(0)
+    let drop: Task<DropReport, any Error>
+    do {
+      let lock = try DocumentLock(path: document)
+      drop = Task {
+        try await ImageDrop.drop(sources, into: document, options: options) { done, _ in
+          arrived.withLock { $0 = max($0, done) }
+        }
+      }
+      let deadline = Date() + 300
+      while arrived.withLock({ $0 }) < 3 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+      #expect(arrived.withLock { $0 } == 3, "the files waited for the lock")
+      withExtendedLifetime(lock) {}
+    }
+    let report = try await drop.value
+    #expect(report.failures.isEmpty)
     let items = try GalleryDocument.open(document).model.items
-    #expect(items.map(\.id) == report.committed.map(\.id))
+    #expect(items.map(\.source) == sources.map(\.url))
     #expect(items.allSatisfy { $0.state == .ready })
+    // The first save (r1) held the files as loaded and the downloads as placeholders.
+    let first = try Run.program("bsdtar", ["-xOf", document, "journal/0000000001.json"])
+    #expect(first.status == 0, "\(first.stderr)")
+    func count(_ text: String) -> Int { first.stdout.components(separatedBy: text).count - 1 }
+    #expect(count(#""state":"ready""#) == 3 && count(#""state":"placeholder""#) == 2, "\(first.stdout)")
+    #expect(first.stdout.contains(#""summary":"drop: 5 images""#))
+    // One operation in the history, from r1 to its last commit; r1 shows the drop as loaded.
+    let history = try Run.gallery(["history", "--json", document])
+    let lines = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
+    #expect(lines.count == 1 && lines[0]["first"] as? Int == 1 && (lines[0]["revision"] as? Int ?? 0) >= 2)
+    let atFirst = try Run.gallery(["show", "--json", "--at", "1", document])
+    #expect(atFirst.status == 0 && !atFirst.stdout.contains(#""state":"placeholder""#), "\(atFirst.stdout)")
+    // Undo takes the drop back whole, both saves.
+    #expect(try Run.gallery(["undo", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.isEmpty)
   }
 
   @Test("A drop loads with the settings its trailer gives; an older or lying trailer sends it to the document")

@@ -3,6 +3,7 @@ import GalleryDocument
 import GalleryImaging
 import GalleryModel
 import GallerySystem
+import Synchronization
 
 /// Options of one drop.
 public struct DropOptions: Sendable {
@@ -89,16 +90,16 @@ public enum ImageDrop {
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
       try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
-      ) {
-        let (ids, save, _) = try GalleryDocument.editRecordingSave(path) { edit in
+      ) { early in
+        let ((ids, settled), save, _) = try GalleryDocument.editRecordingSave(path) { edit in
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
           edit.insert(
             zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
-          return ids
+          return (ids, try early.settle(ids: ids, keepFailed: keepFailed, in: &edit))
         }
-        return (ids, save)
+        return (ids, save, settled)
       }
     }
     report.failures = refused + report.failures
@@ -113,7 +114,7 @@ public enum ImageDrop {
 enum LoadPipeline {
   private enum Event: Sendable {
     case outcome(Int, LoadOutcome)
-    case placeholdersSaved(ids: [String], save: SaveMark?)
+    case placeholdersSaved(ids: [String], save: SaveMark?, settled: EarlyOutcomes.Settled)
     case due
     case coverPrepared
   }
@@ -123,13 +124,17 @@ enum LoadPipeline {
   static let bytesHeldBeforeSave = 256 << 20
 
   /// Loads `sources`, saving their placeholders with `savePlaceholders` (which returns their
-  /// ids in source order, and the save to take back when everything fails) while local
-  /// files load: opening a large document for that save costs as much as many loads.
+  /// ids in source order, the save to take back when everything fails, and what it settled
+  /// of the outcomes it was given) while local files load: opening a large document for
+  /// that save costs as much as many loads.
   static func run(
     _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
     restoring originals: [String: Item] = [:],
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
-    savePlaceholders: @escaping @Sendable () throws -> (ids: [String], save: SaveMark?)
+    savePlaceholders:
+      @escaping @Sendable (EarlyOutcomes) throws -> (
+        ids: [String], save: SaveMark?, settled: EarlyOutcomes.Settled
+      )
   ) async throws -> DropReport {
     let clock = ContinuousClock()
     let window = sources.contains(where: \.isWeb) ? max(loader.parallelism, loader.downloads) : 2 * loader.parallelism
@@ -142,18 +147,25 @@ enum LoadPipeline {
         started += 1
         running += 1
       }
-      // Local files load while the placeholders are saved; downloads and commits wait.
+      // Local files load while the placeholders are saved; downloads and commits wait. What
+      // has loaded once the document is open goes into that save.
+      let offered = EarlyOutcomes()
       group.addTask {
-        let (ids, save) = try await BlockingWork.run(savePlaceholders)
-        return .placeholdersSaved(ids: ids, save: save)
+        let (ids, save, settled) = try await BlockingWork.run { try savePlaceholders(offered) }
+        return .placeholdersSaved(ids: ids, save: save, settled: settled)
       }
       var early: [(index: Int, outcome: LoadOutcome)] = []
+      var earlyCount = 0
       var earlyBytes = 0
-      var saved: (ids: [String], save: SaveMark?)?
+      func arrivedEarly(_ index: Int, _ outcome: LoadOutcome) {
+        if !offered.offer(index, outcome) { early.append((index, outcome)) }
+        earlyCount += 1
+      }
+      var saved: (ids: [String], save: SaveMark?, settled: EarlyOutcomes.Settled)?
       while saved == nil {
         if Task.isCancelled {
           while started < sources.count {
-            early.append((started, .cancelled))
+            arrivedEarly(started, .cancelled)
             started += 1
           }
         }
@@ -164,17 +176,21 @@ enum LoadPipeline {
         switch event {
         case .outcome(let index, let outcome):
           running -= 1
-          early.append((index, outcome))
+          arrivedEarly(index, outcome)
           if case .loaded(let image) = outcome { earlyBytes += image.heldBytes }
-          progress(early.count, sources.count)
-        case .placeholdersSaved(let ids, let save): saved = (ids, save)
+          progress(earlyCount, sources.count)
+        case .placeholdersSaved(let ids, let save, let settled): saved = (ids, save, settled)
         case .due, .coverPrepared: break
         }
       }
-      let (ids, placeholderSave) = saved!
+      let (ids, placeholderSave, settled) = saved!
+      // What the save did not take (it took nothing, or they came after it).
+      early = offered.take() + early
       var cover = try? await BlockingWork.run { CoverPlan(document: path, dropped: ids) }
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
+      batch.settledEarlier(settled.count, committingAny: settled.loadedAny)
       var report = DropReport()
+      report.record(settled.taken, committed: settled.committed, keepFailed: keepFailed)
       var timerSet = false
       func arrived(_ index: Int, _ outcome: LoadOutcome) {
         batch.record(index, outcome)
@@ -300,13 +316,74 @@ enum LoadPipeline {
           keepFailed: keepFailed, restoring: originals, to: &edit)
       }
     }
+    report.record(taken, committed: committed, keepFailed: keepFailed)
+  }
+}
+
+extension DropReport {
+  /// A commit of `taken` that committed `committed`.
+  mutating func record(_ taken: CommitBatch.Taken, committed: [Item], keepFailed: Bool) {
     if keepFailed {
-      report.keptFailures += taken.failed.map(\.failure)
+      keptFailures += taken.failed.map(\.failure)
     } else {
-      report.failures += taken.failed.map(\.failure)
+      failures += taken.failed.map(\.failure)
     }
-    report.committed += committed
-    report.cancelled += taken.cancelled.count
+    self.committed += committed
+    cancelled += taken.cancelled.count
+  }
+}
+
+/// Outcomes that arrive while the placeholders' save opens the document, for that save to
+/// commit: a drop into a large document, whose open can take as long as the loads, then
+/// saves once instead of twice, and its journal holds each such item once.
+final class EarlyOutcomes: Sendable {
+  /// What the placeholders' save committed of the outcomes it took.
+  struct Settled: Sendable {
+    var count = 0
+    /// The outcomes without their images (committed, or not to be).
+    var taken = CommitBatch.Taken()
+    var committed: [Item] = []
+    /// Whether it committed images (not only failures).
+    var loadedAny = false
+  }
+
+  private let state = Mutex<(taken: Bool, outcomes: [(index: Int, outcome: LoadOutcome)])>((false, []))
+
+  /// Keeps an outcome for the save; false once the outcomes were taken.
+  func offer(_ index: Int, _ outcome: LoadOutcome) -> Bool {
+    state.withLock { state in
+      guard !state.taken else { return false }
+      state.outcomes.append((index, outcome))
+      return true
+    }
+  }
+
+  /// The outcomes kept so far, in source order; none is kept after.
+  func take() -> [(index: Int, outcome: LoadOutcome)] {
+    state.withLock { state in
+      state.taken = true
+      defer { state.outcomes = [] }
+      return state.outcomes.sorted { $0.index < $1.index }
+    }
+  }
+
+  /// Commits the outcomes kept so far into `edit`, which holds the placeholders of `ids`.
+  func settle(ids: [String], keepFailed: Bool, in edit: inout DocumentEdit) throws -> Settled {
+    var taken = CommitBatch.Taken()
+    let outcomes = take()
+    for (index, outcome) in outcomes {
+      switch outcome {
+      case .loaded(let image): taken.loaded.append((index, image))
+      case .failed(let failure): taken.failed.append((index, failure))
+      case .cancelled: taken.cancelled.append(index)
+      }
+    }
+    let committed = try PlaceholderCommit.apply(
+      loaded: taken.loaded.map { (ids[$0.index], $0.image) }, failed: taken.failed.map { (ids[$0.index], $0.failure) },
+      cancelled: taken.cancelled.map { ids[$0] }, keepFailed: keepFailed, to: &edit)
+    let loadedAny = !taken.loaded.isEmpty
+    taken.loaded = []
+    return Settled(count: outcomes.count, taken: taken, committed: committed, loadedAny: loadedAny)
   }
 }
 
@@ -443,6 +520,13 @@ struct CommitBatch {
       loaded: loaded.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
       failed: failed.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
       cancelled: cancelled.sorted())
+  }
+
+  /// `count` outcomes were settled by the placeholders' save, which committed images when
+  /// `committingAny`.
+  mutating func settledEarlier(_ count: Int, committingAny: Bool) {
+    arrived += count
+    if committingAny { committedAny = true }
   }
 
   mutating func committed(at now: ContinuousClock.Instant) {

@@ -31,7 +31,7 @@ public enum ImageRetry {
       try await LoadPipeline.run(
         targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
         restoring: originals
-      ) { (targets.map(\.id), nil) }
+      ) { _ in (targets.map(\.id), nil, EarlyOutcomes.Settled()) }
     }
     // A retry keeps what fails again as a failed item, and says why.
     return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
