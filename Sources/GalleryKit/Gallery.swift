@@ -110,8 +110,9 @@ public struct Gallery: Sendable, Hashable {
 
   // MARK: Dropping images
 
-  /// Drops images the way the classic app did: a placeholder for each at once, then each
-  /// image committed where its placeholder stands when it has loaded. Sources that cannot
+  /// Drops images the way the classic app did: a placeholder for each at once (or the image
+  /// itself, when it loaded while the document was being opened), then each image
+  /// committed where its placeholder stands when it has loaded. Sources that cannot
   /// be used are in the report's `failures`; cancelling the calling task stops the loads,
   /// saves what loaded and removes the other placeholders.
   public func drop(
