@@ -309,11 +309,7 @@ enum LoadPipeline {
         edit.summary =
           "drop: " + JournalRecord.counted(taken.loaded.count, "image") + " loaded"
           + (taken.failed.isEmpty ? "" : ", \(taken.failed.count) failed")
-        return try PlaceholderCommit.apply(
-          loaded: taken.loaded.map { (ids[$0.index], $0.image) },
-          failed: taken.failed.map { (ids[$0.index], $0.failure) },
-          cancelled: taken.cancelled.map { ids[$0] },
-          keepFailed: keepFailed, restoring: originals, to: &edit)
+        return try taken.commit(ids: ids, keepFailed: keepFailed, restoring: originals, to: &edit)
       }
     }
     report.record(taken, committed: committed, keepFailed: keepFailed)
@@ -369,18 +365,10 @@ final class EarlyOutcomes: Sendable {
 
   /// Commits the outcomes kept so far into `edit`, which holds the placeholders of `ids`.
   func settle(ids: [String], keepFailed: Bool, in edit: inout DocumentEdit) throws -> Settled {
-    var taken = CommitBatch.Taken()
     let outcomes = take()
-    for (index, outcome) in outcomes {
-      switch outcome {
-      case .loaded(let image): taken.loaded.append((index, image))
-      case .failed(let failure): taken.failed.append((index, failure))
-      case .cancelled: taken.cancelled.append(index)
-      }
-    }
-    let committed = try PlaceholderCommit.apply(
-      loaded: taken.loaded.map { (ids[$0.index], $0.image) }, failed: taken.failed.map { (ids[$0.index], $0.failure) },
-      cancelled: taken.cancelled.map { ids[$0] }, keepFailed: keepFailed, to: &edit)
+    var taken = CommitBatch.Taken()
+    for (index, outcome) in outcomes { taken.add(index, outcome) }
+    let committed = try taken.commit(ids: ids, keepFailed: keepFailed, to: &edit)
     let loadedAny = !taken.loaded.isEmpty
     taken.loaded = []
     return Settled(count: outcomes.count, taken: taken, committed: committed, loadedAny: loadedAny)
@@ -472,6 +460,23 @@ struct CommitBatch {
     var loaded: [(index: Int, image: ProcessedImage)] = []
     var failed: [(index: Int, failure: DropFailure)] = []
     var cancelled: [Int] = []
+
+    mutating func add(_ index: Int, _ outcome: LoadOutcome) {
+      switch outcome {
+      case .loaded(let image): loaded.append((index, image))
+      case .failed(let failure): failed.append((index, failure))
+      case .cancelled: cancelled.append(index)
+      }
+    }
+
+    /// Commits these outcomes of the sources whose placeholders are `ids` (in source order).
+    func commit(
+      ids: [String], keepFailed: Bool, restoring originals: [String: Item] = [:], to edit: inout DocumentEdit
+    ) throws -> [Item] {
+      try PlaceholderCommit.apply(
+        loaded: loaded.map { (ids[$0.index], $0.image) }, failed: failed.map { (ids[$0.index], $0.failure) },
+        cancelled: cancelled.map { ids[$0] }, keepFailed: keepFailed, restoring: originals, to: &edit)
+    }
   }
 
   let count: Int
