@@ -503,7 +503,8 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     var tails: [Int] = []  // positions: the smallest tail of an increasing run of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (position, value) in values.enumerated() {
-      var low = 0
+      // Mostly ascending (an edit moves a few among many): the longest run grows by one.
+      var low = tails.last.map { values[$0] < value } == true ? tails.count : 0
       var high = tails.count
       while low < high {
         let middle = (low + high) / 2
