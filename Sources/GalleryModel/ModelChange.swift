@@ -34,7 +34,7 @@ public struct ModelChange: Sendable, Equatable {
 
   /// The change from `before` to `after` (a copy of `before`, changed): an item both hold
   /// unchanged is known so without being read; `read` reads what must be compared.
-  @_specialize(exported: true, where Failure == any Error)
+  @_specialize(exported:true,where Failure == any Error)
   public init<Failure>(
     from before: WorkingModel, to after: WorkingModel, reading read: HandleList<Item>.Reader<Failure>
   ) throws(Failure) {
@@ -73,7 +73,7 @@ public struct ModelChange: Sendable, Equatable {
 
   /// `replay` on a model being replayed record after record, whose stored items `read`
   /// reads (those the change takes out or changes: they are compared with its own).
-  @_specialize(exported: true, where Failure == any Error)
+  @_specialize(exported:true,where Failure == any Error)
   public func replay<Failure>(
     on model: inout WorkingModel, ids: inout ModelIDs, reading read: HandleList<Item>.Reader<Failure>
   ) throws {

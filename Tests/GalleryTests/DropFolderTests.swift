@@ -279,6 +279,29 @@ struct DropFolderTests {
     #expect(sources.last == "offline.jpg")
   }
 
+  @Test("--once over a folder of 1,000 files: one ready item each, no placeholder left behind")
+  func onceOverManyFiles() throws {
+    let setup = try DropFolderSetup()
+    // A real photograph made small, under 1,000 names (hard links): feeding the scan's
+    // answers to the watcher takes longer than the placeholder delay, so their placeholders
+    // are saved in several goes.
+    let photo = setup.work.path("garden.jpg")
+    let made = try Run.program("vips", ["thumbnail", "/usr/share/backgrounds/mate/nature/Garden.jpg", photo, "96"])
+    #expect(made.status == 0, "\(made.stderr)")
+    for number in 0..<1000 {
+      try FileManager.default.linkItem(atPath: photo, toPath: setup.folder + "/p\(1000 + number).jpg")
+    }
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once", "--allow-duplicates"],
+      environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    let items = try setup.items()
+    #expect(items.count == 1000)
+    #expect(items.filter { $0.state != .ready }.count == 0)
+    #expect(Set(items.map(\.source)).count == 1000)
+    #expect(try Run.gallery(["check", setup.document]).status == 0)
+  }
+
   @Test("SIGTERM with a file still being written: exit 0 and no placeholder left")
   func terminateCleanly() throws {
     let setup = try DropFolderSetup()

@@ -87,6 +87,24 @@ struct WatchStateMachineTests {
       checkDeadline(now)
     }
 
+    /// A scan's answer as the watcher feeds it: each file found, one after the other, all
+    /// before any action they ask for is performed, while the clock goes on (`step`
+    /// milliseconds between two). Returns when the last was fed, in milliseconds.
+    mutating func scanFound(_ paths: [String], from start: Int, step: Int) -> Int {
+      var asked: [Machine.Action] = []
+      var now = start
+      for (position, path) in paths.enumerated() {
+        now = start + position * step
+        asked += machine.event(
+          .found(path: path, pair: 0, stamp: stamps[path] ?? WatchStateMachineTests.stamp),
+          now: WatchStateMachineTests.start + .milliseconds(now))
+      }
+      let end = WatchStateMachineTests.start + .milliseconds(now)
+      run(asked, now: end)
+      checkDeadline(end)
+      return now
+    }
+
     /// A writer closes the file (as it is now: `stamp`, by default still held by a writer
     /// or not known to be free).
     mutating func close(_ path: String, at now: ContinuousClock.Instant, stamp: FileStamp = WatchStateMachineTests.stamp) {
@@ -399,6 +417,59 @@ struct WatchStateMachineTests {
     #expect(world.commits.flatMap(\.loaded).map(\.path) == ["/drop/a.jpg", "/drop/b.jpg"])
   }
 
+  @Test("A scan's files get one placeholder each, however long feeding them to the machine takes")
+  func longScan() {
+    var world = Harness()
+    let paths = (0..<8).map { "/drop/\($0).jpg" }
+    for path in paths { world.stamps[path] = Self.doneStamp }
+    // The placeholder delay passes twice while they are fed: the second save must not ask
+    // again for the first one's files, whose ids are not known yet.
+    _ = world.scanFound(paths, from: 0, step: 20)
+    world.tick(at(150))
+    #expect(world.placeholderSaves == [Array(paths[0..<3]), Array(paths[3..<6]), Array(paths[6...])])
+    var now = 160
+    while let loading = world.started.first, now < 5_000 {
+      world.finishLoad(loading, .success(Self.image("sha256:\(loading)")), at: at(now))
+      now += 100
+    }
+    world.tick(at(now))
+    let committed = world.commits.flatMap(\.loaded)
+    #expect(committed.map(\.path).sorted() == paths)
+    #expect(Set(committed.map(\.id)).count == paths.count)
+    #expect(world.nextID == paths.count, "one placeholder a file")
+    #expect(world.machine.trackedCount == 0)
+  }
+
+  @Test("A scan's answer fed at once: one placeholder save for all its files, in their order")
+  func scanAnswerAtOnce() {
+    var world = Harness()
+    let paths = (0..<50).map { "/drop/\($0).jpg" }
+    for path in paths { world.stamps[path] = Self.doneStamp }
+    world.run(world.machine.events(paths.map { .found(path: $0, pair: 0, stamp: Self.doneStamp) }, now: at(0)), now: at(0))
+    #expect(world.placeholderSaves.isEmpty)
+    #expect(world.machine.nextDeadline == at(30))
+    world.tick(at(30))
+    #expect(world.placeholderSaves == [paths])
+    #expect(world.started.count == 2)
+  }
+
+  @Test("A file gone while its placeholder is being saved loses that placeholder once its id is known")
+  func goneWhileItsPlaceholderIsSaved() {
+    var world = Harness()
+    let path = "/drop/a.jpg"
+    world.stamps[path] = Self.stamp
+    world.event(.found(path: path, pair: 0, stamp: Self.stamp), at: at(0))
+    // Asked for, not yet performed: the file goes meanwhile.
+    let asked = world.machine.tick(now: at(30))
+    world.stamps[path] = nil
+    let meanwhile = world.machine.event(.removed(path: path, movedOut: false), now: at(31))
+    #expect(!meanwhile.contains { if case .commit = $0 { true } else { false } }, "its id is not known yet")
+    world.run(asked + meanwhile, now: at(32))
+    #expect(world.placeholderSaves == [[path]])
+    #expect(world.commits.flatMap(\.removed).map(\.id) == ["p1"])
+    #expect(world.machine.trackedCount == 0)
+  }
+
   @Test("A failed load is tried once more after the settle time; not an image is final at once")
   func retryOnce() {
     var world = Harness()
@@ -617,7 +688,7 @@ struct WatchStateMachineTests {
       for _ in 0..<40 {
         now += Int(random.next() % 120)
         let path = names[Int(random.next() % 5)]
-        switch random.next() % 6 {
+        switch random.next() % 7 {
         case 0:
           world.stamps[path] = Self.stamp
           world.event(.created(path: path, pair: 0), at: at(now))
@@ -632,6 +703,10 @@ struct WatchStateMachineTests {
           if let loading = world.started.first {
             world.finishLoad(loading, .success(Self.image("sha256:\(loading)")), at: at(now))
           }
+        case 4:
+          // A rescan: the files there, fed while the clock goes on.
+          let there = names.filter { world.stamps[$0].map { $0.size > 0 } ?? false }
+          now = world.scanFound(there, from: now, step: Int(random.next() % 40))
         default:
           world.tick(at(now))
         }

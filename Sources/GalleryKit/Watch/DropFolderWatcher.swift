@@ -117,9 +117,7 @@ public struct DropFolderWatcher: Service {
               }
               continue
             }
-            for answer in try await performer.perform(action) {
-              queue += machine.event(answer, now: clock.now)
-            }
+            queue += machine.events(try await performer.perform(action), now: clock.now)
           }
           performer.flush()
         }

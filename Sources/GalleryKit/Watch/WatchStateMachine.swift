@@ -141,6 +141,9 @@ package struct WatchStateMachine {
     let path: String
     let pair: Int
     var id: String?
+    /// Its placeholder's save is asked for and not answered yet: it is not asked for again
+    /// (a scan's files, fed one by one while the clock goes on, would get one each time).
+    var placeholderAsked = false
     /// A failed load is tried once more after the settle time: a writer may have reopened it.
     var retried = false
     var phase: Phase
@@ -149,6 +152,52 @@ package struct WatchStateMachine {
     /// Closed empty (what a browser makes beside its `.part` download): it goes without a
     /// word, neither rejected nor reported, until a file with bytes takes its name.
     var empty = false
+  }
+
+  /// The tracked files by path, and the sets of paths that the rules look at on every
+  /// input, kept here where every change of a file passes: no input walks every file (a
+  /// folder of thousands would cost their square).
+  struct FileTable {
+    private(set) var byPath: [String: File] = [:]
+    /// Settling with a placeholder, by name: what a free load slot takes, first first.
+    private(set) var loadable: [String] = []
+    /// Of those, the retries (which wait for their settle time).
+    private(set) var retrying: Set<String> = []
+    /// Loaded, with the time each may be committed from: what a commit takes.
+    private(set) var loaded: [String: Instant] = [:]
+    /// Gone, with the id of its placeholder known (or none to ask for): a commit removes it.
+    private(set) var gone: Set<String> = []
+
+    subscript(path: String) -> File? {
+      get { byPath[path] }
+      set {
+        byPath[path] = newValue
+        var (isLoadable, isGone, until) = (false, false, Instant?.none)
+        switch newValue?.phase {
+        case .settling: isLoadable = newValue?.id != nil
+        case .loaded(_, _, let time): until = time
+        case .gone: isGone = newValue?.placeholderAsked == false
+        default: break
+        }
+        func place(in set: inout Set<String>, _ member: Bool) {
+          if member { set.insert(path) } else { set.remove(path) }
+        }
+        var (slot, end) = (0, loadable.count)
+        while slot < end {
+          let middle = (slot + end) / 2
+          if loadable[middle] < path { slot = middle + 1 } else { end = middle }
+        }
+        let listed = slot < loadable.count && loadable[slot] == path
+        if isLoadable, !listed { loadable.insert(path, at: slot) }
+        if !isLoadable, listed { loadable.remove(at: slot) }
+        place(in: &retrying, isLoadable && newValue?.retried == true)
+        place(in: &gone, isGone)
+        loaded[path] = until
+      }
+    }
+
+    var isEmpty: Bool { byPath.isEmpty }
+    var count: Int { byPath.count }
   }
 
   enum Phase {
@@ -169,7 +218,7 @@ package struct WatchStateMachine {
   }
 
   package let configuration: Configuration
-  private(set) var files: [String: File] = [:]
+  private(set) var files = FileTable()
   private var loads = 0
   private var firstUnsavedPlaceholder: Instant?
   /// Files seen so far (see `File.arrival`).
@@ -208,19 +257,14 @@ package struct WatchStateMachine {
     var deadlines: [Instant] = []
     if let first = firstUnsavedPlaceholder { deadlines.append(first + placeholderWait) }
     let commitGate = lastCommit.map { $0 + commitSpacing }
-    for file in files.values {
-      switch file.phase {
-      case .settling(let until) where file.retried && file.id != nil && until > now:
-        deadlines.append(until)
-      case .loaded(_, _, let until):
-        // Past its settle time, it waits for the spacing of commits, which loads still
-        // running impose.
-        deadlines.append(until > now ? until : max(commitGate ?? now, now))
-      case .gone:
-        deadlines.append(max(commitGate ?? now, now))
-      default: break
-      }
+    for path in files.retrying {
+      if case .settling(let until) = files[path]?.phase, until > now { deadlines.append(until) }
     }
+    // Past its settle time, a loaded file waits for the spacing of commits, which loads
+    // still running impose; so does a gone one.
+    let due = max(commitGate ?? now, now)
+    if let first = files.loaded.values.lazy.map({ $0 > now ? $0 : due }).min() { deadlines.append(first) }
+    if !files.gone.isEmpty { deadlines.append(due) }
     return deadlines.min()
   }
 
@@ -230,6 +274,19 @@ package struct WatchStateMachine {
   // MARK: - Inputs
 
   package mutating func event(_ event: Event, now: Instant) -> [Action] {
+    self.event(event, now: now, advancing: true)
+  }
+
+  /// Several inputs that came together (a scan's answer: each file found), then one look at
+  /// what is due: a folder of many files is taken in time that grows with their number, not
+  /// with its square.
+  package mutating func events(_ events: [Event], now: Instant) -> [Action] {
+    var actions: [Action] = []
+    for event in events { actions += self.event(event, now: now, advancing: false) }
+    return actions + advance()
+  }
+
+  private mutating func event(_ event: Event, now: Instant, advancing: Bool) -> [Action] {
     self.now = max(self.now, now)
     var actions: [Action] = []
     switch event {
@@ -321,6 +378,7 @@ package struct WatchStateMachine {
       lastSaveDuration = took
       for (path, id) in zip(paths, ids) where files[path] != nil {
         files[path]?.id = id
+        files[path]?.placeholderAsked = false
         actions.append(.report(.placeholder, path: path, pair: pair, id: id, reason: nil))
       }
 
@@ -341,7 +399,7 @@ package struct WatchStateMachine {
       lastSaveDuration = result.took
       actions += afterCommit(result)
     }
-    return actions + advance()
+    return advancing ? actions + advance() : actions
   }
 
   /// The clock reached `now` (at `nextDeadline`, or any time: a tick with nothing due does
@@ -356,7 +414,7 @@ package struct WatchStateMachine {
   package mutating func stop(now: Instant) -> [Action] {
     self.now = max(self.now, now)
     stopping = true
-    for (path, file) in files {
+    for (path, file) in files.byPath {
       switch file.phase {
       case .writing, .settling: files[path]?.phase = .gone
       default: break
@@ -390,13 +448,13 @@ package struct WatchStateMachine {
   /// A file that was gone is back: it needs its placeholder again if it had none.
   private mutating func revive(_ file: File) {
     files[file.path] = file
-    if file.id == nil, firstUnsavedPlaceholder == nil { firstUnsavedPlaceholder = now }
+    if file.id == nil, !file.placeholderAsked, firstUnsavedPlaceholder == nil { firstUnsavedPlaceholder = now }
   }
 
   /// Files of a pair that wait for their placeholder, in the order they are saved.
   private func pendingPlaceholders(pair: Int) -> [String] {
-    files.values.filter { file in
-      guard file.pair == pair, file.id == nil else { return false }
+    files.byPath.values.filter { file in
+      guard file.pair == pair, file.id == nil, !file.placeholderAsked else { return false }
       if case .gone = file.phase { return false }
       return true
     }.sorted { ($0.arrival, $0.path) < ($1.arrival, $1.path) }.map(\.path)
@@ -408,6 +466,7 @@ package struct WatchStateMachine {
       firstUnsavedPlaceholder = nil
       for pair in configuration.folders.indices {
         let paths = pendingPlaceholders(pair: pair)
+        for path in paths { files[path]?.placeholderAsked = true }
         if !paths.isEmpty { actions.append(.savePlaceholders(pair: pair, paths: paths)) }
       }
       // Loads start once the placeholders' ids are known (`placeholdersSaved`).
@@ -427,14 +486,14 @@ package struct WatchStateMachine {
     let slots = max(1, configuration.parallelism) - loads
     guard !stopping, slots > 0 else { return [] }
     var ready: [String] = []
-    for (path, file) in files where file.id != nil {
+    for path in files.loadable where ready.count < slots {
       // A retry waits for the settle time: the writer may still be at work. A first load
       // runs during it, and counts only if the file is the same at its end.
-      guard case .settling(let until) = file.phase, !file.retried || until <= now else { continue }
+      if files.retrying.contains(path), case .settling(let until) = files[path]?.phase, until > now { continue }
       ready.append(path)
     }
     var actions: [Action] = []
-    for path in ready.sorted().prefix(slots) {
+    for path in ready {
       guard var file = files[path], case .settling(let until) = file.phase else { continue }
       file.phase = .loading(until: until, gone: false)
       files[path] = file
@@ -455,17 +514,14 @@ package struct WatchStateMachine {
   /// Asks to examine the loaded files whose settle time is over, when a commit is due: at
   /// once when no load is pending, else at most every `commitSpacing`.
   private mutating func commitIfDue() -> [Action] {
+    // While loads run, commits are spaced: nothing is due before the spacing is over.
+    if !stopping, loads > 0, let lastCommit, now < lastCommit + commitSpacing { return [] }
     var ripe: [String] = []
-    var gone = false
     var pending = loads > 0
-    for (path, file) in files {
-      switch file.phase {
-      case .loaded(_, _, let until):
-        if until <= now || stopping { ripe.append(path) } else { pending = true }
-      case .gone: gone = true
-      default: break
-      }
+    for (path, until) in files.loaded {
+      if until <= now || stopping { ripe.append(path) } else { pending = true }
     }
+    let gone = !files.gone.isEmpty
     guard !ripe.isEmpty || gone else { return [] }
     if stopping {
       // Everything loading finishes first; then one commit takes what is left.
@@ -523,8 +579,9 @@ package struct WatchStateMachine {
       }
       files[path] = file
     }
-    for (path, file) in files {
-      guard case .gone = file.phase else { continue }
+    // (One whose placeholder is being saved goes once its id is known.)
+    for path in files.gone {
+      guard let file = files[path] else { continue }
       commits[file.pair].removed.append(.init(path: path, id: file.id))
       files[path]?.phase = .committing
     }
