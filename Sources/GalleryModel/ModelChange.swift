@@ -34,6 +34,8 @@ public struct ModelChange: Sendable, Equatable {
 
   /// The change from `before` to `after` (a copy of `before`, changed): an item both hold
   /// unchanged is known so without being read; `read` reads what must be compared.
+  // Exported for the document's reader: a generic called from another module runs
+  // unspecialised, looking up its types' metadata for every element.
   @_specialize(exported:true,where Failure == any Error)
   public init<Failure>(
     from before: WorkingModel, to after: WorkingModel, reading read: HandleList<Item>.Reader<Failure>
