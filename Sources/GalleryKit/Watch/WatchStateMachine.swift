@@ -281,6 +281,7 @@ package struct WatchStateMachine {
   /// what is due: a folder of many files is taken in time that grows with their number, not
   /// with its square.
   package mutating func events(_ events: [Event], now: Instant) -> [Action] {
+    guard events.count > 1 else { return events.first.map { event($0, now: now) } ?? [] }
     var actions: [Action] = []
     for event in events { actions += self.event(event, now: now, advancing: false) }
     return actions + advance()
