@@ -282,9 +282,9 @@ struct DropFolderTests {
   @Test("--once over a folder of 1,000 files: one ready item each, no placeholder left behind")
   func onceOverManyFiles() throws {
     let setup = try DropFolderSetup()
-    // A real photograph made small, under 1,000 names (hard links): feeding the scan's
-    // answers to the watcher takes longer than the placeholder delay, so their placeholders
-    // are saved in several goes.
+    // A real photograph made small, under 1,000 names (hard links). A scan's answer this
+    // large once took longer to feed than the placeholder delay, and files got a
+    // placeholder at each save: all but the last stayed stale.
     let photo = setup.work.path("garden.jpg")
     let made = try Run.program("vips", ["thumbnail", "/usr/share/backgrounds/mate/nature/Garden.jpg", photo, "96"])
     #expect(made.status == 0, "\(made.stderr)")
