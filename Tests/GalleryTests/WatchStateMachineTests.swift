@@ -131,6 +131,10 @@ struct WatchStateMachineTests {
     /// The next deadline is never in the past: a watcher waiting for it cannot spin.
     func checkDeadline(_ now: ContinuousClock.Instant) {
       if let deadline = machine.nextDeadline { #expect(deadline > now) }
+      // The loaded files the table keeps apart by time are those a walk would find.
+      let files = machine.files
+      #expect(files.ripe == Set(files.loaded.filter { $0.value <= files.now }.keys))
+      #expect(files.nextRipe == files.loaded.values.filter { $0 > files.now }.min())
     }
 
     func reports(_ kind: WatchEvent.Kind) -> [String] {

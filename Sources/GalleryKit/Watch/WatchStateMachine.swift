@@ -165,6 +165,11 @@ package struct WatchStateMachine {
     private(set) var retrying: Set<String> = []
     /// Loaded, with the time each may be committed from: what a commit takes.
     private(set) var loaded: [String: Instant] = [:]
+    /// Of those, the ones whose time has come by `now`; the others wait in `ripening`.
+    private(set) var ripe: Set<String> = []
+    /// The loaded files whose time is after `now`, the earliest first.
+    private var ripening = EarliestFirst()
+    private(set) var now: Instant
     /// Gone, with the id of its placeholder known (or none to ask for): a commit removes it.
     private(set) var gone: Set<String> = []
 
@@ -192,8 +197,34 @@ package struct WatchStateMachine {
         if !isLoadable, listed { loadable.remove(at: slot) }
         place(in: &retrying, isLoadable && newValue?.retried == true)
         place(in: &gone, isGone)
+        let before = loaded[path]
         loaded[path] = until
+        if before != until {
+          ripe.remove(path)
+          if let until { if until <= now { ripe.insert(path) } else { ripening.insert(path, at: until) } }
+        }
+        dropStale()
       }
+    }
+
+    init(now: Instant) { self.now = now }
+
+    /// The clock moved on: the loaded files whose time came are ripe.
+    mutating func advance(to now: Instant) {
+      self.now = now
+      while let first = ripening.first, first.time <= now {
+        ripening.removeFirst()
+        if loaded[first.path] == first.time { ripe.insert(first.path) }
+      }
+      dropStale()
+    }
+
+    /// The earliest time a loaded file is ripe, after `now`.
+    var nextRipe: Instant? { ripening.first?.time }
+
+    /// A file's place in `ripening` that a later change replaced is dropped when it comes first.
+    private mutating func dropStale() {
+      while let first = ripening.first, loaded[first.path] != first.time { ripening.removeFirst() }
     }
 
     var isEmpty: Bool { byPath.isEmpty }
@@ -218,7 +249,7 @@ package struct WatchStateMachine {
   }
 
   package let configuration: Configuration
-  private(set) var files = FileTable()
+  private(set) var files: FileTable
   private var loads = 0
   private var firstUnsavedPlaceholder: Instant?
   /// Files seen so far (see `File.arrival`).
@@ -227,7 +258,7 @@ package struct WatchStateMachine {
   /// How long the last save took: in a long burst into a large document, saves are spaced
   /// so that saving takes a small share of the time.
   private var lastSaveDuration: Duration = .zero
-  private var now: Instant
+  private var now: Instant { didSet { files.advance(to: now) } }
   private var stopping = false
   private var failure: WatchError?
   private let allowDuplicates: Bool
@@ -236,6 +267,7 @@ package struct WatchStateMachine {
     self.configuration = configuration
     self.allowDuplicates = allowDuplicates
     self.now = now
+    self.files = FileTable(now: now)
   }
 
   /// The first scan of every folder: watches are set before, so nothing arriving meanwhile
@@ -263,7 +295,8 @@ package struct WatchStateMachine {
     // Past its settle time, a loaded file waits for the spacing of commits, which loads
     // still running impose; so does a gone one.
     let due = max(commitGate ?? now, now)
-    if let first = files.loaded.values.lazy.map({ $0 > now ? $0 : due }).min() { deadlines.append(first) }
+    if !files.ripe.isEmpty { deadlines.append(due) }
+    if let next = files.nextRipe { deadlines.append(next) }
     if !files.gone.isEmpty { deadlines.append(due) }
     return deadlines.min()
   }
@@ -517,11 +550,8 @@ package struct WatchStateMachine {
   private mutating func commitIfDue() -> [Action] {
     // While loads run, commits are spaced: nothing is due before the spacing is over.
     if !stopping, loads > 0, let lastCommit, now < lastCommit + commitSpacing { return [] }
-    var ripe: [String] = []
-    var pending = loads > 0
-    for (path, until) in files.loaded {
-      if until <= now || stopping { ripe.append(path) } else { pending = true }
-    }
+    let ripe = stopping ? Array(files.loaded.keys) : Array(files.ripe)
+    let pending = loads > 0 || files.loaded.count > ripe.count
     let gone = !files.gone.isEmpty
     guard !ripe.isEmpty || gone else { return [] }
     if stopping {
@@ -672,5 +702,37 @@ package struct WatchStateMachine {
     if event.has([.closeWrite, .movedTo]) { return .closed(path: event.path, pair: pair, stamp: stamp) }
     if event.has(.create) { return .created(path: event.path, pair: pair) }
     return nil
+  }
+}
+
+/// Paths by a time, the earliest first (a binary heap): the next loaded file to ripen among
+/// thousands, without walking them.
+private struct EarliestFirst {
+  private var heap: [(path: String, time: ContinuousClock.Instant)] = []
+
+  var first: (path: String, time: ContinuousClock.Instant)? { heap.first }
+
+  mutating func insert(_ path: String, at time: ContinuousClock.Instant) {
+    heap.append((path, time))
+    var child = heap.count - 1
+    while child > 0, heap[(child - 1) / 2].time > heap[child].time {
+      heap.swapAt(child, (child - 1) / 2)
+      child = (child - 1) / 2
+    }
+  }
+
+  mutating func removeFirst() {
+    heap.swapAt(0, heap.count - 1)
+    heap.removeLast()
+    var parent = 0
+    while true {
+      let (left, right) = (2 * parent + 1, 2 * parent + 2)
+      var smallest = parent
+      if left < heap.count, heap[left].time < heap[smallest].time { smallest = left }
+      if right < heap.count, heap[right].time < heap[smallest].time { smallest = right }
+      guard smallest != parent else { return }
+      heap.swapAt(parent, smallest)
+      parent = smallest
+    }
   }
 }
