@@ -265,6 +265,14 @@ public struct Item: Codable, Sendable, Equatable {
       failure: nil)
   }
 
+  /// This item as a placeholder of this process again, where it stands (a retry, a watcher
+  /// taking over what a killed one left): its id, source, page and date added kept.
+  public func placeholderAgain(now: Date = .nowInWholeSeconds) -> Item {
+    var placeholder = Item.placeholder(id: id, source: source, page: page, now: now)
+    placeholder.added = added
+    return placeholder
+  }
+
   /// A note card holding `text` (the board app's cards, PureRef's notes): a square among the
   /// images until the page lays it out.
   public static func noteCard(id: String, text: String, now: Date = .nowInWholeSeconds) -> Item {

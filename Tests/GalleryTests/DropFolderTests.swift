@@ -302,6 +302,43 @@ struct DropFolderTests {
     #expect(try Run.gallery(["check", setup.document]).status == 0)
   }
 
+  @Test("A watcher killed while it imports: the next one imports those files into their placeholders")
+  func resumeAfterKill() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    // Whole images, still held open by their writer: each gets its placeholder, and none
+    // is loaded before the kill.
+    var writers: [FileHandleWriter] = []
+    for number in 0..<5 {
+      let writer = try FileHandleWriter(path: setup.folder + "/held\(number).jpg")
+      try writer.write(FixtureImage.make(width: 60 + number, height: 40, seed: 700 + number))
+      writers.append(writer)
+    }
+    watcher.waitFor("five placeholders") { $0.filter { $0.event == "placeholder" }.count == 5 }
+    kill(watcher.process.processIdentifier, SIGKILL)
+    watcher.process.wait(upTo: 10)
+    for writer in writers { writer.close() }
+    let left = try setup.items()
+    #expect(left.count == 5)
+    #expect(left.allSatisfy { $0.displayState == .stale })
+
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
+      environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    let items = try setup.items()
+    #expect(items.map(\.id) == left.map(\.id))
+    #expect(items.allSatisfy { $0.state == .ready })
+    #expect(items.map(\.source) == left.map(\.source))
+    #expect(try Run.gallery(["check", setup.document]).status == 0)
+    // Remembered as imported: another start leaves them.
+    let again = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
+      environment: ["XDG_STATE_HOME": setup.state])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(try setup.items().map(\.id) == left.map(\.id))
+  }
+
   @Test("SIGTERM with a file still being written: exit 0 and no placeholder left")
   func terminateCleanly() throws {
     let setup = try DropFolderSetup()

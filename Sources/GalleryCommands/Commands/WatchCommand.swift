@@ -28,8 +28,9 @@ struct WatchCommand: AsyncParsableCommand {
       once more after the settle time. The same content is imported once (--allow-duplicates \
       keeps both).
 
-      At start the watcher imports what arrived while it was not running, and never imports \
-      a file twice: it remembers path, size, modification time and hash under \
+      At start the watcher imports what arrived while it was not running (a file a killed \
+      watcher left as a stale placeholder, into that placeholder), and never imports a file \
+      twice: it remembers path, size, modification time and hash under \
       $XDG_STATE_HOME/gallery/watch/. --once does only that, then exits (for cron).
 
       Several folders: give DIR:DOC pairs, or list them one a line in \

@@ -59,9 +59,7 @@ public enum ImageRetry {
         }
         switch DropSourceParser.source(for: item.source) {
         case .success(let source):
-          var placeholder = Item.placeholder(id: id, source: item.source, page: item.page)
-          placeholder.added = item.added
-          edit.replaceItem(at: index, with: placeholder)
+          edit.replaceItem(at: index, with: item.placeholderAgain())
           originals[id] = item
           targets.append((id, source))
         case .failure(let failure):

@@ -176,6 +176,9 @@ public struct DropFolderWatcher: Service {
     /// What each document holds by source and content, as last seen (by document path:
     /// two folders may drop into one).
     private var censuses: [String: ContentCensus] = [:]
+    /// Files a scan found with a stale placeholder of their own (a watcher killed while it
+    /// imported them), by path: their placeholder is taken over, not made again.
+    private var resuming: [String: String] = [:]
 
     init(watcher: DropFolderWatcher) {
       self.watcher = watcher
@@ -225,13 +228,17 @@ public struct DropFolderWatcher: Service {
       case .savePlaceholders(let pair, let paths):
         let started = ContinuousClock.now
         let (folder, document) = (pairs[pair].folder, pairs[pair].document)
+        let resumed = resuming
+        for path in paths { resuming[path] = nil }
         let ids = try await BlockingWork.run {
           try GalleryDocument.edit(document) { edit in
-            let ids = try edit.newItemIDs(paths.count)
             edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
-            edit.insert(
-              zip(ids, paths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
-            return ids
+            let taken = try Self.takeOver(paths.map { resumed[$0] }, sources: paths.map(DropSource.fileURL), in: &edit)
+            let newPaths = zip(paths, taken).filter { $1 == nil }.map(\.0)
+            let new = try edit.newItemIDs(newPaths.count)
+            edit.insert(zip(new, newPaths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
+            var fresh = new[...]
+            return taken.map { $0 ?? fresh.removeFirst() }
           }
         }
         logger.debug("\(paths.count) placeholder(s) in \(pairs[pair].document)")
@@ -305,20 +312,64 @@ public struct DropFolderWatcher: Service {
       let document = pairs[pair].document
       // Counted once from every item (read on both cores), then brought forward by records.
       let previous = censuses[document]
-      let counted = try? await BlockingWork.run {
+      let sources = candidates.map { DropSource.fileURL($0.path) }
+      let counted = try? await BlockingWork.run { () throws -> (ContentCensus, stale: [String: String]) in
         let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
-        return try ContentCensus.current(
+        let census = try ContentCensus.current(
           previous, revision: opened.modelWithoutItems.revision, revisionID: opened.modelWithoutItems.revisionID,
           history: opened.layout.history
         ) { try previous == nil ? opened.model : GalleryDocument.open(document).model }
+        // A file the document holds only as a stale placeholder was being imported by a
+        // watcher that was killed: it is imported now, into that placeholder. The items are
+        // read only when the summary counts stale placeholders (or lists as many owners as
+        // it can: the last then counts those of the rest).
+        let held = Set(sources.filter(census.holds(source:)))
+        let summary = try? GalleryDocument.summary(document).summary
+        guard !held.isEmpty, summary.map({ $0.stale > 0 || $0.placeholders.count >= DocumentSummary.ownerLimit }) ?? true
+        else { return (census, [:]) }
+        return (census, try Self.stalePlaceholders(of: held, in: previous == nil ? opened : GalleryDocument.open(document)))
       }
-      guard let known = counted else {
+      guard let (known, stale) = counted else {
         return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
       }
       censuses[document] = known
-      return candidates.filter { !known.holds(source: DropSource.fileURL($0.path)) }.map {
-        .found(path: $0.path, pair: pair, stamp: $0.stamp)
+      return zip(candidates, sources).filter { candidate, source in
+        guard known.holds(source: source) else { return true }
+        guard let id = stale[source] else { return false }
+        resuming[candidate.path] = id
+        return true
+      }.map { candidate, _ in .found(path: candidate.path, pair: pair, stamp: candidate.stamp) }
+    }
+
+    /// The first stale placeholder of each source among `sources`, by source.
+    private static func stalePlaceholders(of sources: Set<String>, in document: GalleryDocument) -> [String: String] {
+      var found: [String: String] = [:]
+      for item in document.model.items where item.displayState == .stale && sources.contains(item.source) {
+        if found[item.source] == nil { found[item.source] = item.id }
       }
+      return found
+    }
+
+    /// Makes each stale placeholder given (by id, nil for none) a placeholder of this
+    /// process, where it stands, if it is still one of that source; returns the ids taken
+    /// over (nil where a new placeholder is needed).
+    private static func takeOver(_ ids: [String?], sources: [String], in edit: inout DocumentEdit) throws -> [String?] {
+      let positions = edit.positions(of: ids.compactMap { $0 })
+      var taken: [String?] = []
+      for (id, source) in zip(ids, sources) {
+        guard let id, let index = positions[id] else {
+          taken.append(nil)
+          continue
+        }
+        let item = try edit.item(at: index)
+        guard item.displayState == .stale, item.source == source else {
+          taken.append(nil)
+          continue
+        }
+        edit.replaceItem(at: index, with: item.placeholderAgain())
+        taken.append(id)
+      }
+      return taken
     }
 
     /// Saves one commit: files moved aside first (`--then move:DIR`), so that their items
