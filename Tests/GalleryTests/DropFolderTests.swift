@@ -339,6 +339,38 @@ struct DropFolderTests {
     #expect(try setup.items().map(\.id) == left.map(\.id))
   }
 
+  @Test("At start, a name imported before with other content is imported; one dropped by hand is not again")
+  func recycledName() throws {
+    let setup = try DropFolderSetup()
+    func once() throws {
+      let run = try Run.program(
+        Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once"],
+        environment: ["XDG_STATE_HOME": setup.state])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let name = setup.folder + "/IMG_0001.jpg"
+    try FixtureImage.make(width: 90, height: 60, seed: 31).write(to: URL(fileURLWithPath: name))
+    try once()
+    #expect(try setup.items().count == 1)
+    // The card formatted, its numbering started again: another photo under the same name,
+    // while no watcher ran.
+    try FileManager.default.removeItem(atPath: name)
+    try FixtureImage.make(width: 80, height: 60, seed: 32).write(to: URL(fileURLWithPath: name))
+    try once()
+    let items = try setup.items()
+    #expect(items.count == 2)
+    #expect(Set(items.map(\.source)).count == 1)
+    #expect(Set(items.compactMap(\.hash)).count == 2)
+    // A file of the folder dropped by hand (the watcher has no memory of it): held, not
+    // imported a second time.
+    let byHand = setup.folder + "/by-hand.jpg"
+    try FixtureImage.make(width: 70, height: 60, seed: 33).write(to: URL(fileURLWithPath: byHand))
+    #expect(try Run.gallery(["drop", setup.document, byHand]).status == 0)
+    try once()
+    try once()
+    #expect(try setup.items().count == 3)
+  }
+
   @Test("SIGTERM with a file still being written: exit 0 and no placeholder left")
   func terminateCleanly() throws {
     let setup = try DropFolderSetup()

@@ -29,9 +29,11 @@ struct WatchCommand: AsyncParsableCommand {
       keeps both).
 
       At start the watcher imports what arrived while it was not running (a file a killed \
-      watcher left as a stale placeholder, into that placeholder), and never imports a file \
-      twice: it remembers path, size, modification time and hash under \
-      $XDG_STATE_HOME/gallery/watch/. --once does only that, then exits (for cron).
+      watcher left as a stale placeholder, into that placeholder; a name the document holds \
+      already, when the file's content is not the one it holds: a camera's numbering starts \
+      again), and never imports a file twice: it remembers path, size, modification time \
+      and hash under $XDG_STATE_HOME/gallery/watch/. --once does only that, then exits (for \
+      cron).
 
       Several folders: give DIR:DOC pairs, or list them one a line in \
       $XDG_CONFIG_HOME/gallery/watch.conf (# comments). SIGINT or SIGTERM stops taking \

@@ -10,6 +10,13 @@ package struct ContentCensus: Sendable, Equatable {
   package private(set) var revisionID: String?
   private var sources: [String: Int] = [:]
   private var hashes: [String: Int] = [:]
+  /// Of each source, what its items with content hold (file size and hash), counted.
+  private var contents: [String: [Content: Int]] = [:]
+
+  package struct Content: Hashable, Sendable {
+    package var bytes: Int
+    package var hash: String
+  }
 
   /// Counted from every item (each read).
   package init(_ model: GalleryModel) {
@@ -21,6 +28,14 @@ package struct ContentCensus: Sendable, Equatable {
 
   package func holds(source: String) -> Bool { sources[source] != nil }
   package func holds(hash: String) -> Bool { hashes[hash] != nil }
+
+  /// What the items of `source` hold, when every one of them has content (none is a
+  /// placeholder or a failed item); nil otherwise.
+  package func contents(of source: String) -> Set<Content>? {
+    let held = contents[source] ?? [:]
+    guard held.values.reduce(0, +) == sources[source, default: 0] else { return nil }
+    return Set(held.keys)
+  }
 
   /// The census of `model`, whose history is `history`: `previous` with the records since,
   /// or counted again when they are not all there (a compaction forgot them, another
@@ -70,9 +85,13 @@ package struct ContentCensus: Sendable, Equatable {
   private mutating func count(_ item: Item, by step: Int) {
     Self.count(item.source, in: &sources, by: step)
     if let hash = item.hash { Self.count(hash, in: &hashes, by: step) }
+    if let hash = item.hash, let bytes = item.bytes {
+      Self.count(Content(bytes: bytes, hash: hash), in: &contents[item.source, default: [:]], by: step)
+      if contents[item.source]?.isEmpty == true { contents[item.source] = nil }
+    }
   }
 
-  private static func count(_ key: String, in counts: inout [String: Int], by step: Int) {
+  private static func count<Key: Hashable>(_ key: Key, in counts: inout [Key: Int], by step: Int) {
     let total = counts[key, default: 0] + step
     counts[key] = total > 0 ? total : nil
   }

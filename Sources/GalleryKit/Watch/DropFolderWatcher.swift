@@ -313,7 +313,7 @@ public struct DropFolderWatcher: Service {
       // Counted once from every item (read on both cores), then brought forward by records.
       let previous = censuses[document]
       let sources = candidates.map { DropSource.fileURL($0.path) }
-      let counted = try? await BlockingWork.run { () throws -> (ContentCensus, stale: [String: String]) in
+      let looked = try? await BlockingWork.run { () throws -> (ContentCensus, [Finding]) in
         let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
         let census = try ContentCensus.current(
           previous, revision: opened.modelWithoutItems.revision, revisionID: opened.modelWithoutItems.revisionID,
@@ -324,21 +324,68 @@ public struct DropFolderWatcher: Service {
         // read only when the summary counts stale placeholders (or lists as many owners as
         // it can: the last then counts those of the rest).
         let held = Set(sources.filter(census.holds(source:)))
-        let summary = try? GalleryDocument.summary(document).summary
-        guard !held.isEmpty, summary.map({ $0.stale > 0 || $0.placeholders.count >= DocumentSummary.ownerLimit }) ?? true
-        else { return (census, [:]) }
-        return (census, try Self.stalePlaceholders(of: held, in: previous == nil ? opened : GalleryDocument.open(document)))
+        var stale: [String: String] = [:]
+        if !held.isEmpty,
+          (try? GalleryDocument.summary(document).summary).map({
+            $0.stale > 0 || $0.placeholders.count >= DocumentSummary.ownerLimit
+          }) ?? true
+        {
+          stale = try Self.stalePlaceholders(of: held, in: previous == nil ? opened : GalleryDocument.open(document))
+        }
+        let findings = zip(candidates, sources).map { candidate, source in
+          Self.finding(candidate.path, stamp: candidate.stamp, source: source, census: census, stale: stale)
+        }
+        return (census, findings)
       }
-      guard let (known, stale) = counted else {
+      guard let (known, findings) = looked else {
         return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
       }
       censuses[document] = known
-      return zip(candidates, sources).filter { candidate, source in
-        guard known.holds(source: source) else { return true }
-        guard let id = stale[source] else { return false }
-        resuming[candidate.path] = id
-        return true
-      }.map { candidate, _ in .found(path: candidate.path, pair: pair, stamp: candidate.stamp) }
+      var found: [WatchStateMachine.Event] = []
+      var same: [(path: String, record: ImportMemory.Record)] = []
+      for (candidate, finding) in zip(candidates, findings) {
+        switch finding {
+        case .new: break
+        case .resuming(let id): resuming[candidate.path] = id
+        case .held: continue
+        case .imported(let hash):
+          let stamp = candidate.stamp
+          same.append((candidate.path, ImportMemory.Record(size: stamp.size, modified: stamp.modified, hash: hash)))
+          continue
+        }
+        found.append(.found(path: candidate.path, pair: pair, stamp: candidate.stamp))
+      }
+      // Looked at once: the next scan passes them by their size and time.
+      memories[pair].remember(same)
+      return found
+    }
+
+    /// What a scan makes of a file not remembered as imported.
+    private enum Finding {
+      /// To import: the document has no item of its name, or none with its content.
+      case new
+      /// To import into this stale placeholder of its name.
+      case resuming(String)
+      /// Imported already (`hash`): an item of its name holds its content.
+      case imported(hash: String)
+      /// An item of its name has no content yet (a placeholder another process loads, a
+      /// failed item): left alone.
+      case held
+    }
+
+    private static func finding(
+      _ path: String, stamp: FileStamp, source: String, census: ContentCensus, stale: [String: String]
+    ) -> Finding {
+      guard census.holds(source: source) else { return .new }
+      if let id = stale[source] { return .resuming(id) }
+      guard let contents = census.contents(of: source) else { return .held }
+      // Its name may have been given to other content since (a camera's numbering starts
+      // again after a card is formatted): it is read only when its size is one of theirs.
+      guard contents.contains(where: { Int64($0.bytes) == stamp.size }),
+        let data = try? FileSystem.read(path, limit: Int(stamp.size))
+      else { return .new }
+      let hash = contentHash(of: data)
+      return contents.contains(ContentCensus.Content(bytes: data.count, hash: hash)) ? .imported(hash: hash) : .new
     }
 
     /// The first stale placeholder of each source among `sources`, by source.
