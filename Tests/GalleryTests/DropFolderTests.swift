@@ -371,6 +371,27 @@ struct DropFolderTests {
     #expect(try setup.items().count == 3)
   }
 
+  @Test("--embed --then delete at start: a file the document holds with its bytes goes, not imported again")
+  func deleteWhatIsHeld() throws {
+    let setup = try DropFolderSetup()
+    // As a watcher killed between its commit and the delete leaves it: the file, and an
+    // item of it keeping its bytes.
+    let held = setup.folder + "/held.jpg"
+    try FixtureImage.make(width: 90, height: 60, seed: 41).write(to: URL(fileURLWithPath: held))
+    #expect(try Run.gallery(["drop", setup.document, "--embed", held]).status == 0)
+    let other = setup.folder + "/other.jpg"
+    try FixtureImage.make(width: 80, height: 60, seed: 42).write(to: URL(fileURLWithPath: other))
+    #expect(try Run.gallery(["drop", setup.document, other]).status == 0)
+    let run = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once", "--embed", "--then", "delete"],
+      environment: ["XDG_STATE_HOME": setup.state])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: held))
+    // Held without its bytes: kept.
+    #expect(FileManager.default.fileExists(atPath: other))
+    #expect(try setup.items().count == 2)
+  }
+
   @Test("SIGTERM with a file still being written: exit 0 and no placeholder left")
   func terminateCleanly() throws {
     let setup = try DropFolderSetup()

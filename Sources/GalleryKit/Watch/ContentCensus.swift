@@ -10,12 +10,14 @@ package struct ContentCensus: Sendable, Equatable {
   package private(set) var revisionID: String?
   private var sources: [String: Int] = [:]
   private var hashes: [String: Int] = [:]
-  /// Of each source, what its items with content hold (file size and hash), counted.
+  /// Of each source, what its items with content hold (file size and hash, and whether
+  /// the document keeps the original's bytes), counted.
   private var contents: [String: [Content: Int]] = [:]
 
   package struct Content: Hashable, Sendable {
     package var bytes: Int
     package var hash: String
+    package var keepsOriginal: Bool
   }
 
   /// Counted from every item (each read).
@@ -86,7 +88,8 @@ package struct ContentCensus: Sendable, Equatable {
     Self.count(item.source, in: &sources, by: step)
     if let hash = item.hash { Self.count(hash, in: &hashes, by: step) }
     if let hash = item.hash, let bytes = item.bytes {
-      Self.count(Content(bytes: bytes, hash: hash), in: &contents[item.source, default: [:]], by: step)
+      let content = Content(bytes: bytes, hash: hash, keepsOriginal: item.original != nil)
+      Self.count(content, in: &contents[item.source, default: [:]], by: step)
       if contents[item.source]?.isEmpty == true { contents[item.source] = nil }
     }
   }

@@ -348,7 +348,12 @@ public struct DropFolderWatcher: Service {
         case .new: break
         case .resuming(let id): resuming[candidate.path] = id
         case .held: continue
-        case .imported(let hash):
+        case .imported(let hash, let keptOriginal):
+          // A watcher killed between a commit and `--then delete` left the file.
+          if watcher.options.afterCommit == .delete, keptOriginal, FileSystem.remove(candidate.path) {
+            logger.info("deleted \(candidate.path): the document holds it already")
+            continue
+          }
           let stamp = candidate.stamp
           same.append((candidate.path, ImportMemory.Record(size: stamp.size, modified: stamp.modified, hash: hash)))
           continue
@@ -366,8 +371,9 @@ public struct DropFolderWatcher: Service {
       case new
       /// To import into this stale placeholder of its name.
       case resuming(String)
-      /// Imported already (`hash`): an item of its name holds its content.
-      case imported(hash: String)
+      /// Imported already (`hash`): an item of its name holds its content (and its bytes,
+      /// `keptOriginal`).
+      case imported(hash: String, keptOriginal: Bool)
       /// An item of its name has no content yet (a placeholder another process loads, a
       /// failed item): left alone.
       case held
@@ -385,7 +391,8 @@ public struct DropFolderWatcher: Service {
         let data = try? FileSystem.read(path, limit: Int(stamp.size))
       else { return .new }
       let hash = contentHash(of: data)
-      return contents.contains(ContentCensus.Content(bytes: data.count, hash: hash)) ? .imported(hash: hash) : .new
+      let same = contents.filter { $0.bytes == data.count && $0.hash == hash }
+      return same.isEmpty ? .new : .imported(hash: hash, keptOriginal: same.contains(where: \.keepsOriginal))
     }
 
     /// The first stale placeholder of each source among `sources`, by source.
