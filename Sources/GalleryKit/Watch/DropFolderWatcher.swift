@@ -319,7 +319,7 @@ public struct DropFolderWatcher: Service {
           previous, revision: opened.modelWithoutItems.revision, revisionID: opened.modelWithoutItems.revisionID,
           history: opened.layout.history
         ) { try previous == nil ? opened.model : GalleryDocument.open(document).model }
-        // A file the document holds only as a stale placeholder was being imported by a
+        // A file the document holds as a stale placeholder was being imported by a
         // watcher that was killed: it is imported now, into that placeholder. The items are
         // read only when the summary counts stale placeholders (or lists as many owners as
         // it can: the last then counts those of the rest).
