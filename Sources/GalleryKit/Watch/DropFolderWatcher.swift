@@ -326,9 +326,7 @@ public struct DropFolderWatcher: Service {
         let held = Set(sources.filter(census.holds(source:)))
         var stale: [String: String] = [:]
         if !held.isEmpty,
-          (try? GalleryDocument.summary(document).summary).map({
-            $0.stale > 0 || $0.placeholders.count >= DocumentSummary.ownerLimit
-          }) ?? true
+          opened.layout.summary.map({ $0.stale > 0 || $0.placeholders.count >= DocumentSummary.ownerLimit }) ?? true
         {
           stale = try Self.stalePlaceholders(of: held, in: previous == nil ? opened : GalleryDocument.open(document))
         }

@@ -258,7 +258,11 @@ package struct WatchStateMachine {
   /// How long the last save took: in a long burst into a large document, saves are spaced
   /// so that saving takes a small share of the time.
   private var lastSaveDuration: Duration = .zero
-  private var now: Instant { didSet { files.advance(to: now) } }
+  /// The clock as last given; the file table keeps it, and moves loaded files on with it.
+  private var now: Instant {
+    get { files.now }
+    set { files.advance(to: newValue) }
+  }
   private var stopping = false
   private var failure: WatchError?
   private let allowDuplicates: Bool
@@ -266,7 +270,6 @@ package struct WatchStateMachine {
   package init(_ configuration: Configuration, allowDuplicates: Bool = false, now: Instant) {
     self.configuration = configuration
     self.allowDuplicates = allowDuplicates
-    self.now = now
     self.files = FileTable(now: now)
   }
 
