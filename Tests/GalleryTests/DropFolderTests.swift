@@ -339,6 +339,57 @@ struct DropFolderTests {
     #expect(try setup.items().map(\.id) == left.map(\.id))
   }
 
+  @Test("--then move:DIR, killed between the move aside and its commit: the next start imports the file")
+  func resumeMovedAside() throws {
+    let setup = try DropFolderSetup()
+    let aside = setup.work.path("done")
+    try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+    // In DIR before: one file no item names, under the name the first file takes, and
+    // one that an item names, under the name the second takes.
+    let unnamed = aside + "/held0.jpg"
+    let unnamedBytes = try FixtureImage.make(width: 50, height: 50, seed: 710)
+    try unnamedBytes.write(to: URL(fileURLWithPath: unnamed))
+    let named = aside + "/held1.jpg"
+    try FixtureImage.make(width: 51, height: 50, seed: 711).write(to: URL(fileURLWithPath: named))
+    #expect(try Run.gallery(["drop", setup.document, named]).status == 0)
+    // Placeholders are made a second later: a file's time says it was in DIR before.
+    usleep(1_100_000)
+    let watcher = try setup.start(["--then", "move:" + aside])
+    var writers: [FileHandleWriter] = []
+    for number in 0..<3 {
+      let writer = try FileHandleWriter(path: setup.folder + "/held\(number).jpg")
+      try writer.write(FixtureImage.make(width: 60 + number, height: 40, seed: 720 + number))
+      writers.append(writer)
+    }
+    watcher.waitFor("three placeholders") { $0.filter { $0.event == "placeholder" }.count == 3 }
+    kill(watcher.process.processIdentifier, SIGKILL)
+    watcher.process.wait(upTo: 10)
+    for writer in writers { writer.close() }
+    // Moved aside as `--then move:` does, just before the commit the kill prevented: under
+    // the next free name.
+    let movedTo = [aside + "/held0-2.jpg", aside + "/held1-2.jpg", aside + "/held2.jpg"]
+    for (number, target) in movedTo.enumerated() {
+      #expect(rename(setup.folder + "/held\(number).jpg", target) == 0)
+    }
+    let left = try setup.items()
+    #expect(left.filter { $0.displayState == .stale }.count == 3)
+
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", setup.folder, "--into", setup.document, "--once", "--then", "move:" + aside],
+      environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    let items = try setup.items()
+    #expect(items.map(\.id) == left.map(\.id))
+    #expect(items.allSatisfy { $0.state == .ready })
+    // Each the photo it was made for, in DIR again; the files that were there before are
+    // left as they were.
+    #expect(Set(items.dropFirst().map(\.width)) == [60, 61, 62])
+    #expect(items.allSatisfy { $0.source.hasPrefix(URL(fileURLWithPath: aside + "/held").absoluteString) })
+    #expect(try FileManager.default.contentsOfDirectory(atPath: setup.folder).isEmpty)
+    #expect(FileManager.default.contents(atPath: unnamed) == unnamedBytes)
+    #expect(try Run.gallery(["check", setup.document]).status == 0)
+  }
+
   @Test("At start, a name imported before with other content is imported; one dropped by hand is not again")
   func recycledName() throws {
     let setup = try DropFolderSetup()

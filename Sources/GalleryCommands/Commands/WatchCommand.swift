@@ -29,7 +29,8 @@ struct WatchCommand: AsyncParsableCommand {
       keeps both).
 
       At start the watcher imports what arrived while it was not running (a file a killed \
-      watcher left as a stale placeholder, into that placeholder; a name the document holds \
+      watcher left as a stale placeholder, into that placeholder, and one it had moved to \
+      --then move:DIR but not yet committed, moved back first; a name the document holds \
       already, when the file's content is not the one it holds: a camera's numbering starts \
       again), and never imports a file twice: it remembers path, size, modification time \
       and hash under $XDG_STATE_HOME/gallery/watch/. --once does only that, then exits (for \

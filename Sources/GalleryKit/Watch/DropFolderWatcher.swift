@@ -179,6 +179,8 @@ public struct DropFolderWatcher: Service {
     /// Files a scan found with a stale placeholder of their own (a watcher killed while it
     /// imported them), by path: their placeholder is taken over, not made again.
     private var resuming: [String: String] = [:]
+    /// The pairs whose `--then move:` folder was looked at for files a killed watcher moved.
+    private var lookedAside: Set<Int> = []
 
     init(watcher: DropFolderWatcher) {
       self.watcher = watcher
@@ -293,6 +295,10 @@ public struct DropFolderWatcher: Service {
 
     /// Every complete-looking file below `folder` not imported before.
     private mutating func scan(_ folder: String, pair: Int) async -> [WatchStateMachine.Event] {
+      // What a killed watcher left is there before this one starts: looked for once.
+      if case .move(let aside) = watcher.options.afterCommit, lookedAside.insert(pair).inserted {
+        await returnMovedAside(below: folder, from: aside, pair: pair)
+      }
       let paths =
         watcher.options.recursive
         ? DropSourceParser.filesBelow(folder)
@@ -361,6 +367,45 @@ public struct DropFolderWatcher: Service {
       // Looked at once: the next scan passes them by their size and time.
       memories[pair].remember(same)
       return found
+    }
+
+    /// `--then move:DIR` moves a file aside just before the save that commits it. A watcher
+    /// killed between the two left a stale placeholder naming the file where it was, and
+    /// the file in DIR under its name or the next free one: the file goes back to its name,
+    /// and the scan then imports it into its placeholder as it does any file a killed
+    /// watcher left. A file of DIR is taken only if no item names it and it arrived there
+    /// after the placeholder was made. The items are read only when the summary counts
+    /// stale placeholders.
+    private func returnMovedAside(below folder: String, from aside: String, pair: Int) async {
+      let (document, recursive) = (pairs[pair].document, watcher.options.recursive)
+      let returned = try? await BlockingWork.run { () throws -> [(from: String, to: String)] in
+        let summary = try GalleryDocument.summary(document).summary
+        guard summary.stale > 0 || summary.placeholders.count >= DocumentSummary.ownerLimit else { return [] }
+        let model = try GalleryDocument.open(document).model
+        let named = Set(model.items.map(\.source) + model.trash.map(\.item.source))
+        let base = XDGDirectory.standardized(folder) + "/"
+        var returned: [(from: String, to: String)] = []
+        for item in model.items where item.displayState == .stale {
+          guard let since = item.placeholder?.since,
+            case .success(let source) = DropSourceParser.source(for: item.source, checkingFiles: false),
+            case .file(let path) = source.location, path.hasPrefix(base),
+            recursive || !path.dropFirst(base.count).contains("/"), FileSystem.linkStatus(of: path) == nil
+          else { continue }
+          for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
+            let candidate = aside + "/" + name
+            guard let status = FileSystem.linkStatus(of: candidate) else { break }
+            guard (status.st_mode & S_IFMT) == S_IFREG, !named.contains(DropSource.fileURL(candidate)),
+              Double(status.st_ctim.tv_sec) >= since.timeIntervalSince1970.rounded(.down)
+            else { continue }
+            if Self.move(candidate, to: path) { returned.append((candidate, path)) }
+            break
+          }
+        }
+        return returned
+      }
+      for move in returned ?? [] {
+        logger.info("moved \(move.from) back to \(move.to): a watcher was stopped before committing it")
+      }
     }
 
     /// What a scan makes of a file not remembered as imported.
@@ -465,12 +510,7 @@ public struct DropFolderWatcher: Service {
       for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
         let candidate = folder + "/" + name
         do {
-          try FileSystem.renameWithoutReplacing(path, to: candidate)
-          return candidate
-        } catch  where error.code == .EXDEV {
-          guard (try? FileManager.default.copyItem(atPath: path, toPath: candidate)) != nil else { continue }
-          _ = FileSystem.remove(path)
-          return candidate
+          if try move(path, toFree: candidate) { return candidate }
         } catch  where error.code == .EEXIST {
           continue
         } catch {
@@ -478,6 +518,20 @@ public struct DropFolderWatcher: Service {
         }
       }
       return nil
+    }
+
+    /// Moves a file to a name nothing has, copying across filesystems.
+    static func move(_ path: String, to target: String) -> Bool { (try? move(path, toFree: target)) == true }
+
+    private static func move(_ path: String, toFree target: String) throws(FileSystemError) -> Bool {
+      do {
+        try FileSystem.renameWithoutReplacing(path, to: target)
+        return true
+      } catch  where error.code == .EXDEV {
+        guard (try? FileManager.default.copyItem(atPath: path, toPath: target)) != nil else { return false }
+        _ = FileSystem.remove(path)
+        return true
+      }
     }
   }
 }
