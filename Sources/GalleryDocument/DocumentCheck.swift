@@ -90,7 +90,7 @@ public enum DocumentCheck {
     let stale = model.items.filter { $0.displayState == .stale }.count
     if stale > 0 {
       problems.append(
-        "\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them"
+        "\(stale) stale placeholder\(stale == 1 ? "" : "s") (their loading process is gone): `gallery retry` loads them again, `gallery check --fix` removes them (those whose image the document holds become failed items)"
       )
     }
     return CheckReport(problems: problems, note: notes.isEmpty ? nil : notes.joined(separator: "; "))
@@ -167,16 +167,22 @@ extension DocumentCheck {
   }
 
   /// Repairs what can be repaired without guessing: removes stale placeholders (their loader
-  /// is gone), and rewrites the document without orphan entries and torn tails.
-  /// Returns how many placeholders it removed.
+  /// is gone), and rewrites the document without orphan entries and torn tails. A stale
+  /// placeholder whose bytes the document holds (an image given without a URL: standard
+  /// input, a clipboard, a page's upload) is their only copy: it becomes a failed item that
+  /// `gallery retry` loads from them. Returns how many placeholders it removed and kept so.
   @discardableResult
-  public static func fix(_ path: String) throws -> Int {
+  public static func fix(_ path: String) throws -> (removed: Int, kept: Int) {
     _ = try rescue(path)
-    let removed = try GalleryDocument.edit(path) { edit in
-      let stale = Set(try edit.wholeModel().items.filter { $0.displayState == .stale }.map(\.id))
+    let settled = try GalleryDocument.edit(path) { edit in
+      let stale = try edit.wholeModel().items.enumerated().filter { $0.element.displayState == .stale }
+      for (index, item) in stale where item.original != nil {
+        edit.replaceItem(at: index, with: item.failed(because: "its drop was stopped before it loaded"))
+      }
+      let removed = Set(stale.filter { $0.element.original == nil }.map(\.element.id))
       let staleTrash = edit.trash.filter { $0.item.state == .placeholder && $0.item.displayState == .stale }
-      edit.remove(items: stale, trashed: Set(staleTrash.map(\.item.id)))
-      return stale.count
+      edit.remove(items: removed, trashed: Set(staleTrash.map(\.item.id)))
+      return (removed.count, stale.count - removed.count)
     }
     let document = try GalleryDocument.open(path, scanningWhole: true)
     let live = document.layout.liveNames
@@ -185,7 +191,7 @@ extension DocumentCheck {
     {
       try GalleryDocument.compact(path)
     }
-    return removed
+    return settled
   }
 }
 

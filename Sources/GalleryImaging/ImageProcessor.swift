@@ -79,6 +79,15 @@ public enum ImageProcessor {
       || SandboxedDecoder.Format(prefix: prefix) != nil
   }
 
+  /// The format a decode would name (`jpeg`, `png`, `bmp`...), as the image's first bytes
+  /// say it; nil when they say none.
+  public static func formatName(sniffing prefix: Data) -> String? {
+    if PlainJPEG.isJPEG(prefix) { return "jpeg" }
+    if let format = SandboxedDecoder.Format(prefix: prefix) { return format.rawValue }
+    if let loader = VipsBuffer.loaderName(for: prefix) { return formatName(loader: loader) }
+    return isTIFF(prefix) ? "tiff" : nil
+  }
+
   /// A TIFF's first bytes (BigTIFF's too): libvips recognises a TIFF by reading its first
   /// directory, which is often at the end of the file, past any prefix.
   static func isTIFF(_ prefix: Data) -> Bool {

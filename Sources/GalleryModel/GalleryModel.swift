@@ -286,6 +286,12 @@ public struct Item: Codable, Sendable, Equatable {
   /// Whether this is a note card rather than an image.
   public var isNoteCard: Bool { state == .note }
 
+  /// The content its original must have: its hash, or before it loaded, the one its source
+  /// names when the image was given as bytes (`urn:sha256:HEX`).
+  public var originalHash: String? {
+    hash ?? (source.hasPrefix("urn:sha256:") ? "sha256:" + source.dropFirst("urn:sha256:".count) : nil)
+  }
+
   /// This placeholder, kept as a failure (the classic app's error image: aspect ratio 1).
   public func failed(because reason: String) -> Item {
     var item = self

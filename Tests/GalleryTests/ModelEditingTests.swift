@@ -15,6 +15,19 @@ struct ModelEditingTests {
     return model
   }
 
+  @Test("An item's original has its hash, or before it loaded the one its urn:sha256 source names")
+  func originalHash() {
+    let hex = String(repeating: "ab", count: 32)
+    var given = Item.placeholder(id: "aaaaaa", source: "urn:sha256:" + hex)
+    #expect(given.originalHash == "sha256:" + hex)
+    given.hash = "sha256:" + String(repeating: "cd", count: 32)
+    #expect(given.originalHash == given.hash)
+    #expect(Item.placeholder(id: "bbbbbb", source: "file:///urn:sha256:x.jpg").originalHash == nil)
+    #expect(PlaceholderCommit.isOriginal("originals/" + hex + ".png", of: "sha256:" + hex))
+    #expect(!PlaceholderCommit.isOriginal("originals/" + hex + "0.png", of: "sha256:" + hex))
+    #expect(!PlaceholderCommit.isOriginal("originals/" + hex + ".png", of: hex))
+  }
+
   @Test("Insert at a position, at 1, and past the end")
   func insert() {
     var m = model(["aaaaaa", "bbbbbb", "cccccc"])

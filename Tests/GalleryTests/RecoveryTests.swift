@@ -93,6 +93,58 @@ struct RecoveryTests {
     #expect(!(try Run.gallery(["check", document]).stderr.contains("stale")))
   }
 
+  @Test("Image bytes given on standard input, the drop killed before its commit: the document keeps them for retry")
+  func killedDropOfBytes() throws {
+    let work = try TestWorkspace()
+    let image = try work.image("given.png", width: 2400, height: 1600, format: .png, seed: 61)
+    // Killed between its placeholders' save and its commit: the commit is made to wait for
+    // the lock, taken once the placeholder is seen and held until the kill. (Seen too late,
+    // the image had been committed already: another drop is tried.)
+    var caught: String?
+    for attempt in 0..<10 where caught == nil {
+      let document = try work.document("given\(attempt).gallery")
+      let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: image))
+      let drop = try TestProcess(
+        Run.galleryBinary, ["drop", document, "-"],
+        environment: ProcessInfo.processInfo.environment.merging(Run.isolatedHome) { $1 }, stdin: input.fileDescriptor)
+      try input.close()
+      func placeholder() -> Bool { (try? GalleryDocument.open(document).model.items.first?.state) == .placeholder }
+      while drop.isRunning && !placeholder() { usleep(1_000) }
+      let lock = try DocumentLock(path: document)
+      if placeholder() { caught = document }
+      kill(drop.processIdentifier, SIGKILL)
+      drop.wait()
+      withExtendedLifetime(lock) {}
+    }
+    let document = try #require(caught, "no drop was caught between its placeholder and its commit")
+    #expect(try Listing.of(document).items.map(\.display) == ["stale"])
+    // The bytes were saved with the placeholder: `check --fix` keeps the item, as failed.
+    let fix = try Run.gallery(["check", "--fix", document])
+    #expect(fix.status == 0, "\(fix.stdout)")
+    #expect(fix.stderr.contains("kept 1 stale placeholder as failed"), "\(fix.stderr)")
+    #expect(try Listing.of(document).items.map(\.state) == ["failed"])
+    // Dragged into another gallery as it is, with its bytes: that one loads it too.
+    let other = try work.document("other.gallery")
+    let payload = try Run.gallery(["drag", "--type", "gallery", document, "1"])
+    #expect(payload.status == 0, "\(payload.stderr)")
+    let carried = try Run.gallery(["drop", other, "-"], stdin: payload.stdoutData)
+    #expect(carried.status == 0, "\(carried.stderr)")
+    #expect(try Run.gallery(["retry", other]).status == 0)
+    #expect(try GalleryDocument.open(other).model.items.map(\.width) == [2400])
+    let retry = try Run.gallery(["retry", document])
+    #expect(retry.status == 0, "\(retry.stderr)")
+    let items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.state) == [.ready] && items.first?.width == 2400)
+    // Stored once, by the placeholders' save; exported as it was given.
+    #expect(try archiveNames(document).filter { $0.hasPrefix("originals/") }.count == 1)
+    let out = work.path("out")
+    #expect(try Run.gallery(["export", document, "--to", out]).status == 0)
+    let exported = try FileManager.default.contentsOfDirectory(atPath: out)
+    let given = try work.bytes(image)
+    #expect(exported.count == 1 && (try? work.bytes(out + "/" + exported[0])) == given)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   @Test("A failed item is retried once its source is fixed")
   func retryFailed() throws {
     let work = try TestWorkspace()

@@ -22,7 +22,9 @@ struct CheckCommand: ParsableCommand {
       With --fix, first rescues a damaged document (what could be read becomes a new, clean \
       document at the same path; items whose thumbnail was lost become failed items that \
       `gallery retry` loads again; the damaged file is kept as NAME.gallery.damaged), removes \
-      stale placeholders (left by a drop whose process was killed) and rewrites the document \
+      stale placeholders (left by a drop whose process was killed; one whose image the \
+      document holds, given on standard input, a clipboard or a page, becomes a failed item \
+      that `gallery retry` loads) and rewrites the document \
       without orphan entries or an interrupted save's tail; then checks.
       """)
 
@@ -37,8 +39,13 @@ struct CheckCommand: ParsableCommand {
       if let backup = try DocumentCheck.rescue(target.document) {
         Terminal.message("rescued what could be read into a new revision; the damaged file is kept as \(backup)")
       }
-      let removed = try DocumentCheck.fix(target.document)
+      let (removed, kept) = try DocumentCheck.fix(target.document)
       if removed > 0 { Terminal.message("removed \(removed) stale placeholder\(removed == 1 ? "" : "s")") }
+      if kept > 0 {
+        Terminal.message(
+          "kept \(kept) stale placeholder\(kept == 1 ? "" : "s") as failed: the document holds the image, "
+            + "`gallery retry` loads it")
+      }
     }
     let document = try openListingProblems()
     let report = DocumentCheck.run(document)

@@ -65,8 +65,9 @@ public enum DocumentMerge {
       if taken.contains(item.id) { item.id = ItemID.make(avoiding: taken) }
       taken.insert(item.id)
       item.thumbnail = entry.thumbnail.map { edit.addThumbnail($0, for: item.id) }
-      if let original = entry.original, let hash = item.hash {
-        item.original = edit.addOriginal(original, hash: hash, format: item.format ?? "bin")
+      if let original = entry.original, let hash = item.originalHash {
+        let named = item.original.map { ($0 as NSString).pathExtension } ?? ""
+        item.original = edit.addOriginal(original, hash: hash, format: item.format ?? named)
       } else {
         item.original = nil
       }

@@ -100,7 +100,7 @@ public struct DragPayload: Sendable {
       } else if entry.item.state == .ready {
         throw Refusal(description: "the payload's item \(entry.item.id) is ready but carries no thumbnail")
       }
-      if let original = entry.original, entry.item.hash != contentHash(of: original) {
+      if let original = entry.original, entry.item.originalHash != contentHash(of: original) {
         throw Refusal(description: "the payload's original of item \(entry.item.id) does not have the hash it claims")
       }
     }

@@ -85,6 +85,13 @@ public enum ImageDrop {
       try await BlockingWork.run { _ = try GalleryDocument.openLazily(path) }
       return DropReport(failures: refused)
     }
+    // Bytes given without a URL (standard input, a clipboard, a page's upload) have no
+    // other copy to load from again: they go into the document with their placeholder, so
+    // that a drop killed before its commit leaves an item `retry` loads from them.
+    let held = accepted.map { source -> (data: Data, format: String)? in
+      guard case .data(let data) = source.location else { return nil }
+      return (data, ImageProcessor.formatName(sniffing: data.prefix(LocalImageLoader.precheckPrefix)) ?? "")
+    }
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
@@ -95,8 +102,13 @@ public enum ImageDrop {
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
-          edit.insert(
-            zip(ids, accepted).map { Item.placeholder(id: $0, source: $1.url, page: $1.page, now: now) }, at: options.position)
+          let placeholders = zip(ids, zip(accepted, held)).map { id, sourceAndBytes in
+            let (source, bytes) = sourceAndBytes
+            var item = Item.placeholder(id: id, source: source.url, page: source.page, now: now)
+            if let bytes { item.original = edit.addOriginal(bytes.data, hash: contentHash(of: bytes.data), format: bytes.format) }
+            return item
+          }
+          edit.insert(placeholders, at: options.position)
           return (ids, try early.settle(ids: ids, keepFailed: keepFailed, in: &edit))
         }
         return (ids, save, settled)
@@ -542,6 +554,11 @@ struct CommitBatch {
 
 /// Commits loaded images where their placeholders stand now.
 public enum PlaceholderCommit {
+  /// Whether an original's entry (`originals/HEX.EXT`) holds the content `hash` names.
+  package static func isOriginal(_ entry: String, of hash: String) -> Bool {
+    hash.hasPrefix("sha256:") && entry.hasPrefix(EntryName.originalsFolder + hash.dropFirst("sha256:".count) + ".")
+  }
+
   /// Replaces each placeholder in place (wherever other edits moved it); removes the
   /// placeholders of failures (or marks them failed) and of cancelled loads, or gives a
   /// cancelled one back the item it stood for (`restoring`: a retry's stale or failed
@@ -578,7 +595,9 @@ public enum PlaceholderCommit {
       }
       let name = edit.addThumbnail(image.thumbnail, for: id)
       var item = placeholder.committed(with: image, thumbnailEntry: name)
-      if let original = image.original {
+      // Bytes the placeholder's save stored already (under the format their first bytes
+      // said) are not stored again.
+      if let original = image.original, !(placeholder.original.map { Self.isOriginal($0, of: image.hash) } ?? false) {
         item.original = edit.addOriginal(original, hash: image.hash, format: image.format)
       }
       edit.replaceItem(at: index, with: item)
