@@ -180,7 +180,9 @@ extension DocumentCheck {
         edit.replaceItem(at: index, with: item.failed(because: "its drop was stopped before it loaded"))
       }
       let removed = Set(stale.filter { $0.element.original == nil }.map(\.element.id))
-      let staleTrash = edit.trash.filter { $0.item.state == .placeholder && $0.item.displayState == .stale }
+      let staleTrash = edit.trash.filter {
+        $0.item.state == .placeholder && $0.item.displayState == .stale && $0.item.original == nil
+      }
       edit.remove(items: removed, trashed: Set(staleTrash.map(\.item.id)))
       return (removed.count, stale.count - removed.count)
     }
