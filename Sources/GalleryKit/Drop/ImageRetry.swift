@@ -7,7 +7,8 @@ import GallerySystem
 /// Loads again the items a drop could not finish: stale placeholders (their loader was
 /// killed) and failed items. Each becomes a placeholder of this process again, is loaded
 /// with no lock held, and is committed where it stands then; one that fails again stays as
-/// a failed item, with the new reason.
+/// a failed item, with the new reason. An image given as bytes (`urn:sha256:`) loads from
+/// the bytes the document holds, saved with its placeholder.
 public enum ImageRetry {
   /// Why an item cannot be retried.
   public struct Refusal: Error, CustomStringConvertible {
