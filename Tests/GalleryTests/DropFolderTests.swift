@@ -37,6 +37,23 @@ struct DropFolderSetup {
   }
 
   func items() throws -> [Item] { try GalleryDocument.open(document).model.items }
+
+  /// A watcher killed (SIGKILL) while it imports `count` whole images, `held0.jpg`... (60 +
+  /// their number pixels wide): each still held open by its writer, so that each gets its
+  /// placeholder and none is loaded before the kill.
+  func killWhileImporting(_ count: Int, seed: Int, _ extra: [String] = []) throws {
+    let watcher = try start(extra)
+    var writers: [FileHandleWriter] = []
+    for number in 0..<count {
+      let writer = try FileHandleWriter(path: folder + "/held\(number).jpg")
+      try writer.write(FixtureImage.make(width: 60 + number, height: 40, seed: seed + number))
+      writers.append(writer)
+    }
+    watcher.waitFor("\(count) placeholders") { $0.filter { $0.event == "placeholder" }.count == count }
+    kill(watcher.process.processIdentifier, SIGKILL)
+    watcher.process.wait(upTo: 10)
+    for writer in writers { writer.close() }
+  }
 }
 
 @Suite("Drop folders: gallery watch", .serialized)
@@ -305,19 +322,7 @@ struct DropFolderTests {
   @Test("A watcher killed while it imports: the next one imports those files into their placeholders")
   func resumeAfterKill() throws {
     let setup = try DropFolderSetup()
-    let watcher = try setup.start()
-    // Whole images, still held open by their writer: each gets its placeholder, and none
-    // is loaded before the kill.
-    var writers: [FileHandleWriter] = []
-    for number in 0..<5 {
-      let writer = try FileHandleWriter(path: setup.folder + "/held\(number).jpg")
-      try writer.write(FixtureImage.make(width: 60 + number, height: 40, seed: 700 + number))
-      writers.append(writer)
-    }
-    watcher.waitFor("five placeholders") { $0.filter { $0.event == "placeholder" }.count == 5 }
-    kill(watcher.process.processIdentifier, SIGKILL)
-    watcher.process.wait(upTo: 10)
-    for writer in writers { writer.close() }
+    try setup.killWhileImporting(5, seed: 700)
     let left = try setup.items()
     #expect(left.count == 5)
     #expect(left.allSatisfy { $0.displayState == .stale })
@@ -354,17 +359,7 @@ struct DropFolderTests {
     #expect(try Run.gallery(["drop", setup.document, named]).status == 0)
     // Placeholders are made a second later: a file's time says it was in DIR before.
     usleep(1_100_000)
-    let watcher = try setup.start(["--then", "move:" + aside])
-    var writers: [FileHandleWriter] = []
-    for number in 0..<3 {
-      let writer = try FileHandleWriter(path: setup.folder + "/held\(number).jpg")
-      try writer.write(FixtureImage.make(width: 60 + number, height: 40, seed: 720 + number))
-      writers.append(writer)
-    }
-    watcher.waitFor("three placeholders") { $0.filter { $0.event == "placeholder" }.count == 3 }
-    kill(watcher.process.processIdentifier, SIGKILL)
-    watcher.process.wait(upTo: 10)
-    for writer in writers { writer.close() }
+    try setup.killWhileImporting(3, seed: 720, ["--then", "move:" + aside])
     // Moved aside as `--then move:` does, just before the commit the kill prevented: under
     // the next free name.
     let movedTo = [aside + "/held0-2.jpg", aside + "/held1-2.jpg", aside + "/held2.jpg"]
