@@ -109,7 +109,8 @@ struct RecoveryTests {
         environment: ProcessInfo.processInfo.environment.merging(Run.isolatedHome) { $1 }, stdin: input.fileDescriptor)
       try input.close()
       func placeholder() -> Bool { (try? GalleryDocument.open(document).model.items.first?.state) == .placeholder }
-      while drop.isRunning && !placeholder() { usleep(1_000) }
+      let deadline = Date() + Run.deadline
+      while drop.isRunning && !placeholder() && Date() < deadline { usleep(1_000) }
       let lock = try DocumentLock(path: document)
       if placeholder() { caught = document }
       kill(drop.processIdentifier, SIGKILL)
