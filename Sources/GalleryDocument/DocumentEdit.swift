@@ -17,6 +17,8 @@ public struct DocumentEdit {
   private(set) var newEntries: [String: Data] = [:]
   /// Entries the document holds already (an original shared by content is stored once).
   private let existingEntries: EntryTable
+  /// The document's file, locked for this edit (nil for an edit of a model alone).
+  private let file: FileHandleFD?
   /// The document's history, oldest first.
   package let history: History
   /// What made this edit, for the history (`move: 2 items`); said from the change when nil.
@@ -37,13 +39,22 @@ public struct DocumentEdit {
   }
 
   package init(
-    working: WorkingModel, existingEntries: EntryTable, history: History, path: String, itemSource: ItemSource?
+    working: WorkingModel, existingEntries: EntryTable, history: History, path: String, itemSource: ItemSource?,
+    file: FileHandleFD? = nil
   ) {
     self.working = working
     self.path = path
     self.itemSource = itemSource
     self.existingEntries = existingEntries
     self.history = history
+    self.file = file
+  }
+
+  /// The original bytes the document holds for an item, or nil when it holds none (read
+  /// through a descriptor of its own: the save writes through the edit's).
+  package func original(of item: Item) throws -> Data? {
+    guard let name = item.original, let location = existingEntries[name], let file else { return nil }
+    return try DocumentArchive.read(location, named: name, from: try file.reopenedForReading())
   }
 
   /// Embeds an image's original bytes, once per content; returns the entry name.
@@ -133,7 +144,7 @@ extension GalleryDocument {
     if let damage = layout.damage { throw DocumentError.damaged(path, damage) }
     var edit = DocumentEdit(
       working: layout.working, existingEntries: layout.entries, history: layout.history, path: path,
-      itemSource: layout.itemSource)
+      itemSource: layout.itemSource, file: lock.file)
     let result = try body(&edit)
     let change = try edit.reading { try ModelChange(from: layout.working, to: edit.working, reading: layout.read) }
     guard

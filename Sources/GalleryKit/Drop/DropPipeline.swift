@@ -88,6 +88,8 @@ public enum ImageDrop {
     // Bytes given without a URL (standard input, a clipboard, a page's upload) have no
     // other copy to load from again: they go into the document with their placeholder, so
     // that a drop killed before its commit leaves an item `retry` loads from them.
+    // Their URLs (bytes' are their hash) are made before the document's lock is taken.
+    let urls = accepted.map(\.url)
     let held = accepted.map { source -> (data: Data, format: String)? in
       guard case .data(let data) = source.location else { return nil }
       return (data, ImageProcessor.formatName(sniffing: data.prefix(LocalImageLoader.precheckPrefix)) ?? "")
@@ -102,10 +104,11 @@ public enum ImageDrop {
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
-          let placeholders = zip(ids, zip(accepted, held)).map { id, sourceAndBytes in
-            let (source, bytes) = sourceAndBytes
-            var item = Item.placeholder(id: id, source: source.url, page: source.page, now: now)
-            if let bytes { item.original = edit.addOriginal(bytes.data, hash: contentHash(of: bytes.data), format: bytes.format) }
+          let placeholders = accepted.indices.map { index in
+            var item = Item.placeholder(id: ids[index], source: urls[index], page: accepted[index].page, now: now)
+            if let bytes = held[index], let hash = item.originalHash {
+              item.original = edit.addOriginal(bytes.data, hash: hash, format: bytes.format)
+            }
             return item
           }
           edit.insert(placeholders, at: options.position)

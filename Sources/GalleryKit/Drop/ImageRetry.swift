@@ -43,7 +43,6 @@ public enum ImageRetry {
   ) throws -> (targets: [(id: String, source: DropSource)], unusable: [DropFailure], originals: [String: Item]) {
     var unusable: [DropFailure] = []
     var originals: [String: Item] = [:]
-    let held = try heldBytes(of: ids, in: path)
     let targets: [(id: String, source: DropSource)] = try GalleryDocument.edit(path) { edit in
       let wanted = try ids ?? edit.wholeModel().items.filter { $0.state == .failed || $0.displayState == .stale }.map(\.id)
       var targets: [(String, DropSource)] = []
@@ -59,10 +58,11 @@ public enum ImageRetry {
         case .pending: throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
         case .failed, .stale: break
         }
-        if let bytes = held[id], bytes.entry == item.original {
+        // Given as bytes (no URL to load them from): the bytes the document holds.
+        if item.source.hasPrefix("urn:"), let data = try? edit.original(of: item) {
           edit.replaceItem(at: index, with: item.placeholderAgain())
           originals[id] = item
-          targets.append((id, .data(bytes.data, given: item.source)))
+          targets.append((id, .data(data, given: item.source)))
           continue
         }
         switch DropSourceParser.source(for: item.source) {
@@ -78,19 +78,5 @@ public enum ImageRetry {
       return targets
     }
     return (targets, unusable, originals)
-  }
-
-  /// The bytes the document holds of items that have no other source (standard input, a
-  /// clipboard, a page's upload: `urn:sha256:`), read before the edit's lock is taken.
-  private static func heldBytes(of ids: [String]?, in path: String) throws -> [String: (entry: String, data: Data)] {
-    // Only the items asked for are read (each item, when none is).
-    let document = try ids == nil ? GalleryDocument.open(path) : GalleryDocument.openLazily(path)
-    let items = try ids.map { try document.positions(of: $0).values.map(document.item(at:)) } ?? document.model.items
-    var held: [String: (entry: String, data: Data)] = [:]
-    for item in items where item.source.hasPrefix("urn:") && (item.state == .failed || item.displayState == .stale) {
-      guard let entry = item.original, let data = try? document.original(of: item) else { continue }
-      held[item.id] = (entry, data)
-    }
-    return held
   }
 }
