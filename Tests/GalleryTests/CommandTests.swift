@@ -160,6 +160,26 @@ struct DropCommandTests {
     #expect(result.stdout.split(separator: "\n").map { $0.split(separator: "\t")[1] } == items.map { Substring($0.id) })
   }
 
+  @Test("Bytes on stdin that are neither an image nor text are refused whole, even with --keep-failed")
+  func binaryInput() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    // A gzip of text, and bytes of no format: before, each of their "lines" was a source
+    // that failed, kept as a failed item named by its bytes.
+    var generator = SplitMix(state: 7)
+    let noise = Data((0..<3000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    let gzip = try Run.program("/bin/gzip", ["-c", "-n"], stdin: Data(String(repeating: "photo.jpg\n", count: 200).utf8))
+    for input in [noise, gzip.stdoutData] {
+      let result = try Run.gallery(["drop", "--keep-failed", document, "-"], stdin: input)
+      #expect(result.status == 1, "\(result.stderr)")
+      #expect(result.stderr.contains("not dropped: standard input: neither an image Gallery reads nor a text/uri-list"))
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+    #expect(try Listing.of(document).items.isEmpty)
+    #expect(DropSourceParser.binaryByte(in: Data("file:///a.jpg\r\n# tab\there\u{0}\n".utf8)) == nil)
+    #expect(DropSourceParser.binaryByte(in: Data([0x63, 0x61, 0x66, 0xE9, 0x0A, 0x1B])) == 0x1B)
+  }
+
   @Test("One bad source is reported; the others land; exit status 1; no placeholder left")
   func partialFailure() throws {
     let work = try TestWorkspace()

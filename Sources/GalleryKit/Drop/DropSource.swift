@@ -95,6 +95,17 @@ public enum DropSourceParser {
         let input = readStandardInput()
         if nullSeparated {
           entries = input.split(separator: 0).map { PathBytes.string($0) }
+        } else if let binary = binaryByte(in: input) {
+          // A uri-list is text: its lines would be names made of whatever bytes (a PDF, an
+          // archive, a clipboard's foreign data), each a failure, or a failed item to keep.
+          let start = input.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+          failures.append(
+            DropFailure(
+              source: "standard input",
+              reason:
+                "neither an image Gallery reads nor a text/uri-list (byte 0x\(String(format: "%02x", binary)) is "
+                + "no text's; it starts \(start))"))
+          entries = []
         } else {
           // Bytes that are not UTF-8 are a file name's (see PathBytes); a NUL is no line's.
           entries = uriList(PathBytes.string(input))
@@ -125,6 +136,12 @@ public enum DropSourceParser {
       }
     }
     return (sources, failures)
+  }
+
+  /// The first control byte in `input` that no text holds (a NUL is left to the lines that
+  /// hold one, which are told about `--null`), or nil when it reads as text.
+  package static func binaryByte(in input: Data) -> UInt8? {
+    input.first { $0 < 0x20 && ![0x00, 0x09, 0x0A, 0x0B, 0x0C, 0x0D].contains($0) || $0 == 0x7F }
   }
 
   /// Writes a `text/uri-list` (RFC 2483): one URI a line, each ended by CRLF.
