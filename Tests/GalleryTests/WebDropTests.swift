@@ -393,6 +393,31 @@ struct WebDropTests {
     #expect(failed.stderr.contains("cannot be downloaded: connection refused"), "\(failed.stderr)")
   }
 
+  @Test("A link that now fails (404, an error page, a page instead of the image): the cached copy stands in")
+  func cacheAfterTheLinkExpired() throws {
+    let web = try WebSetup()
+    let url = try web.image("expiring.jpg", seed: 6)
+    #expect(try web.gallery(["drop", web.document, url]).status == 0)
+    let original = try web.work.bytes(web.server.folder + "/expiring.jpg")
+    // Taken down: 404. Then an HTML page where the image was (what expired links often serve).
+    try FileManager.default.removeItem(atPath: web.server.folder + "/expiring.jpg")
+    let export = try web.gallery(["export", web.document, "1", "--to", web.work.path("out")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(try web.work.bytes(export.stdout.trimmingCharacters(in: .newlines)) == original)
+    #expect(try web.server.count("/files/expiring.jpg", "404") == 1)
+    try Data("<!doctype html><p>This link has expired</p>".utf8).write(
+      to: URL(fileURLWithPath: web.server.folder + "/expiring.jpg"))
+    let other = try web.work.document("other.gallery")
+    let again = try web.gallery(["drop", "--keep-failed", other, url])
+    #expect(again.status == 0, "\(again.stderr)")
+    let items = try Listing.of(other).items
+    #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 1.5)
+    // Without the cache, the failure is the server's.
+    #expect(try web.gallery(["cache", "--clear"]).status == 0)
+    let failed = try web.gallery(["drop", other, url])
+    #expect(failed.status == 1 && failed.stderr.contains("the body is not an image"), "\(failed.stderr)")
+  }
+
   @Test("The cache keeps at most GALLERY_CACHE_SIZE bytes, evicting the least recently used")
   func cacheEviction() throws {
     let web = try WebSetup()

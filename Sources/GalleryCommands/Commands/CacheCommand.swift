@@ -14,7 +14,8 @@ struct CacheCommand: ParsableCommand {
       Web images dropped into any gallery are cached under $XDG_CACHE_HOME/gallery/downloads \
       (default ~/.cache/gallery/downloads), keyed by URL, so that dropping them again, \
       `retry` and `export` revalidate them (ETag, Last-Modified) instead of downloading \
-      them again. The cache keeps at most $GALLERY_CACHE_SIZE bytes (a number, or with a \
+      them again; the cached copy stands in when the server cannot be reached or no longer \
+      serves the image (an error status, a page where it was: an expired link). The cache keeps at most $GALLERY_CACHE_SIZE bytes (a number, or with a \
       K, M or G suffix; default 500M), evicting the least recently used first.
 
       Without options, the same as --info. Documents never depend on the cache: clearing \

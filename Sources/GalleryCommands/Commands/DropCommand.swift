@@ -16,7 +16,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       text/uri-list from standard input (one URI a line, # comments, CRLF allowed) or the \
       payload of `gallery drag --type gallery`; with --null, standard input lists paths \
       or URIs each ended by a NUL (`find -print0`), and a NUL inside a uri-list line is \
-      refused without it. File names are bytes: a name that is not UTF-8 (Latin-1 from an \
+      refused without it; standard input that is neither an image, such a payload nor \
+      text is refused whole. File names are bytes: a name that is not UTF-8 (Latin-1 from an \
       old camera or a FAT card) is recorded with its bytes percent-encoded in its file:// \
       URL and shown with \\xNN escapes. Whether a file or a download is an image \
       is decided by its content, never its name or Content-Type. An image-search result \
@@ -34,7 +35,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       source fails, the document is left byte for byte as it was.
 
       Downloads are cached under $XDG_CACHE_HOME/gallery (default ~/.cache/gallery), \
-      revalidated with ETag and Last-Modified, and evicted least recently used first \
+      revalidated with ETag and Last-Modified (a cached copy stands in for a server that \
+      cannot be reached or no longer serves the image), and evicted least recently used first \
       beyond $GALLERY_CACHE_SIZE (default 500M); see `gallery cache`. Proxies are taken \
       from http_proxy, https_proxy and no_proxy, as curl does; https trusts the system's \
       certificate authorities and those in $SSL_CERT_FILE.

@@ -108,11 +108,12 @@ public final class WebImageFetcher: Sendable {
   }
 
   /// Downloads the image at `url`, or takes it from the cache when the server says it has
-  /// not changed.
+  /// not changed, cannot be reached, or no longer serves it.
   public func fetch(_ url: URL) async -> Result<WebDownload, WebFailure> {
     let key = url.absoluteString
     let cached = cache?.lookup(key)
-    // The cached copy stands in when the server says it has not changed, or cannot be reached.
+    // The cached copy stands in when the server says it has not changed, cannot be reached
+    // or no longer serves the image.
     func cachedDownload(_ cached: DownloadCache.CachedCopy) -> Result<WebDownload, WebFailure> {
       guard let body = cached.body() else { return .failure(.transport("the cached copy could not be read")) }
       cache?.touch(key)
@@ -177,6 +178,8 @@ public final class WebImageFetcher: Sendable {
       switch head.status.code {
       case 200..<300:
         guard ImageProcessor.recognises(body.prefix(LocalImageLoader.precheckPrefix)) else {
+          // An expired link often answers with a page: the cached copy is still the image.
+          if let cached { return cachedDownload(cached) }
           return .failure(.notAnImage(contentType: head.headers.first(name: "Content-Type")))
         }
         cache?.store(
@@ -198,6 +201,9 @@ public final class WebImageFetcher: Sendable {
         guard redirects <= limits.maxRedirects else { return .failure(.tooManyRedirects(limits.maxRedirects)) }
         current = next
       default:
+        // A link that expired or was taken down, a server in trouble: what it served before
+        // is still the image dropped (as HTTP's stale-if-error lets a cache answer).
+        if let cached { return cachedDownload(cached) }
         return .failure(.status(Int(head.status.code), head.status.reasonPhrase))
       }
     }
