@@ -501,6 +501,49 @@ struct WebDropTests {
     #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 2)
   }
 
+  @Test("A placeholder another machine was loading: pending here, retried when named, the others said")
+  func placeholderOfAnotherHost() throws {
+    let web = try WebSetup()
+    let url = try web.image("synced.jpg", width: 300, height: 150, seed: 8)
+    let drop = try web.start(["drop", web.document, url + "?hold=laptop"])
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/synced.jpg", "held") == 1 }
+    kill(drop.processIdentifier, SIGKILL)
+    drop.wait()
+    // The document as a sync tool brings it from a laptop whose drop was killed.
+    let synced = web.work.path("synced.gallery")
+    try HostileDocument.make(from: web.document, to: synced) { model in
+      HostileDocument.items(&model) { items in
+        var placeholder = items[0]["placeholder"] as! [String: Any]
+        var owner = placeholder["owner"] as! [String: Any]
+        owner["host"] = "laptop-of-someone-else"
+        placeholder["owner"] = owner
+        items[0]["placeholder"] = placeholder
+      }
+    }
+    let id = try Listing.of(synced).items[0].id
+    #expect(try Listing.of(synced).items.map(\.display) == ["pending"])
+    try web.server.release("laptop")
+    let unnamed = try Run.gallery(["retry", synced], environment: web.environment)
+    #expect(unnamed.status == 0, "\(unnamed.stderr)")
+    #expect(unnamed.stderr.contains("1 placeholder is being loaded by process"), "\(unnamed.stderr)")
+    #expect(unnamed.stderr.contains("on laptop-of-someone-else"), "\(unnamed.stderr)")
+    #expect(try Listing.of(synced).items.map(\.display) == ["pending"])
+    let named = try Run.gallery(["retry", synced, id], environment: web.environment)
+    #expect(named.status == 0, "\(named.stderr)")
+    let items = try Listing.of(synced).items
+    #expect(items.map(\.state) == ["ready"] && items[0].id == id && items[0].aspectRatio == 2)
+    // This machine's own live loads are still refused.
+    let own = try web.start(["drop", web.document, url + "?hold=again"])
+    // Held (the one before, the named retry's, this one): its placeholder is saved by then.
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/synced.jpg", "held") == 3 }
+    let live = try Listing.of(web.document).items.filter { $0.display == "pending" }
+    #expect(live.count == 1)
+    let refused = try Run.gallery(["retry", web.document] + live.map(\.id), environment: web.environment)
+    #expect(refused.status == 1 && refused.stderr.contains("is being loaded by process \(own.processIdentifier)"))
+    try web.server.release("again")
+    own.wait()
+  }
+
   @Test("drop --embed of web images: the document travels; export works with no server and no cache")
   func embedWeb() throws {
     let web = try WebSetup()

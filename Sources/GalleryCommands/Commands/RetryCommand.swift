@@ -16,6 +16,10 @@ struct RetryCommand: AsyncParsableCommand, TakesManyItems {
       cache, not downloaded again when unchanged. Each is committed where it stands; one that fails again \
       stays as a failed item with the new reason (exit status 1). `gallery check --fix` \
       removes stale placeholders instead.
+
+      A placeholder another machine was loading (a document synced between them) stays \
+      pending here, since this machine cannot tell whether that process still runs: name \
+      it and it is taken over and loaded here.
       """)
 
   @OptionGroup var target: DocumentArgument
@@ -40,6 +44,16 @@ struct RetryCommand: AsyncParsableCommand, TakesManyItems {
       Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
     }
     for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
+    if items.isEmpty {
+      let summary = try GalleryDocument.summary(target.document).summary
+      for group in summary.placeholders where !group.owner.isOnThisHost {
+        Terminal.message(
+          "\(group.count) placeholder\(group.count == 1 ? " is" : "s are") being loaded by process \(group.owner.pid) "
+            + "on \(group.owner.host), which this machine cannot check: if that drop is gone, name "
+            + "\(group.count == 1 ? "it" : "them") to load \(group.count == 1 ? "it" : "them") here "
+            + "(`gallery show --where state:pending` lists them)")
+      }
+    }
     if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }
   }
 }

@@ -55,7 +55,13 @@ public enum ImageRetry {
         switch item.displayState {
         case .ready: throw Refusal(description: "item \(id) is ready: nothing to retry")
         case .note: throw Refusal(description: "item \(id) is a note card: nothing to retry")
-        case .pending: throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
+        case .pending:
+          // Another machine's process (a document synced between them) cannot be checked
+          // here: named, its placeholder is taken over, or a killed drop there would leave
+          // it pending here for good.
+          guard ids != nil, let owner = item.placeholder?.owner, !owner.isOnThisHost else {
+            throw Refusal(description: "item \(id) is being loaded by process \(item.placeholder?.owner.pid ?? 0)")
+          }
         case .failed, .stale: break
         }
         // Given as bytes (no URL to load them from): the bytes the document holds.
