@@ -174,7 +174,7 @@ package enum PathBytes {
 
   /// The bytes of URL text, `%XX` decoded; an escape that is not one is refused
   /// (`strict`) or kept as it is.
-  private static func percentDecoded(_ text: Substring, strict: Bool) -> [UInt8]? {
+  package static func percentDecoded(_ text: Substring, strict: Bool) -> [UInt8]? {
     var bytes: [UInt8] = []
     let utf8 = Array(text.utf8)
     var index = 0

@@ -565,10 +565,11 @@ struct DocumentController {
     } else {
       let edit = try await ViewServer.edit(request)
       // A page is not a shell: it names no local file (that would read the server's disk,
-      // and even a refusal would tell whether a path exists). Only web links are parsed.
-      let isWeb = { (uri: String) in ["http://", "https://"].contains { uri.lowercased().hasPrefix($0) } }
+      // and even a refusal would tell whether a path exists). Only web links and the
+      // `data:` URIs of images a page holds inline are parsed.
+      let isWeb = { (uri: String) in ["http://", "https://", "data:"].contains { uri.lowercased().hasPrefix($0) } }
       let parsed = DropSourceParser.parse(edit.uris.filter(isWeb), recursive: false) { Data() }
-      sources = parsed.0.filter(\.isWeb)
+      sources = parsed.0.filter { $0.isWeb || $0.isData }
       refused = parsed.1
       for uri in edit.uris where !isWeb(uri) {
         refused.append(DropFailure(source: uri, reason: "a page can drop web links and files, not local paths"))

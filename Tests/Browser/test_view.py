@@ -1,6 +1,7 @@
 """The browser view end to end: the real binary serving real documents to Debian's chromium.
 Every edit made on a page is checked with `gallery show --json`, the CLI's own reading."""
 
+import base64
 import json
 import pathlib
 import re
@@ -157,9 +158,18 @@ def test_links_dropped_from_another_tab_are_downloaded(workspace, images, serve,
     search = f"https://www.google.com/imgres?imgurl={image_server.base}/photo.jpg&imgrefurl=https://example.org/page"
     page.locator("#grid").drop({"data": {"text/uri-list": search}})
     ready_tiles(page, 4)
+    # An image a page holds inline: its data: URI, in a uri-list or as an <img> in HTML.
+    make_image(workspace / "inline.png", 200, 100)
+    inline = "data:image/png;base64," + base64.b64encode((workspace / "inline.png").read_bytes()).decode()
+    page.locator("#grid").drop({"data": {"text/uri-list": inline}})
+    ready_tiles(page, 5)
+    page.locator("#grid").drop({"data": {"text/html": f'<img src="{inline}">'}})
+    ready_tiles(page, 6)
     sources = [item["source"] for item in show(document)["items"]]
-    assert sources[1:] == [f"{image_server.base}/photo.jpg", f"{image_server.base}/pic.png", f"{image_server.base}/photo.jpg"]
+    assert sources[1:4] == [f"{image_server.base}/photo.jpg", f"{image_server.base}/pic.png", f"{image_server.base}/photo.jpg"]
     assert show(document)["items"][3]["page"] == "https://example.org/page"
+    assert sources[4] == sources[5] and sources[4].startswith("urn:sha256:")
+    assert [item["aspectRatio"] for item in show(document)["items"][4:]] == [2, 2]
 
 
 def test_a_page_cannot_drop_a_local_path(workspace, images, serve, context):

@@ -180,6 +180,38 @@ struct DropCommandTests {
     #expect(DropSourceParser.binaryByte(in: Data([0x63, 0x61, 0x66, 0xE9, 0x0A, 0x1B])) == 0x1B)
   }
 
+  @Test("data: URIs (an image a web page holds inline): base64 or escaped, embedded; bad ones said")
+  func dataURIs() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let png = try work.bytes(try work.image("inline.png", width: 200, height: 100, format: .png, seed: 9))
+    let base64 = "data:image/png;base64," + png.base64EncodedString()
+    let escaped = "data:image/png," + png.map { String(format: "%%%02X", $0) }.joined()
+    let dropped = try Run.gallery(["drop", document, base64])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    let listed = try Run.gallery(["drop", document, "-"], stdin: Data((escaped + "\r\n").utf8))
+    #expect(listed.status == 0, "\(listed.stderr)")
+    let items = try Listing.of(document).items
+    #expect(items.map(\.state) == ["ready", "ready"] && items.map(\.aspectRatio) == [2, 2])
+    #expect(items[0].source == items[1].source && items[0].source.hasPrefix("urn:sha256:"))
+    // Embedded: export writes the very bytes.
+    let export = try Run.gallery(["export", document, "1", "--to", work.path("out")])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(try work.bytes(export.stdout.trimmingCharacters(in: .newlines)) == png)
+
+    let bad = try Run.gallery(["drop", document, "data:image/png;base64,%%%", "data:text/plain,hello", "data:nocomma"])
+    #expect(bad.status == 1)
+    #expect(bad.stderr.contains("data:image/png;base64,%%%: not a valid data: URI"), "\(bad.stderr)")
+    #expect(bad.stderr.contains("data:text/plain,hello: not an image"), "\(bad.stderr)")
+    #expect(bad.stderr.contains("data:nocomma: not a valid data: URI"), "\(bad.stderr)")
+    // A long one is named by its start in messages.
+    let long = "data:image/png;base64," + String(repeating: "A", count: 4000) + "!"
+    let named = try Run.gallery(["drop", document, long])
+    #expect(named.stderr.contains("data:image/png;base64,AAAAAAAAAAAAAAAAAAAAAAAAAA…: "), "\(named.stderr)")
+    #expect(named.stderr.count < 300, "\(named.stderr)")
+    #expect(try Listing.of(document).items.count == 2)
+  }
+
   @Test("One bad source is reported; the others land; exit status 1; no placeholder left")
   func partialFailure() throws {
     let work = try TestWorkspace()

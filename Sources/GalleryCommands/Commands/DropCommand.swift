@@ -12,7 +12,9 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     commandName: "drop",
     abstract: "Drop images into a gallery.",
     discussion: """
-      SOURCE is a file path, a file:// URI, an http:// or https:// URL, or - to read a \
+      SOURCE is a file path, a file:// URI, an http:// or https:// URL, a data: URI (an image \
+      a web page holds inline, embedded in the document as bytes given on standard input \
+      are), or - to read a \
       text/uri-list from standard input (one URI a line, # comments, CRLF allowed) or the \
       payload of `gallery drag --type gallery`; with --null, standard input lists paths \
       or URIs each ended by a NUL (`find -print0`), and a NUL inside a uri-list line is \
@@ -72,7 +74,7 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
   @Flag(help: "Write the committed items as JSON.")
   var json = false
 
-  @Argument(help: "Files, file:// URIs, http(s) URLs, or - for a text/uri-list on standard input.", completion: .file())
+  @Argument(help: "Files, file:// URIs, http(s) URLs, data: URIs, or - for a text/uri-list on standard input.", completion: .file())
   var sources: [String]
 
   func validate() throws {

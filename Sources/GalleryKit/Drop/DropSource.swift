@@ -41,6 +41,12 @@ public struct DropSource: Sendable, Equatable {
     return false
   }
 
+  /// Bytes given with the source itself (standard input, a clipboard, a `data:` URI).
+  public var isData: Bool {
+    if case .data = location { return true }
+    return false
+  }
+
   /// The `file:` URL an item records for a local path: absolute, its bytes percent-encoded.
   static func fileURL(_ path: String) -> String { PathBytes.fileURL(absolutePath: XDGDirectory.standardized(path)) }
 
@@ -76,8 +82,8 @@ public struct DropFailure: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(source): \(reason)" }
 }
 
-/// Turns command-line sources into drop sources: paths, `file://` URIs, http(s) URLs, and
-/// `-` for a `text/uri-list` on standard input.
+/// Turns command-line sources into drop sources: paths, `file://` URIs, http(s) URLs,
+/// `data:` URIs, and `-` for a `text/uri-list` on standard input.
 public enum DropSourceParser {
   /// `-` reads a uri-list from standard input, or with `nullSeparated` a list of paths or
   /// URIs each ended by a NUL (`find -print0`).
@@ -177,14 +183,32 @@ public enum DropSourceParser {
         return .success(DropSource(given: text, location: .web(result.image), page: result.page?.absoluteString))
       }
       return .success(DropSource(given: text, location: .web(url)))
+    case "data":
+      // What a browser gives for an image a page holds inline; named by its start in
+      // messages (it may be megabytes long).
+      let named = text.count > 60 ? text.prefix(48) + "…" : text
+      guard let bytes = dataURIBytes(text) else {
+        return .failure(DropFailure(source: String(named), reason: "not a valid data: URI (RFC 2397)"))
+      }
+      return .success(.data(bytes, given: String(named)))
     default:
       // "photo:1.jpg" is a file name when such a file exists.
       if checkingFiles, FileSystem.linkStatus(of: text) != nil {
         return .success(DropSource(given: text, location: .file(path: absolute(text))))
       }
       return .failure(
-        DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http:// or https://)"))
+        DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http://, https:// or data:)"))
     }
+  }
+
+  /// The bytes of a `data:` URI (RFC 2397, `data:[TYPE][;base64],DATA`): base64, or
+  /// percent-escaped bytes. Nil when it is neither.
+  package static func dataURIBytes(_ text: String) -> Data? {
+    guard let comma = text.firstIndex(of: ","), text.lowercased().hasPrefix("data:") else { return nil }
+    let header = text[text.index(text.startIndex, offsetBy: 5)..<comma].lowercased()
+    guard let bytes = PathBytes.percentDecoded(text[text.index(after: comma)...], strict: true) else { return nil }
+    guard header.hasSuffix(";base64") else { return Data(bytes) }
+    return Data(base64Encoded: Data(bytes))
   }
 
   /// A scheme is letters, digits, `+-.` before the colon, starting with a letter; a

@@ -47,7 +47,7 @@ export function linksIn(transfer) {
     const parsed = new DOMParser().parseFromString(html, 'text/html');
     const images = [...parsed.querySelectorAll('img[src]')].map((img) => img.getAttribute('src'));
     const anchors = [...parsed.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'));
-    const found = (images.length ? images : anchors).filter((url) => /^https?:/i.test(url));
+    const found = (images.length ? images : anchors).filter((url) => /^(https?:|data:image\/)/i.test(url));
     if (found.length) return found;
   }
   const text = transfer.getData('text/plain');
