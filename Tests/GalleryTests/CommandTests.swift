@@ -180,7 +180,7 @@ struct DropCommandTests {
     #expect(DropSourceParser.binaryByte(in: Data([0x63, 0x61, 0x66, 0xE9, 0x0A, 0x1B])) == 0x1B)
   }
 
-  @Test("data: URIs (an image a web page holds inline): base64 or escaped, embedded; bad ones said")
+  @Test("data: URIs (an image a web page holds inline): base64 or escaped, embedded; bad ones and empty names said")
   func dataURIs() throws {
     let work = try TestWorkspace()
     let document = try work.document()
@@ -209,6 +209,10 @@ struct DropCommandTests {
     let named = try Run.gallery(["drop", document, long])
     #expect(named.stderr.contains("data:image/png;base64,AAAAAAAAAAAAAAAAAAAAAAAAAA…: "), "\(named.stderr)")
     #expect(named.stderr.count < 300, "\(named.stderr)")
+    #expect(try Listing.of(document).items.count == 2)
+    // An empty argument (a script's unset variable) is no folder to take, even recursively.
+    let empty = try Run.gallery(["drop", "--recursive", document, ""])
+    #expect(empty.status == 1 && empty.stderr.contains("'': an empty name names no file"), "\(empty.stderr)")
     #expect(try Listing.of(document).items.count == 2)
   }
 

@@ -165,6 +165,8 @@ public enum DropSourceParser {
 
   /// `checkingFiles` false never asks the file system (for the fuzz target).
   package static func source(for text: String, checkingFiles: Bool = true) -> Result<DropSource, DropFailure> {
+    // Not the current folder: an empty name is a script's empty variable.
+    guard !text.isEmpty else { return .failure(DropFailure(source: "''", reason: "an empty name names no file")) }
     guard let colon = text.firstIndex(of: ":"), let scheme = schemeOf(text, colon: colon) else {
       return .success(DropSource(given: text, location: .file(path: absolute(text))))
     }
