@@ -528,6 +528,9 @@ struct WebDropTests {
     #expect(unnamed.stderr.contains("1 placeholder is being loaded by process"), "\(unnamed.stderr)")
     #expect(unnamed.stderr.contains("on laptop-of-someone-else"), "\(unnamed.stderr)")
     #expect(try Listing.of(synced).items.map(\.display) == ["pending"])
+    let check = try Run.gallery(["check", "--fix", synced])
+    #expect(check.status == 0 && check.stderr.contains("1 placeholder is being loaded by process"), "\(check.stderr)")
+    #expect(try Listing.of(synced).items.map(\.display) == ["pending"])
     let named = try Run.gallery(["retry", synced, id], environment: web.environment)
     #expect(named.status == 0, "\(named.stderr)")
     let items = try Listing.of(synced).items

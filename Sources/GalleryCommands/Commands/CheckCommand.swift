@@ -55,7 +55,14 @@ struct CheckCommand: ParsableCommand {
       Terminal.out(report.problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
       if let note = report.note { Terminal.message(note) }
     }
-    // Not a problem of this file, but edits made elsewhere that it does not show yet.
+    // Not problems of this file: loads another machine runs, and edits made elsewhere that
+    // it does not show yet.
+    var elsewhere: [Item.Owner: Int] = [:]
+    for item in document.model.items where item.state == .placeholder {
+      if let owner = item.placeholder?.owner, !owner.isOnThisHost { elsewhere[owner, default: 0] += 1 }
+    }
+    RetryCommand.noteElsewhere(
+      elsewhere.map { DocumentSummary.Placeholders(owner: $0.key, count: $0.value) }.sorted { $0.owner.pid < $1.owner.pid })
     for copy in DocumentConflict.copies(of: target.document) {
       Terminal.message(
         "note: \(TerminalText.escaped(copy)) is a conflict copy of this document: "

@@ -45,15 +45,19 @@ struct RetryCommand: AsyncParsableCommand, TakesManyItems {
     }
     for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
     if items.isEmpty {
-      let summary = try GalleryDocument.summary(target.document).summary
-      for group in summary.placeholders where !group.owner.isOnThisHost {
-        Terminal.message(
-          "\(group.count) placeholder\(group.count == 1 ? " is" : "s are") being loaded by process \(group.owner.pid) "
-            + "on \(group.owner.host), which this machine cannot check: if that drop is gone, name "
-            + "\(group.count == 1 ? "it" : "them") to load \(group.count == 1 ? "it" : "them") here "
-            + "(`gallery show --where state:pending` lists them)")
-      }
+      Self.noteElsewhere(try GalleryDocument.summary(target.document).summary.placeholders)
     }
     if !report.failures.isEmpty { throw ExitCode(ExitStatus.partial) }
+  }
+
+  /// Says which placeholders another machine's drop is loading, and how to take them over.
+  static func noteElsewhere(_ placeholders: [DocumentSummary.Placeholders]) {
+    for group in placeholders where !group.owner.isOnThisHost {
+      let them = group.count == 1 ? "it" : "them"
+      Terminal.message(
+        "\(group.count) placeholder\(group.count == 1 ? " is" : "s are") being loaded by process \(group.owner.pid) "
+          + "on \(TerminalText.escaped(group.owner.host)), which this machine cannot check: if that drop is gone, "
+          + "`gallery retry` loads \(them) here when named (`gallery show --where state:pending` lists \(them))")
+    }
   }
 }
