@@ -191,6 +191,11 @@ extension GalleryDocument {
       revision: model.revision, id: model.revisionID!, parent: layout.head.revisionID, time: model.modified,
       summary: JournalRecord.cut(edit.summary ?? JournalRecord.describe(change)),
       undoing: edit.undoing, redoing: edit.redoing, continues: edit.continuing, change: change)
+    // A value that breaks a rule of the model (a URL too long, a reason quoting a server at
+    // length) would leave a record every reader refuses, the document damaged: refused
+    // before a byte is written. Values are fitted where they come in; this is the backstop.
+    let problems = record.problems
+    guard problems.isEmpty else { throw DocumentError.saveFailed(lock.file.path, ModelValidation.Failure(problems: problems)) }
     let revision = SavedRevision(revision: record.revision, summary: record.summary)
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not
     // kept: only the items this save put in or changed can refer to a new entry.

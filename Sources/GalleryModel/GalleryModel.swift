@@ -297,7 +297,8 @@ public struct Item: Codable, Sendable, Equatable {
     var item = self
     item.state = .failed
     item.placeholder = nil
-    item.failure = reason
+    // A reason may quote what a server or a file said: it is cut to what a model holds.
+    item.failure = ModelValidation.cut(reason, toBytes: ModelValidation.Limits.textBytes)
     item.aspectRatio = 1
     return item
   }

@@ -81,15 +81,7 @@ public struct JournalRecord: Sendable, Equatable {
 
 extension JournalRecord {
   /// A summary cut to `summaryBytes`, between characters.
-  public static func cut(_ summary: String) -> String {
-    guard summary.utf8.count > summaryBytes else { return summary }
-    var result = ""
-    for character in summary {
-      guard result.utf8.count + character.utf8.count <= summaryBytes - 3 else { break }
-      result.append(character)
-    }
-    return result + "…"
-  }
+  public static func cut(_ summary: String) -> String { ModelValidation.cut(summary, toBytes: summaryBytes) }
 
   /// "1 item", "3 items".
   public static func counted(_ count: Int, _ noun: String) -> String {

@@ -339,6 +339,21 @@ public enum ModelValidation {
     return true
   }
 
+  /// `text` cut to at most `limit` UTF-8 bytes, between characters, an ellipsis saying so;
+  /// NULs (which no text of a model holds) taken out.
+  public static func cut(_ text: String, toBytes limit: Int) -> String {
+    let text = text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "") : text
+    guard text.utf8.count > limit else { return text }
+    var result = ""
+    var bytes = 0
+    for character in text {
+      guard bytes + character.utf8.count <= limit - 3 else { break }
+      result.append(character)
+      bytes += character.utf8.count
+    }
+    return result + "…"
+  }
+
   package static func isText(_ text: String, limit: Int) -> Bool {
     utf8(text) { bytes in bytes.count <= limit && !bytes.contains(0) }
   }

@@ -136,6 +136,24 @@ struct DamageAndHostileInputTests {
     #expect(try work.bytes(document + ".damaged") == damaged)
   }
 
+  @Test("A save never writes what its reader would refuse: an item breaking a rule fails the save, nothing written")
+  func saveRefusesWhatBreaksARule() throws {
+    let work = try TestWorkspace()
+    let document = try threeRevisions(work)
+    let before = try work.bytes(document)
+    let tooLong = "file:///" + String(repeating: "a", count: ModelValidation.Limits.urlBytes)
+    #expect {
+      try GalleryDocument.edit(document) { edit in
+        edit.insert([Item.placeholder(id: "toolong", source: tooLong)], at: nil)
+      }
+    } throws: { error in
+      guard case DocumentError.saveFailed(_, let cause) = error else { return false }
+      return "\(cause)".contains("its source is not a URL of at most 16384 bytes")
+    }
+    #expect(try work.bytes(document) == before)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   @Test("A trailer that claims a billion blocks is named by check, and the document still opens")
   func lyingTrailerBlocks() throws {
     let work = try TestWorkspace()

@@ -547,6 +547,32 @@ struct WebDropTests {
     own.wait()
   }
 
+  @Test("What an item cannot hold never reaches a save: a long line, a long page link, a server's long redirect")
+  func valuesAnItemCannotHold() throws {
+    let web = try WebSetup()
+    // Before, each of these was saved, and the record it made damaged the document.
+    let line = String(repeating: "a", count: 100_000)
+    let long = try web.gallery(["drop", "--keep-failed", web.document, "-"], stdin: Data((line + "\n").utf8))
+    #expect(long.status == 1 && long.stderr.contains("bytes long, over the 16384 an item holds"), "\(long.stderr)")
+    #expect(long.stderr.utf8.count < 1000, "messages name a long source by its start")
+    // An image-search link whose page link is longer than an item holds: the image, no page.
+    let url = try web.image("found.jpg", width: 300, height: 150, seed: 10)
+    let page = "https://example.org/" + String(repeating: "p", count: 17_000)
+    let search = "https://www.google.com/imgres?imgurl=\(url)&imgrefurl=\(page)"
+    #expect(try web.gallery(["drop", web.document, search]).status == 0)
+    // A redirect to a 6,000-byte ftp:// URL: kept as failed, its reason cut to what an item holds.
+    let redirected = try web.gallery(["drop", "--keep-failed", web.document, web.server.url("/to-ftp-long")])
+    #expect(redirected.status == 1, "\(redirected.stderr)")
+    let check = try Run.gallery(["check", web.document])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    let items = try JSONSerialization.jsonObject(with: try Run.gallery(["show", "--json", web.document]).stdoutData)
+    let listed = (items as? [String: Any])?["items"] as? [[String: Any]] ?? []
+    #expect(listed.count == 2)
+    #expect(listed.first?["source"] as? String == url && listed.first?["page"] == nil)
+    let reason = listed.last?["failure"] as? String ?? ""
+    #expect(reason.hasPrefix("redirect to ftp://127.0.0.1/xxx") && reason.hasSuffix("…") && reason.utf8.count <= 4096)
+  }
+
   @Test("drop --embed of web images: the document travels; export works with no server and no cache")
   func embedWeb() throws {
     let web = try WebSetup()

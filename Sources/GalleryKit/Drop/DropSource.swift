@@ -118,7 +118,7 @@ public enum DropSourceParser {
           for line in entries where line.contains("\u{0}") {
             failures.append(
               DropFailure(
-                source: line.replacingOccurrences(of: "\u{0}", with: "\\0"),
+                source: named(line.replacingOccurrences(of: "\u{0}", with: "\\0")),
                 reason: "a NUL byte inside a line (for a list ended by NULs, as find -print0 writes, use --null)"))
           }
         }
@@ -163,43 +163,64 @@ public enum DropSourceParser {
       .filter { !$0.isEmpty && !$0.hasPrefix("#") }
   }
 
-  /// `checkingFiles` false never asks the file system (for the fuzz target).
+  /// `checkingFiles` false never asks the file system (for the fuzz target). A source is
+  /// refused here when its item could not hold its URL (see `ModelValidation`), and its
+  /// page is left out when the item could not hold that: an item that breaks a rule would
+  /// be refused by the save, the whole drop with it.
   package static func source(for text: String, checkingFiles: Bool = true) -> Result<DropSource, DropFailure> {
     // Not the current folder: an empty name is a script's empty variable.
     guard !text.isEmpty else { return .failure(DropFailure(source: "''", reason: "an empty name names no file")) }
+    let given = named(text)
+    let parsed = parsedSource(for: text, given: given, checkingFiles: checkingFiles)
+    guard case .success(var source) = parsed, !source.isData else { return parsed }
+    guard ModelValidation.isURLText(source.url) else {
+      return .failure(
+        DropFailure(
+          source: given,
+          reason: "its URL is \(source.url.utf8.count) bytes long, over the \(ModelValidation.Limits.urlBytes) an item holds"))
+    }
+    if let page = source.page, !ModelValidation.isURLText(page) { source.page = nil }
+    return .success(source)
+  }
+
+  /// A source as messages name it: a long one by its start (a data: URI may be megabytes
+  /// long, a line of a hostile list anything).
+  static func named(_ text: String) -> String { text.utf8.count > 256 ? String(text.prefix(200)) + "…" : text }
+
+  private static func parsedSource(
+    for text: String, given: String, checkingFiles: Bool
+  ) -> Result<DropSource, DropFailure> {
     guard let colon = text.firstIndex(of: ":"), let scheme = schemeOf(text, colon: colon) else {
-      return .success(DropSource(given: text, location: .file(path: absolute(text))))
+      return .success(DropSource(given: given, location: .file(path: absolute(text))))
     }
     switch scheme {
     case "file":
       // Percent-escapes decoded to bytes, which need not be UTF-8 (see PathBytes).
       guard let path = PathBytes.path(fromFileURL: text) else {
-        return .failure(DropFailure(source: text, reason: "not a local file URI"))
+        return .failure(DropFailure(source: given, reason: "not a local file URI"))
       }
-      return .success(DropSource(given: text, location: .file(path: path)))
+      return .success(DropSource(given: given, location: .file(path: path)))
     case "http", "https":
       guard let url = ImageSearchResult.canonicalWebURL(text) else {
-        return .failure(DropFailure(source: text, reason: "not a valid URL"))
+        return .failure(DropFailure(source: given, reason: "not a valid URL"))
       }
       if let result = ImageSearchResult(url: url) {
-        return .success(DropSource(given: text, location: .web(result.image), page: result.page?.absoluteString))
+        return .success(DropSource(given: given, location: .web(result.image), page: result.page?.absoluteString))
       }
-      return .success(DropSource(given: text, location: .web(url)))
+      return .success(DropSource(given: given, location: .web(url)))
     case "data":
-      // What a browser gives for an image a page holds inline; named by its start in
-      // messages (it may be megabytes long).
-      let named = text.count > 60 ? text.prefix(48) + "…" : text
+      // What a browser gives for an image a page holds inline.
       guard let bytes = dataURIBytes(text) else {
-        return .failure(DropFailure(source: String(named), reason: "not a valid data: URI (RFC 2397)"))
+        return .failure(DropFailure(source: given, reason: "not a valid data: URI (RFC 2397)"))
       }
-      return .success(.data(bytes, given: String(named)))
+      return .success(.data(bytes, given: given))
     default:
       // "photo:1.jpg" is a file name when such a file exists.
       if checkingFiles, FileSystem.linkStatus(of: text) != nil {
-        return .success(DropSource(given: text, location: .file(path: absolute(text))))
+        return .success(DropSource(given: given, location: .file(path: absolute(text))))
       }
       return .failure(
-        DropFailure(source: text, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http://, https:// or data:)"))
+        DropFailure(source: given, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http://, https:// or data:)"))
     }
   }
 
