@@ -74,7 +74,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
   @Flag(help: "Write the committed items as JSON.")
   var json = false
 
-  @Argument(help: "Files, file:// URIs, http(s) URLs, data: URIs, or - for a text/uri-list on standard input.", completion: .file())
+  @Argument(
+    help: "Files, file:// URIs, http(s) URLs, data: URIs, or - for a text/uri-list on standard input.", completion: .file())
   var sources: [String]
 
   func validate() throws {

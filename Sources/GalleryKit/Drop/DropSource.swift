@@ -220,7 +220,8 @@ public enum DropSourceParser {
         return .success(DropSource(given: given, location: .file(path: absolute(text))))
       }
       return .failure(
-        DropFailure(source: given, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http://, https:// or data:)"))
+        DropFailure(
+          source: given, reason: "unsupported URI scheme '\(scheme):' (use a path, file://, http://, https:// or data:)"))
     }
   }
 
