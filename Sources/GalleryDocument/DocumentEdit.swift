@@ -196,6 +196,17 @@ extension GalleryDocument {
     // before a byte is written. Values are fitted where they come in; this is the backstop.
     let problems = record.problems
     guard problems.isEmpty else { throw DocumentError.saveFailed(lock.file.path, ModelValidation.Failure(problems: problems)) }
+    // Likewise an id put in that the document holds already (and does not take out), or
+    // twice: replaying the record, the reader refuses it.
+    let arriving = change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)
+    if !arriving.isEmpty {
+      let held = layout.working.held(arriving)
+        .subtracting(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
+      var seen = Set<String>()
+      if let twice = arriving.first(where: { held.contains($0) || !seen.insert($0).inserted }) {
+        throw DocumentError.saveFailed(lock.file.path, ChangeMismatch("id \(twice) would be used twice"))
+      }
+    }
     let revision = SavedRevision(revision: record.revision, summary: record.summary)
     // Thumbnails of items dropped meanwhile (a placeholder trashed during its load) are not
     // kept: only the items this save put in or changed can refer to a new entry.

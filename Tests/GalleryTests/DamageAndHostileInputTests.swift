@@ -136,7 +136,7 @@ struct DamageAndHostileInputTests {
     #expect(try work.bytes(document + ".damaged") == damaged)
   }
 
-  @Test("A save never writes what its reader would refuse: an item breaking a rule fails the save, nothing written")
+  @Test("A save never writes what its reader would refuse: a rule broken or an id used twice fails it, nothing written")
   func saveRefusesWhatBreaksARule() throws {
     let work = try TestWorkspace()
     let document = try threeRevisions(work)
@@ -152,6 +152,27 @@ struct DamageAndHostileInputTests {
     }
     #expect(try work.bytes(document) == before)
     #expect(try Run.gallery(["check", document]).status == 0)
+    // An id the document holds, or one given twice: the reader's replay would refuse either.
+    let held = try GalleryDocument.open(document).model.items[0].id
+    for ids in [[held], ["twice", "twice"]] {
+      #expect {
+        try GalleryDocument.edit(document) { edit in
+          edit.insert(ids.map { Item.placeholder(id: $0, source: "file:///x.jpg") }, at: nil)
+        }
+      } throws: { error in
+        guard case DocumentError.saveFailed(_, let cause) = error else { return false }
+        return "\(cause)" == "id \(ids[0]) would be used twice"
+      }
+      #expect(try work.bytes(document) == before)
+    }
+    // Taken out and put back in one edit is no second use.
+    try GalleryDocument.edit(document) { edit in
+      let item = try edit.item(at: 0)
+      edit.remove(items: [held])
+      edit.insert([item], at: nil)
+    }
+    #expect(try Run.gallery(["check", document]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.last?.id == held)
   }
 
   @Test("A trailer that claims a billion blocks is named by check, and the document still opens")
