@@ -567,12 +567,13 @@ struct DocumentController {
       // A page is not a shell: it names no local file (that would read the server's disk,
       // and even a refusal would tell whether a path exists). Only web links and the
       // `data:` URIs of images a page holds inline are parsed.
-      let isWeb = { (uri: String) in ["http://", "https://", "data:"].contains { uri.lowercased().hasPrefix($0) } }
-      let parsed = DropSourceParser.parse(edit.uris.filter(isWeb), recursive: false) { Data() }
+      let pageMayDrop = { (uri: String) in ["http://", "https://", "data:"].contains { uri.lowercased().hasPrefix($0) } }
+      let parsed = DropSourceParser.parse(edit.uris.filter(pageMayDrop), recursive: false) { Data() }
       sources = parsed.0.filter { $0.isWeb || $0.isData }
       refused = parsed.1
-      for uri in edit.uris where !isWeb(uri) {
-        refused.append(DropFailure(source: uri, reason: "a page can drop web links and files, not local paths"))
+      for uri in edit.uris where !pageMayDrop(uri) {
+        refused.append(
+          DropFailure(source: DropSourceParser.named(uri), reason: "a page can drop web links and files, not local paths"))
       }
     }
     for failure in refused { feed.publish(.failure(document: id, source: failure.source, reason: failure.reason)) }

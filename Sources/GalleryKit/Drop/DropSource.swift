@@ -185,7 +185,7 @@ public enum DropSourceParser {
 
   /// A source as messages name it: a long one by its start (a data: URI may be megabytes
   /// long, a line of a hostile list anything).
-  static func named(_ text: String) -> String { text.utf8.count > 256 ? String(text.prefix(200)) + "…" : text }
+  package static func named(_ text: String) -> String { text.utf8.count > 256 ? String(text.prefix(200)) + "…" : text }
 
   private static func parsedSource(
     for text: String, given: String, checkingFiles: Bool
