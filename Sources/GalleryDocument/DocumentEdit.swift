@@ -410,6 +410,10 @@ extension DocumentEdit {
     for (index, position) in indices.enumerated() {
       let before = items[index]
       change.apply(to: &items[index])
+      if let tags = items[index].tags, tags.count > ModelValidation.Limits.tags {
+        throw MetadataEdit.Refusal(
+          "item \(before.id) would have \(tags.count) tags: an item holds at most \(ModelValidation.Limits.tags)")
+      }
       if items[index] != before { replaceItem(at: position, with: items[index]) }
     }
     return items.map(\.id)

@@ -115,11 +115,13 @@ public struct PhotoXMP: Sendable, Equatable {
     return reader.result()
   }
 
-  /// The tags, as the model keeps them: valid ones (`a / b` taken as `a/b`), each once; a
-  /// flat tag that a hierarchical one ends with (digiKam writes both `b` and `a/b`) left out.
+  /// The tags, as the model keeps them: valid ones (`a / b` taken as `a/b`), each once, as
+  /// many as an item holds (the first in order); a flat tag that a hierarchical one ends
+  /// with (digiKam writes both `b` and `a/b`) left out.
   static func cleaned(_ tags: [String]) -> [String] {
     let valid = Set(tags.compactMap(ModelValidation.newTag(from:)))
-    return valid.filter { tag in !tag.contains("/") ? !valid.contains { $0.hasSuffix("/" + tag) } : true }.sorted()
+    let kept = valid.filter { tag in !tag.contains("/") ? !valid.contains { $0.hasSuffix("/" + tag) } : true }
+    return Array(kept.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(ModelValidation.Limits.tags))
   }
 
   private final class Reader: NSObject, XMLParserDelegate {

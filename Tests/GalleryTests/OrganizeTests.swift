@@ -279,6 +279,26 @@ struct OrganizeTests {
     #expect(PhotoXMP.parse(Data(tabbed.utf8.map { $0 }).replacing(Data("&#9;".utf8), with: Data(" ".utf8)))?.caption == "a b")
   }
 
+  @Test("A photo with more keywords than an item holds, and a tag edit past the limit: the document stays sound")
+  func tagLimitAtTheDropAndTheEdit() throws {
+    let work = try TestWorkspace()
+    let photo = try work.image("keywords.jpg", width: 300, height: 200, seed: 8)
+    // Before, the drop saved an item of 601 tags, and the record it made damaged the document.
+    let keywords = (1...601).map { "-XMP-dc:Subject+=k\($0)" }
+    #expect(try Run.program("/usr/bin/exiftool", ["-q", "-overwrite_original"] + keywords + [photo]).status == 0)
+    let document = try work.document()
+    let dropped = try Run.gallery(["drop", document, photo])
+    #expect(dropped.status == 0, "\(dropped.stderr)")
+    let tags = try GalleryDocument.open(document).model.items.first?.tags ?? []
+    #expect(tags.count == ModelValidation.Limits.tags && tags.first == "k1" && tags.contains("k100"))
+    // An edit that would pass the limit is refused, with the count, the document as it was.
+    let before = try work.bytes(document)
+    let tagged = try Run.gallery(["tag", document, "1", "+extra1", "+extra2"])
+    #expect(tagged.status == 64 && tagged.stderr.contains("would have 502 tags: an item holds at most 500"), "\(tagged.stderr)")
+    #expect(try work.bytes(document) == before)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   @Test("near: takes degrees and kilometres, measures on the sphere, and refuses what is not a place")
   func nearQuery() throws {
     var item = Self.item("a1")
