@@ -21,7 +21,8 @@ package enum DocumentArchive {
   package static let originalsFolder = EntryName.originalsFolder
 
   /// Limits that keep a hostile archive from making us allocate without bound. A
-  /// document we write never comes near them, even at 100,000 items.
+  /// document we write comes near them only far past 100,000 items (or with thousands of
+  /// the longest notes), and never passes them: `EntryWriter` refuses to.
   package static let modelSizeLimit: Int64 = 128 << 20
   package static let thumbnailSizeLimit: Int64 = 16 << 20
   /// Originals are embedded only up to the download limit's ceiling (see `WebLimits`).
@@ -908,6 +909,10 @@ package final class EntryWriter {
   package func write(
     name: String, size: Int, modified: Date, produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
+    // An entry past what a reader takes would leave a document every reader calls damaged.
+    if let limit = DocumentArchive.sizeLimit(of: name), Int64(size) > limit {
+      throw EntryTooLarge(name: name, size: Int64(size), limit: limit)
+    }
     let start = file.offset
     try writer.write(name: name, size: size, modified: modified, produce: produce)
     let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(size))
@@ -917,6 +922,19 @@ package final class EntryWriter {
 
   /// Writes the end-of-archive marker.
   func close() throws { try writer.close() }
+}
+
+/// An entry a save would write past the size a reader takes (see `sizeLimit(of:)`): the
+/// save is refused, the document left as it was.
+public struct EntryTooLarge: Error, CustomStringConvertible, Sendable, GalleryError {
+  public var name: String
+  public var size: Int64
+  public var limit: Int64
+
+  public var description: String {
+    "\(name) would be \(size) bytes, over the \(limit) a document's reader takes"
+      + (name.hasPrefix(DocumentArchive.originalsFolder) ? "" : " (a model this large is beyond what Gallery keeps)")
+  }
 }
 
 /// One JSON encoding for the model everywhere (see ModelJSON.swift).

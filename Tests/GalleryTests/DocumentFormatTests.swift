@@ -10,6 +10,26 @@ import Testing
 
 @Suite("The .gallery document: a pax tar others can read")
 struct DocumentFormatTests {
+  @Test("No entry is written past the size its reader takes: the model, a record, the index, an original")
+  func entriesStayWithinTheirLimits() throws {
+    let work = try TestWorkspace()
+    let path = work.path("limits.tar")
+    let file = try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+    let writer = try EntryWriter(file: file, entries: EntryTable(), liveBytes: 0)
+    for name in [
+      "gallery.json", "journal/0000000002.json", ArchiveIndex.name, "originals/\(String(repeating: "a", count: 64)).jpg",
+    ] {
+      let limit = try #require(DocumentArchive.sizeLimit(of: name))
+      #expect(throws: EntryTooLarge.self) {
+        try writer.write(name: name, size: Int(limit) + 1, modified: Date()) { _ in Issue.record("\(name) produced") }
+      }
+    }
+    // Nothing was written; an entry within its limit is.
+    #expect(try file.status().st_size == 0)
+    try writer.write(name: "gallery.json", data: Data("{}".utf8), modified: Date())
+    #expect(try file.status().st_size > 0)
+  }
+
   @Test("bsdtar, GNU tar and Python's tarfile list it, mimetype first")
   func interoperates() throws {
     let work = try TestWorkspace()

@@ -52,7 +52,7 @@ extension ExitStatus {
       case let error as WatchError: Self(for: error)
       case let error as WebFailure: error == .cancelled ? .interrupted : .unavailable
       case is ModelValidation.Failure, is JSONReadError, is ChangeMismatch, is ImageRefusal, is VipsError,
-        is DocumentConflict.Failure, is DragPayload.Refusal, is StandardInput.TooLarge:
+        is DocumentConflict.Failure, is DragPayload.Refusal, is StandardInput.TooLarge, is EntryTooLarge:
         .dataError
       case is DocumentHistory.Failure, is ModelHistory.Beyond: .notFound
       // watch.conf holds the command's arguments; a sheet's size is one.
