@@ -42,6 +42,18 @@ final class WebSetup {
     try Run.start(arguments, environment: environment)
   }
 
+  /// Serves a 300x150 image held until `key` is released, drops it, and kills the drop
+  /// once the download has begun: its placeholder is left stale. Returns the image's URL.
+  @discardableResult
+  func dropKilledWhileDownloading(_ name: String, seed: Int, holding key: String) throws -> String {
+    let url = try image(name, width: 300, height: 150, seed: seed)
+    let drop = try start(["drop", document, url + "?hold=\(key)"])
+    ImageServer.waitUntil("the held request") { try server.count("/files/\(name)", "held") == 1 }
+    kill(drop.processIdentifier, SIGKILL)
+    drop.wait()
+    return url
+  }
+
   /// Waits until the document shows `count` placeholders; returns them.
   func placeholders(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Listing.Entry] {
     var found: [Listing.Entry] = []
@@ -480,11 +492,7 @@ struct WebDropTests {
   @Test("kill -9 during a download leaves a stale placeholder; retry loads it, check --fix would remove it")
   func staleAfterKill() throws {
     let web = try WebSetup()
-    let url = try web.image("slow.jpg", width: 300, height: 150, seed: 3)
-    let drop = try web.start(["drop", web.document, url + "?hold=forever"])
-    ImageServer.waitUntil("the held request") { try web.server.count("/files/slow.jpg", "held") == 1 }
-    kill(drop.processIdentifier, SIGKILL)
-    drop.wait()
+    try web.dropKilledWhileDownloading("slow.jpg", seed: 3, holding: "forever")
     let stale = try Listing.of(web.document).items
     #expect(stale.count == 1 && stale[0].display == "stale")
 
@@ -504,11 +512,7 @@ struct WebDropTests {
   @Test("A placeholder another machine was loading: pending here, retried when named, the others said")
   func placeholderOfAnotherHost() throws {
     let web = try WebSetup()
-    let url = try web.image("synced.jpg", width: 300, height: 150, seed: 8)
-    let drop = try web.start(["drop", web.document, url + "?hold=laptop"])
-    ImageServer.waitUntil("the held request") { try web.server.count("/files/synced.jpg", "held") == 1 }
-    kill(drop.processIdentifier, SIGKILL)
-    drop.wait()
+    let url = try web.dropKilledWhileDownloading("synced.jpg", seed: 8, holding: "laptop")
     // The document as a sync tool brings it from a laptop whose drop was killed.
     let synced = web.work.path("synced.gallery")
     try HostileDocument.make(from: web.document, to: synced) { model in
