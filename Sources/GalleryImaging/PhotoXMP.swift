@@ -120,7 +120,10 @@ public struct PhotoXMP: Sendable, Equatable {
   /// with (digiKam writes both `b` and `a/b`) left out.
   static func cleaned(_ tags: [String]) -> [String] {
     let valid = Set(tags.compactMap(ModelValidation.newTag(from:)))
-    let kept = valid.filter { tag in !tag.contains("/") ? !valid.contains { $0.hasSuffix("/" + tag) } : true }
+    // The last parts of the hierarchical ones, gathered once: a sidecar may list tens of
+    // thousands, and comparing each tag with every other took minutes.
+    let lastParts = Set(valid.compactMap { tag in tag.lastIndex(of: "/").map { String(tag[tag.index(after: $0)...]) } })
+    let kept = valid.filter { tag in tag.contains("/") || !lastParts.contains(tag) }
     return Array(kept.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(ModelValidation.Limits.tags))
   }
 

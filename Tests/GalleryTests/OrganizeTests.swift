@@ -291,6 +291,16 @@ struct OrganizeTests {
     #expect(dropped.status == 0, "\(dropped.stderr)")
     let tags = try GalleryDocument.open(document).model.items.first?.tags ?? []
     #expect(tags.count == ModelValidation.Limits.tags && tags.first == "k1" && tags.contains("k100"))
+    // A sidecar of 45,000 keywords (what fits in the 1 MiB read of one): each was compared
+    // with every other, minutes for one image; now the same 500.
+    let listed = try work.image("sidecar.jpg", width: 300, height: 200, seed: 9)
+    let subjects = (0..<45_000).map { "<rdf:li>k\($0)</rdf:li>" }.joined()
+    _ = try work.write(
+      "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+        + "<rdf:Description xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:subject><rdf:Bag>\(subjects)</rdf:Bag>"
+        + "</dc:subject></rdf:Description></rdf:RDF></x:xmpmeta>", to: "sidecar.xmp")
+    #expect(try Run.gallery(["drop", document, listed]).status == 0)
+    #expect(try GalleryDocument.open(document).model.items.last?.tags?.count == ModelValidation.Limits.tags)
     // An edit that would pass the limit is refused, with the count, the document as it was.
     let before = try work.bytes(document)
     let tagged = try Run.gallery(["tag", document, "1", "+extra1", "+extra2"])
