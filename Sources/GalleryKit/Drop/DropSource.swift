@@ -102,8 +102,8 @@ public enum DropSourceParser {
         if nullSeparated {
           entries = input.split(separator: 0).map { PathBytes.string($0) }
         } else if let binary = binaryByte(in: input) {
-          // A uri-list is text: its lines would be names made of whatever bytes (a PDF, an
-          // archive, a clipboard's foreign data), each a failure, or a failed item to keep.
+          // A uri-list is text: its lines would be names made of whatever bytes (an archive,
+          // a clipboard's foreign data), each a failure, or a failed item to keep.
           let start = input.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
           failures.append(
             DropFailure(
