@@ -112,13 +112,27 @@ public final class WebImageFetcher: Sendable {
   public func fetch(_ url: URL) async -> Result<WebDownload, WebFailure> {
     let key = url.absoluteString
     let cached = cache?.lookup(key)
-    // The cached copy stands in when the server says it has not changed, cannot be reached
-    // or no longer serves the image.
-    func cachedDownload(_ cached: DownloadCache.CachedCopy) -> Result<WebDownload, WebFailure> {
-      guard let body = cached.body() else { return .failure(.transport("the cached copy could not be read")) }
-      cache?.touch(key)
-      return .success(WebDownload(body: body, finalURL: cached.entry.finalURL, fromCache: true))
+    let failure: WebFailure?
+    switch await download(url, cached: cached) {
+    case .success(let download?): return .success(download)
+    case .success(nil): failure = nil  // 304: the cached copy is current
+    case .failure(.cancelled): return .failure(.cancelled)
+    case .failure(let error): failure = error
     }
+    // Whatever else went wrong (offline, a server down, a link that expired or was taken
+    // down, a page where the image was), what the server served before is still the image
+    // dropped: the cached copy stands in, as HTTP's stale-if-error lets a cache answer.
+    guard let cached, let body = cached.body() else {
+      return .failure(failure ?? .transport("the cached copy could not be read"))
+    }
+    cache?.touch(key)
+    return .success(WebDownload(body: body, finalURL: cached.entry.finalURL, fromCache: true))
+  }
+
+  /// The image at `url`, revalidating the `cached` copy when there is one: nil when the
+  /// server says it has not changed (304).
+  private func download(_ url: URL, cached: DownloadCache.CachedCopy?) async -> Result<WebDownload?, WebFailure> {
+    let key = url.absoluteString
     let deadline = NIODeadline.now() + .milliseconds(Int64(limits.timeout * 1000))
     var current = url
     var visited: Set<String> = [key]
@@ -169,17 +183,13 @@ public final class WebImageFetcher: Sendable {
           default: break
           }
         }
-        // Offline, or the server is down: a copy in the cache is still the image dropped.
-        if let cached, failure.isTransport { return cachedDownload(cached) }
         return .failure(failure)
       }
 
-      if let cached, head.status.code == 304 { return cachedDownload(cached) }
+      if cached != nil, head.status.code == 304 { return .success(nil) }
       switch head.status.code {
       case 200..<300:
         guard ImageProcessor.recognises(body.prefix(LocalImageLoader.precheckPrefix)) else {
-          // An expired link often answers with a page: the cached copy is still the image.
-          if let cached { return cachedDownload(cached) }
           return .failure(.notAnImage(contentType: head.headers.first(name: "Content-Type")))
         }
         cache?.store(
@@ -201,9 +211,6 @@ public final class WebImageFetcher: Sendable {
         guard redirects <= limits.maxRedirects else { return .failure(.tooManyRedirects(limits.maxRedirects)) }
         current = next
       default:
-        // A link that expired or was taken down, a server in trouble: what it served before
-        // is still the image dropped (as HTTP's stale-if-error lets a cache answer).
-        if let cached { return cachedDownload(cached) }
         return .failure(.status(Int(head.status.code), head.status.reasonPhrase))
       }
     }
@@ -268,14 +275,6 @@ public enum WebFailure: Error, Sendable, Equatable, CustomStringConvertible {
       self = .cannotResolve(host)
     } else {
       self = .transport("\(error)")
-    }
-  }
-
-  /// The server was not reached or did not answer: a cached copy may stand in.
-  var isTransport: Bool {
-    switch self {
-    case .cannotResolve, .connectionRefused, .timedOut, .transport, .proxy: true
-    default: false
     }
   }
 
