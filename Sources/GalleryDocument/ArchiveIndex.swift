@@ -576,11 +576,6 @@ public struct DocumentSummary: Sendable, Equatable {
   public struct Placeholders: Sendable, Equatable {
     public var owner: Item.Owner
     public var count: Int
-
-    public init(owner: Item.Owner, count: Int) {
-      self.owner = owner
-      self.count = count
-    }
   }
 
   /// At most this many owners are listed (placeholders of more are counted as of the last).

@@ -57,12 +57,7 @@ struct CheckCommand: ParsableCommand {
     }
     // Not problems of this file: loads another machine runs, and edits made elsewhere that
     // it does not show yet.
-    var elsewhere: [Item.Owner: Int] = [:]
-    for item in document.model.items where item.state == .placeholder {
-      if let owner = item.placeholder?.owner, !owner.isOnThisHost { elsewhere[owner, default: 0] += 1 }
-    }
-    RetryCommand.noteElsewhere(
-      elsewhere.map { DocumentSummary.Placeholders(owner: $0.key, count: $0.value) }.sorted { $0.owner.pid < $1.owner.pid })
+    RetryCommand.noteElsewhere(try GalleryDocument.summary(target.document).summary.placeholders)
     for copy in DocumentConflict.copies(of: target.document) {
       Terminal.message(
         "note: \(TerminalText.escaped(copy)) is a conflict copy of this document: "
