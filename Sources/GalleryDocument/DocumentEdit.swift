@@ -253,7 +253,10 @@ extension GalleryDocument {
       if error is DocumentError { throw error }
       throw DocumentError.saveFailed(lock.file.path, error)
     }
-    if DocumentCompaction.isWorthIt(saved), try DocumentCompaction.compactIfSound(lock: lock, layout: saved) {
+    // The save is durable from here: a compaction that fails (a full disk) leaves the
+    // document as saved, and the next save tries again. Failing the edit would tell the
+    // user that a saved change was not made.
+    if DocumentCompaction.isWorthIt(saved), (try? DocumentCompaction.compactIfSound(lock: lock, layout: saved)) == true {
       return (nil, revision)
     }
     LayoutCache.remember(saved, of: lock.file)

@@ -40,6 +40,55 @@ struct RecoveryTests {
     #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready", "ready"])
   }
 
+  @Test("A compaction that fails after a save (a full disk): the edit stands, exit 0, compacted later")
+  func fullDiskDuringCompaction() throws {
+    let work = try TestWorkspace()
+    let images = try (0..<4).map { try work.image("c\($0).jpg", width: 1600, height: 1200, seed: 60 + $0) }
+    let disk = work.path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    let mount = try Run.program("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk])
+    try #require(mount.status == 0, "mount: \(mount.stderr)")
+    defer { _ = try? Run.program("umount", [disk]) }
+    let document = disk + "/compact.gallery"
+    #expect(try Run.gallery(["new", document]).status == 0)
+    #expect(try Run.gallery(["drop", document] + images).status == 0)
+    // Moves that change the first four items leave each old cover dead, until one save
+    // finds dead bytes past half the file and compacts. The copy before that save is the
+    // document whose next edit compacts.
+    let due = work.path("due.gallery")
+    var compacted = false
+    for _ in 0..<200 where !compacted {
+      let before = try work.bytes(document)
+      try before.write(to: URL(fileURLWithPath: due))
+      #expect(try Run.gallery(["move", document, "4", "--to", "1"]).status == 0)
+      compacted = try work.bytes(document).count < before.count
+    }
+    try #require(compacted, "no move compacted the document")
+    try FileManager.default.removeItem(atPath: document)
+    try FileManager.default.copyItem(atPath: due, toPath: document)
+    let order = try Listing.of(document).items.map(\.id)
+
+    // Room for the save, not for the compacted copy beside it.
+    let df = try Run.program("df", ["--output=avail", "-B1", disk]).stdout.split(separator: "\n")
+    let free = try #require(df.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    let filler = disk + "/filler"
+    try Data(count: free - 96 * 1024).write(to: URL(fileURLWithPath: filler))
+    let move = try Run.gallery(["move", document, "4", "--to", "1"])
+    #expect(move.status == 0, "\(move.stderr)")
+    let moved = [order[3]] + order[0..<3]
+    #expect(try Listing.of(document).items.map(\.id) == moved)
+    #expect(try work.bytes(document).count > (try work.bytes(due)).count, "the save did not stand as appended")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: disk).sorted() == ["compact.gallery", "filler"])
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    // With room again, the next save compacts.
+    try FileManager.default.removeItem(atPath: filler)
+    let size = try work.bytes(document).count
+    #expect(try Run.gallery(["move", document, "4", "--to", "1"]).status == 0)
+    #expect(try work.bytes(document).count < size)
+    #expect(try Listing.of(document).items.map(\.id) == [moved[3]] + moved[0..<3])
+  }
+
   /// A drop of `count` local photos and one download, killed with SIGKILL while the server
   /// holds that download: whatever the machine's speed, the kill lands before the drop ends.
   /// (Local photos alone load in milliseconds; a kill that raced them on a busy machine found
