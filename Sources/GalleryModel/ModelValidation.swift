@@ -28,6 +28,8 @@ public enum ModelValidation {
     public static let captionBytes = 1024
     public static let noteBytes = 64 * 1024
     public static let tags = 500
+    /// An animation or a multi-page document says how many pages it has, up to this.
+    public static let pages: ClosedRange<Int> = 2...1_000_000
     public static let tagBytes = 256
     /// Years that ISO 8601 with four digits can write.
     public static let dates: ClosedRange<Date> =
@@ -141,7 +143,9 @@ public enum ModelValidation {
     requireDimension(item.width, "width")
     requireDimension(item.height, "height")
     if let orientation = item.orientation { require((1...8).contains(orientation), "orientation \(orientation) is not 1 to 8") }
-    if let pages = item.pages { require((2...1_000_000).contains(pages), "pages \(pages) is not 2 to 1000000") }
+    if let pages = item.pages {
+      require(Limits.pages.contains(pages), "pages \(pages) is not \(Limits.pages.lowerBound) to \(Limits.pages.upperBound)")
+    }
     if let bytes = item.bytes { require(Limits.counter.contains(bytes), "byte count \(bytes) is out of range") }
     if let format = item.format { require(isFormatName(format), "format \(quoted(format)) is not a format name") }
     if let hash = item.hash { require(isContentHash(hash), "hash \(quoted(hash)) is not sha256:<64 hex digits>") }

@@ -113,6 +113,24 @@ struct ValidationTests {
     }
   }
 
+  @Test("A commit keeps what an image says within what an item holds: its pages counted up to the limit")
+  func commitFitsPages() {
+    let hash = "sha256:" + String(repeating: "ab", count: 32)
+    for (pages, kept) in [
+      (1, nil), (2, 2), (4097, 4097), (1_000_000, 1_000_000), (1_000_001, 1_000_000), (Int(Int32.max), 1_000_000),
+    ] {
+      var image = ProcessedImage(
+        width: 4, height: 3, orientation: 1, format: "gif", hash: hash, byteCount: 10,
+        thumbnail: Thumbnail(data: Data([1, 2, 3]), fileExtension: "jpg"), original: nil)
+      image.pages = pages
+      let item = Item.placeholder(id: "p1", source: "file:///a.gif").committed(with: image, thumbnailEntry: "thumbnails/p1.jpg")
+      #expect(item.pages == kept)
+      var model = GalleryModel(title: "t")
+      model.items = [item]
+      #expect(ModelValidation.problems(of: model).isEmpty, "\(pages) pages")
+    }
+  }
+
   @Test(
     "Dates the writer could not write back are refused when read",
     arguments: [

@@ -648,7 +648,8 @@ extension Item {
     item.height = image.height
     item.aspectRatio = Double(image.width) / Double(image.height)
     item.orientation = image.orientation
-    item.pages = image.pages > 1 ? image.pages : nil
+    // A GIF of a few bytes a frame can hold more frames than an item counts.
+    item.pages = image.pages > 1 ? min(image.pages, ModelValidation.Limits.pages.upperBound) : nil
     item.camera = image.facts.camera
     item.taken = image.facts.taken
     item.lens = image.facts.lens
