@@ -8,8 +8,9 @@ import Foundation
 /// the other both apply; one that both sides used is taken from the later edit (by time, a
 /// tie by the revisions' ids), and the item is reported once; but its tags are a set, from
 /// which both sides' additions and removals are kept (an item whose content differs by its
-/// tags alone is not reported: nothing of either side is lost). The title and the settings
-/// likewise.
+/// tags alone is not reported: nothing of either side is lost), unless together they pass
+/// what an item holds (then the winning side's are kept, reported). The title and the
+/// settings likewise.
 public enum ModelMerge {
   public struct Outcome: Sendable {
     public var model: GalleryModel
@@ -121,9 +122,16 @@ public enum ModelMerge {
       if let base = ourTouches.bases[key] ?? theirTouches.bases[key], let ours = item(key, on: .ours),
         let theirs = item(key, on: .theirs)
       {
-        value.tags = mergedTags(base: base.tags, ours: ours.tags, theirs: theirs.tags)
-        // Both sides changed its tags and nothing else apart: both are kept whole, so
-        // there is no later change to report.
+        let tags = mergedTags(base: base.tags, ours: ours.tags, theirs: theirs.tags)
+        if let tags, tags.count > ModelValidation.Limits.tags {
+          // More than an item holds: the side whose content wins keeps its own, reported.
+          conflicts.append(
+            "\(key): both sides' tags make \(tags.count), over the \(ModelValidation.Limits.tags) an item holds: "
+              + (contentSide == .theirs ? "took the copy's" : "kept this document's"))
+        } else {
+          value.tags = tags
+        }
+        // Both sides changed its tags and nothing else apart: no later change to report.
         var other = contentSide == .ours ? theirs : ours
         other.tags = value.tags
         if other == value { both.removeAll { $0.aspect == .content } }

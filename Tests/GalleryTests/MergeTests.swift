@@ -221,6 +221,22 @@ struct MergeTests {
       })
     #expect(captioned.model.items[1].tags == ["new"] && captioned.model.items[1].caption == "ours")
     #expect(captioned.conflicts == ["b: kept this document's later change"])
+
+    // Together more tags than an item holds: the later side's own, reported; the merge
+    // keeps the rules, so that it saves.
+    for theirsLater in [false, true] {
+      let over = merge(
+        from: base, theirsLater: theirsLater, ours: tagged { $0.tags = Item.tagSet((0..<300).map { "o\($0)" }) },
+        theirs: tagged { $0.tags = Item.tagSet((0..<300).map { "t\($0)" }) })
+      #expect(over.model.items[1].tags?.count == 300)
+      #expect(over.model.items[1].tags?.first == (theirsLater ? "t0" : "o0"))
+      #expect(
+        over.conflicts == [
+          "b: both sides' tags make 600, over the 500 an item holds: "
+            + (theirsLater ? "took the copy's" : "kept this document's")
+        ])
+      #expect(ModelValidation.problems(of: over.model).isEmpty)
+    }
   }
 
   @Test("Both sides trashed one item: in the trash once, reported once")

@@ -22,7 +22,8 @@ struct MergeCommand: ParsableCommand {
       way on both sides (moved, trashed or restored, loaded) takes the later edit, by time \
       (the same second: by revision id), and is reported once; but tags are a set, both \
       sides' additions and removals kept, and an item whose sides differ by tags alone is \
-      not reported. The title and settings likewise. Then COPY goes to the Trash. \
+      not reported (unless together they pass the 500 an item holds: then the later \
+      side's, reported). The title and settings likewise. Then COPY goes to the Trash. \
       `gallery check` and `gallery browse` point out conflict copies.
       """)
 
