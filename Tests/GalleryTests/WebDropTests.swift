@@ -409,19 +409,29 @@ struct WebDropTests {
   func cacheAfterTheLinkExpired() throws {
     let web = try WebSetup()
     let url = try web.image("expiring.jpg", seed: 6)
-    #expect(try web.gallery(["drop", web.document, url]).status == 0)
+    let first = try web.gallery(["drop", web.document, url])
+    #expect(first.status == 0 && !first.stderr.contains("stands in"), "\(first.stderr)")
     let original = try web.work.bytes(web.server.folder + "/expiring.jpg")
+    // A copy the server says is current (304) is no stand-in either.
+    let revalidated = try web.gallery(["export", web.document, "1", "--to", web.work.path("current")])
+    #expect(revalidated.status == 0 && !revalidated.stderr.contains("stands in"), "\(revalidated.stderr)")
+    #expect(try web.server.count("/files/expiring.jpg", "304") == 1)
     // Taken down: 404. Then an HTML page where the image was (what expired links often serve).
     try FileManager.default.removeItem(atPath: web.server.folder + "/expiring.jpg")
     let export = try web.gallery(["export", web.document, "1", "--to", web.work.path("out")])
     #expect(export.status == 0, "\(export.stderr)")
     #expect(try web.work.bytes(export.stdout.trimmingCharacters(in: .newlines)) == original)
     #expect(try web.server.count("/files/expiring.jpg", "404") == 1)
+    // The user learns that the link no longer serves the image.
+    #expect(
+      export.stderr.contains("the download failed, the cached copy stands in: ") && export.stderr.contains("404"),
+      "\(export.stderr)")
     try Data("<!doctype html><p>This link has expired</p>".utf8).write(
       to: URL(fileURLWithPath: web.server.folder + "/expiring.jpg"))
     let other = try web.work.document("other.gallery")
     let again = try web.gallery(["drop", "--keep-failed", other, url])
     #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains("the cached copy stands in: \(url): the body is not an image"), "\(again.stderr)")
     let items = try Listing.of(other).items
     #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 1.5)
     // Without the cache, the failure is the server's.

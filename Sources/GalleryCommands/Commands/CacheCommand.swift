@@ -15,7 +15,8 @@ struct CacheCommand: ParsableCommand {
       (default ~/.cache/gallery/downloads), keyed by URL, so that dropping them again, \
       `retry` and `export` revalidate them (ETag, Last-Modified) instead of downloading \
       them again; the cached copy stands in when the server cannot be reached or no longer \
-      serves the image (an error status, a page where it was: an expired link). The cache \
+      serves the image (an error status, a page where it was: an expired link), and the \
+      command says so on standard error. The cache \
       keeps at most $GALLERY_CACHE_SIZE bytes (a number, or with a K, M or G suffix; \
       default 500M), evicting the least recently used first.
 

@@ -38,7 +38,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
 
       Downloads are cached under $XDG_CACHE_HOME/gallery (default ~/.cache/gallery), \
       revalidated with ETag and Last-Modified (a cached copy stands in for a server that \
-      cannot be reached or no longer serves the image), and evicted least recently used first \
+      cannot be reached or no longer serves the image, and says so on standard error), and \
+      evicted least recently used first \
       beyond $GALLERY_CACHE_SIZE (default 500M); see `gallery cache`. Proxies are taken \
       from http_proxy, https_proxy and no_proxy, as curl does; https trusts the system's \
       certificate authorities and those in $SSL_CERT_FILE.
@@ -157,6 +158,9 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     }
     for failure in report.keptFailures {
       Terminal.message("failed, kept as a failed item: \(failure)")
+    }
+    for failure in report.standIns {
+      Terminal.message("the download failed, the cached copy stands in: \(failure)")
     }
     try list(report.committed, in: document, json: json)
     if interrupted {

@@ -119,7 +119,11 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
       }
     } else if let fetcher {
       switch await fetcher.fetch(url) {
-      case .success(let download): data = download.body
+      case .success(let download):
+        data = download.body
+        if let failure = download.standingInFor {
+          Terminal.message("the download failed, the cached copy stands in: \(item.id) (\(url.absoluteString)): \(failure)")
+        }
       case .failure(let failure): throw ExportFailure("the original cannot be downloaded: \(failure)")
       }
     } else {

@@ -44,6 +44,7 @@ struct RetryCommand: AsyncParsableCommand, TakesManyItems {
       Terminal.out(report.committed.filter { $0.state == .ready }.map { "\($0.id)\t\($0.source)\n" }.joined())
     }
     for failure in report.failures { Terminal.message("still not loaded: \(failure)") }
+    for failure in report.standIns { Terminal.message("the download failed, the cached copy stands in: \(failure)") }
     if items.isEmpty {
       Self.noteElsewhere(try GalleryDocument.summary(target.document).summary.placeholders)
     }

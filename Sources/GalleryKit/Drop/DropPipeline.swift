@@ -41,6 +41,8 @@ public struct DropReport: Sendable {
   public var keptFailures: [DropFailure] = []
   /// Sources not loaded because the drop was cancelled.
   public var cancelled = 0
+  /// Web sources whose download failed and whose copy in the download cache stood in.
+  public var standIns: [DropFailure] = []
 
   public init(committed: [Item] = [], failures: [DropFailure] = [], keptFailures: [DropFailure] = [], cancelled: Int = 0) {
     self.committed = committed
@@ -97,7 +99,7 @@ public enum ImageDrop {
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
-      try await LoadPipeline.run(
+      var report = try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) { early in
         let ((ids, settled), save, _) = try GalleryDocument.editRecordingSave(path) { edit in
@@ -116,6 +118,8 @@ public enum ImageDrop {
         }
         return (ids, save, settled)
       }
+      report.standIns = loader.standIns
+      return report
     }
     report.failures = refused + report.failures
     return report

@@ -5,6 +5,7 @@ import GalleryModel
 import GallerySystem
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// How one source's load ended.
 public enum LoadOutcome: Sendable {
@@ -27,6 +28,11 @@ public final class ImageLoader: Sendable {
   public let downloads: Int
   private let decoding: NIOThreadPool
   private let fetcher: WebImageFetcher?
+  private let cachedCopies = Mutex<[DropFailure]>([])
+
+  /// The web sources loaded from the download cache because their download failed, each
+  /// with the failure: the user learns that a link no longer serves its image.
+  public var standIns: [DropFailure] { cachedCopies.withLock { $0 } }
 
   public init(imageOptions: ImageOptions, options: DropOptions, needsWeb: Bool) {
     self.imageOptions = imageOptions
@@ -78,6 +84,9 @@ public final class ImageLoader: Sendable {
       guard let fetcher else { return .failed(DropFailure(source: source.given, reason: "no web loader")) }
       switch await fetcher.fetch(url) {
       case .success(let download):
+        if let failure = download.standingInFor {
+          cachedCopies.withLock { $0.append(DropFailure(source: source.given, reason: failure.description)) }
+        }
         return await decode(source) { try ImageProcessor.process(download.body, options: options) }
       case .failure(.cancelled):
         return .cancelled

@@ -28,14 +28,18 @@ public enum ImageRetry {
     let (targets, unusable, originals) = try await BlockingWork.run { try placeholders(for: ids, in: path) }
     guard !targets.isEmpty else { return DropReport(failures: unusable) }
 
-    let report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
-      try await LoadPipeline.run(
+    var report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
+      var report = try await LoadPipeline.run(
         targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
         restoring: originals
       ) { _ in (targets.map(\.id), nil, EarlyOutcomes.Settled()) }
+      report.standIns = loader.standIns
+      return report
     }
     // A retry keeps what fails again as a failed item, and says why.
-    return DropReport(committed: report.committed, failures: unusable + report.keptFailures, cancelled: report.cancelled)
+    report.failures = unusable + report.keptFailures
+    report.keptFailures = []
+    return report
   }
 
   private static func placeholders(

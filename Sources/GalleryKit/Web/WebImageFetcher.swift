@@ -39,9 +39,9 @@ public struct WebDownload: Sendable {
   public var body: Data
   /// Where the body was finally served from, after redirects.
   public var finalURL: String
-  /// True when no body was transferred: the cached copy was still valid (304), or the
-  /// server could not be reached and the cache had a copy.
-  public var fromCache: Bool
+  /// Why the download failed when the cached copy stands in for it (a link that expired,
+  /// a server down); nil when the body was downloaded or the cached copy is current (304).
+  public var standingInFor: WebFailure?
 }
 
 /// Downloads images over http(s) with AsyncHTTPClient: connect and total timeouts, redirects
@@ -126,7 +126,7 @@ public final class WebImageFetcher: Sendable {
       return .failure(failure ?? .transport("the cached copy could not be read"))
     }
     cache?.touch(key)
-    return .success(WebDownload(body: body, finalURL: cached.entry.finalURL, fromCache: true))
+    return .success(WebDownload(body: body, finalURL: cached.entry.finalURL, standingInFor: failure))
   }
 
   /// The image at `url`, revalidating the `cached` copy when there is one: nil when the
@@ -200,7 +200,7 @@ public final class WebImageFetcher: Sendable {
             contentType: head.headers.first(name: "Content-Type"), stored: Date()),
           body: body)
         stored.store(true, ordering: .relaxed)
-        return .success(WebDownload(body: body, finalURL: current.absoluteString, fromCache: false))
+        return .success(WebDownload(body: body, finalURL: current.absoluteString))
       case 301, 302, 303, 307, 308:
         guard let location = head.headers.first(name: "Location"),
           let next = URL(string: location, relativeTo: current)?.absoluteURL
