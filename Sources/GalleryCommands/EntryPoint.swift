@@ -30,11 +30,12 @@ extension GalleryCommand {
       Glibc.exit(ExitStatus.usage.rawValue)
     }
     do {
-      let (parsed, appended) = ManyOperands.split(arguments)
+      let many = ManyOperands.command(arguments, among: configuration.subcommands)
+      let (parsed, appended) = many.map { type in ManyOperands.split(arguments) { .init(of: type) } } ?? (arguments, [])
       var command = try parseAsRoot(parsed)
       if !appended.isEmpty {
         if var many = command as? any TakesManyOperands {
-          many.append(operands: appended)
+          try many.append(operands: appended)
           command = many
         } else {
           command = try parseAsRoot(arguments)

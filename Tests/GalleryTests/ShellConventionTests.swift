@@ -191,21 +191,91 @@ struct ShellConventionTests {
     #expect(FileSystem.linkStatus(of: work.path("-")) == nil)
   }
 
-  @Test("A long run of operands ending the line is appended after parsing, never an option or its value")
-  func manyOperandsSplit() {
+  @Test("A long run of operands is appended after parsing: never an option, its value, or what follows it")
+  func manyOperandsSplit() throws {
     let files = (0..<100).map { "f\($0).jpg" }
-    var split = ManyOperands.split(["drop", "doc.gallery"] + files)
-    #expect(split.parsed == ["drop", "doc.gallery", "f0.jpg", "f1.jpg"] && split.appended == Array(files[2...]))
+    let drop = ManyOperands.Shape(of: DropCommand.self)
+    #expect(drop.valued.isSuperset(of: ["--at", "--jobs"]) && drop.flags.isSuperset(of: ["--json", "-0", "--null"]))
+    #expect(!drop.dashedOperands)
+    func split(_ arguments: [String], _ shape: ManyOperands.Shape = drop) -> (parsed: [String], appended: [String]) {
+      ManyOperands.split(arguments) { shape }
+    }
+    var cut = split(["drop", "doc.gallery"] + files)
+    #expect(cut.parsed == ["drop", "doc.gallery", "f0.jpg", "f1.jpg"] && cut.appended == Array(files[2...]))
     // An option's value may start the run: it stays with the option.
-    split = ManyOperands.split(["drop", "--at", "3", "doc.gallery"] + files)
-    #expect(split.parsed == ["drop", "--at", "3", "doc.gallery", "f0.jpg"] && split.appended == Array(files[1...]))
-    // Options after the operands: nothing is moved (the run must end the line).
-    split = ManyOperands.split(["drop", "doc.gallery"] + files + ["--json"])
-    #expect(split.appended.isEmpty && split.parsed.count == files.count + 3)
-    #expect(ManyOperands.split(["drop", "doc.gallery"] + files.prefix(20)).appended.isEmpty)
-    #expect(ManyOperands.split(["show", "doc.gallery"] + files).appended.isEmpty)
-    // Commands that take items split the same way.
-    #expect(ManyOperands.split(["trash", "doc.gallery"] + files).appended == Array(files[2...]))
+    cut = split(["drop", "--at", "3", "doc.gallery"] + files)
+    #expect(cut.parsed == ["drop", "--at", "3", "doc.gallery", "f0.jpg"] && cut.appended == Array(files[1...]))
+    // Flags and options with their values after the run stay with the parser, after it.
+    cut = split(["drop", "doc.gallery"] + files + ["--json", "--at", "7", "--jobs=2"])
+    #expect(cut.parsed == ["drop", "doc.gallery", "f0.jpg", "f1.jpg", "--json", "--at", "7", "--jobs=2"])
+    #expect(cut.appended == Array(files[2...]))
+    // An operand after the run, an option the command does not know, or `--`: left whole.
+    for tail in [["--at", "7", "f100.jpg"], ["--bogus"], ["--at"]] {
+      cut = split(["drop", "doc.gallery"] + files + tail)
+      #expect(cut.appended.isEmpty && cut.parsed.count == files.count + 2 + tail.count, "\(tail)")
+    }
+    #expect(split(["drop", "--", "doc.gallery"] + files).appended.isEmpty)
+    #expect(split(["drop", "doc.gallery"] + files.prefix(20)).appended.isEmpty)
+
+    // Items with options after them, as `rate`, `move` and `export` are written.
+    let items = (1...100).map(String.init)
+    let rate = ManyOperands.Shape(of: RateCommand.self)
+    #expect(rate.valued == ["--stars"] && rate.flags.contains("--json"))
+    cut = split(["rate", "doc.gallery"] + items + ["--stars", "4"], rate)
+    #expect(cut.parsed == ["rate", "doc.gallery", "1", "2", "--stars", "4"] && cut.appended == Array(items[2...]))
+    cut = split(["rate", "--stars", "4", "doc.gallery"] + items, rate)
+    #expect(cut.parsed == ["rate", "--stars", "4", "doc.gallery", "1"] && cut.appended == Array(items[1...]))
+    // Tags are words that may start with a dash; the command's own flags are not.
+    let tag = ManyOperands.Shape(of: TagCommand.self)
+    #expect(tag.dashedOperands)
+    cut = split(["tag", "doc.gallery"] + items + ["+beach", "sand", "-sea", "--json"], tag)
+    #expect(
+      cut.parsed == ["tag", "doc.gallery", "1", "2", "+beach", "sand", "-sea", "--json"] && cut.appended == Array(items[2...]))
+    var command = try #require(try TagCommand.parseAsRoot(Array(cut.parsed.dropFirst())) as? TagCommand)
+    command.append(operands: cut.appended)
+    #expect(command.words == items + ["+beach", "sand", "-sea"])
+    // Commands whose list it is, by name.
+    let commands = GalleryCommand.configuration.subcommands
+    for name in [
+      "drop", "trash", "restore", "export", "uris", "drag", "copy", "retry", "move", "tag", "caption", "rate", "label",
+      "refresh-metadata",
+    ] {
+      #expect(ManyOperands.command([name], among: commands) != nil, "\(name)")
+    }
+    #expect(ManyOperands.command(["show"], among: commands) == nil && ManyOperands.command(["note"], among: commands) == nil)
+  }
+
+  @Test("Hundreds of items with options after them: each command takes them all, in order, refusing a bad one")
+  func manyItems() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let image = try work.images(1, width: 40, height: 30)[0]
+    let folder = work.path("many")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let files = (0..<200).map { folder + "/\(String(format: "%03d", $0)).jpg" }
+    for file in files { try FileManager.default.linkItem(atPath: image, toPath: file) }
+    #expect(try Run.gallery(["drop", document] + files).status == 0)
+    let ids = try GalleryDocument.open(document).model.items.map(\.id)
+    let all = (1...200).map(String.init)
+
+    #expect(try Run.gallery(["rate", document] + all + ["--stars", "4"]).status == 0)
+    #expect(try Run.gallery(["label", document, "--colour", "red"] + all).status == 0)
+    #expect(try Run.gallery(["tag", document] + all + ["+beach", "+sea"]).status == 0)
+    #expect(try Run.gallery(["tag", document] + all.prefix(150) + ["-sea", "--json"]).status == 0)
+    var items = try GalleryDocument.open(document).model.items
+    #expect(items.allSatisfy { $0.rating == 4 && $0.label == .red })
+    #expect(items.prefix(150).allSatisfy { $0.tags == ["beach"] } && items.suffix(50).allSatisfy { $0.tags == ["beach", "sea"] })
+
+    // The last hundred to the front, keeping their order.
+    #expect(try Run.gallery(["move", document] + ids.suffix(100) + ["--to", "1"]).status == 0)
+    items = try GalleryDocument.open(document).model.items
+    #expect(items.map(\.id) == Array(ids.suffix(100) + ids.prefix(100)))
+
+    // A bad item among the appended ones is refused as the parser refuses one: nothing done.
+    let before = try work.bytes(document)
+    let bad = try Run.gallery(["rate", document] + all.prefix(100) + ["0"] + ["--stars", "2"])
+    #expect(bad.status == 64 && bad.stderr.contains("0: not an item position or id"), "\(bad.stderr)")
+    #expect(try work.bytes(document) == before)
   }
 
   @Test("Thousands of files on the command line drop, in their order")

@@ -24,7 +24,7 @@ private func describe(_ document: String, _ items: [ItemReference], _ change: Me
   }
 }
 
-struct TagCommand: ParsableCommand {
+struct TagCommand: ParsableCommand, TakesManyOperands {
   static let configuration = CommandConfiguration(
     commandName: "tag",
     abstract: "Add and remove tags.",
@@ -41,6 +41,11 @@ struct TagCommand: ParsableCommand {
   @Argument(
     parsing: .allUnrecognized, help: "Items, then +TAG to add and -TAG to remove.", completion: ItemCompletion.itemsAndTags)
   var words: [String] = []
+
+  /// The items appended after parsing stood before the tag changes.
+  mutating func append(operands: [String]) {
+    words.insert(contentsOf: operands, at: words.firstIndex { $0.hasPrefix("+") || $0.hasPrefix("-") } ?? words.endIndex)
+  }
 
   /// The items and the tag changes the words say.
   static func parse(_ words: [String]) throws -> (items: [ItemReference], add: [String], remove: [String]) {
@@ -81,7 +86,7 @@ struct TagCommand: ParsableCommand {
   }
 }
 
-struct CaptionCommand: ParsableCommand {
+struct CaptionCommand: ParsableCommand, TakesManySelected {
   static let configuration = CommandConfiguration(
     commandName: "caption", abstract: "Set or clear items' caption.",
     discussion: "One line. An empty TEXT clears it.")
@@ -165,7 +170,7 @@ struct AddNoteCommand: ParsableCommand {
   }
 }
 
-struct RateCommand: ParsableCommand {
+struct RateCommand: ParsableCommand, TakesManySelected {
   static let configuration = CommandConfiguration(
     commandName: "rate", abstract: "Give items 1 to 5 stars, or 0 to clear them.")
 
@@ -188,7 +193,7 @@ struct RateCommand: ParsableCommand {
   func run() throws { try describe(target.document, selection.items, change, json: output.json) }
 }
 
-struct LabelCommand: ParsableCommand {
+struct LabelCommand: ParsableCommand, TakesManySelected {
   static let configuration = CommandConfiguration(
     commandName: "label", abstract: "Give items a colour label, or none.")
 
@@ -246,7 +251,7 @@ struct SortCommand: ParsableCommand {
 
 extension GalleryModel.SortKey: ExpressibleByArgument {}
 
-struct RefreshMetadataCommand: ParsableCommand {
+struct RefreshMetadataCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "refresh-metadata",
     abstract: "Read the photos' own facts and XMP again for items already in a gallery.",

@@ -5,7 +5,7 @@ import GalleryKit
 import GalleryModel
 import GallerySystem
 
-struct MoveCommand: ParsableCommand {
+struct MoveCommand: ParsableCommand, TakesManyItems {
   static let configuration = CommandConfiguration(
     commandName: "move",
     abstract: "Reorder items.",

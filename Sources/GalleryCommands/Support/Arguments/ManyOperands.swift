@@ -1,39 +1,102 @@
 import ArgumentParser
+import Foundation
 import GalleryModel
 
-/// A command whose last argument is a list a shell glob or a script may make thousands
-/// long (`gallery drop DOC ~/Photos/*.jpg`, `gallery export --to DIR DOC $(gallery find ...)`).
+/// A command whose list argument a shell glob or a script may make thousands long
+/// (`gallery drop DOC ~/Photos/*.jpg`, `gallery rate DOC $(gallery find ...) --stars 5`).
 /// The argument parser's cost grows with the square of the arguments (ten thousand take
-/// seconds), so the run of plain operands that ends the command line is parsed with its
-/// first few only, and the rest appended after.
+/// seconds), so the run of operands that makes the list is parsed with its first few only,
+/// and the rest appended after.
 protocol TakesManyOperands: ParsableCommand {
-  /// Appends operands that followed, on the command line, the ones the parser read.
-  mutating func append(operands: [String])
+  /// Appends operands that followed, on the command line, the ones the parser read,
+  /// refusing those the parser would have refused.
+  mutating func append(operands: [String]) throws
 }
 
 enum ManyOperands {
-  /// The subcommands that take many operands (each conforms to `TakesManyOperands`).
-  static let commands: Set<String> = ["drop", "uris", "export", "trash", "restore", "copy", "drag", "retry"]
-  /// Fewer trailing operands than this are left to the parser.
+  /// Fewer operands in the run than this are left to the parser.
   static let threshold = 64
   /// Operands of the run kept for the parser: the first may be an option's value, the
   /// second the document, the third the first of the list.
   static let kept = 3
 
-  /// `arguments` split into what the parser reads and the operands appended after it: the
-  /// plain operands (not options, so not taken by one) that end the line, but its first few.
-  static func split(_ arguments: [String]) -> (parsed: [String], appended: [String]) {
-    guard let command = arguments.first, commands.contains(command) else { return (arguments, []) }
-    var start = arguments.count
-    while start > 1, isPlain(arguments[start - 1]) { start -= 1 }
-    let cut = start + kept
-    guard arguments.count - cut >= threshold else { return (arguments, []) }
-    return (Array(arguments[..<cut]), Array(arguments[cut...]))
+  /// What the split needs to know of a command's arguments: the names of its options that
+  /// take a value and of its flags, and whether its list is words, items then changes
+  /// that start with + or - (`gallery tag DOC 1 2 +beach -sea`).
+  struct Shape: Equatable {
+    var valued: Set<String> = []
+    var flags: Set<String> = []
+    var dashedOperands = false
+
+    /// The shape the argument parser itself describes (its `--experimental-dump-help`).
+    init(of command: any ParsableCommand.Type) {
+      let data = Data(command._dumpHelp().utf8)
+      let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+      let arguments = (root?["command"] as? [String: Any])?["arguments"] as? [[String: Any]] ?? []
+      for argument in arguments {
+        let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { name -> String? in
+          guard let text = name["name"] as? String else { return nil }
+          return (name["kind"] as? String == "long" ? "--" : "-") + text
+        }
+        switch argument["kind"] as? String {
+        case "option": valued.formUnion(names)
+        case "flag": flags.formUnion(names)
+        default: if argument["parsingStrategy"] as? String == "allUnrecognized" { dashedOperands = true }
+        }
+      }
+    }
+
+    init(valued: Set<String> = [], flags: Set<String> = [], dashedOperands: Bool = false) {
+      (self.valued, self.flags, self.dashedOperands) = (valued, flags, dashedOperands)
+    }
+
+    /// Not an option: the parser takes it as an operand wherever it stands after another
+    /// operand. `-` (standard input) is one.
+    func isOperand(_ argument: String) -> Bool {
+      argument == "-" || !argument.hasPrefix("-")
+        || (dashedOperands && !argument.hasPrefix("--") && !valued.contains(argument) && !flags.contains(argument))
+    }
   }
 
-  /// Not an option: the parser takes it as an operand wherever it stands after another
-  /// operand. `-` (standard input) is one.
-  private static func isPlain(_ argument: String) -> Bool { argument == "-" || !argument.hasPrefix("-") }
+  /// The command `arguments` name, when it takes many operands.
+  static func command(_ arguments: [String], among commands: [any ParsableCommand.Type]) -> (any TakesManyOperands.Type)? {
+    guard let name = arguments.first else { return nil }
+    return commands.first { $0._commandName == name } as? any TakesManyOperands.Type
+  }
+
+  /// `arguments` (the command's name first) split into what the parser reads and the
+  /// operands appended after it: the last run of operands, but its first few, when nothing
+  /// after it is an operand (only flags, and options with their values). Anything else
+  /// (`--`, an option it does not know) is left to the parser whole.
+  static func split(_ arguments: [String], shape: () -> Shape) -> (parsed: [String], appended: [String]) {
+    // Cheap checks first: the shape is asked for only when a long run may be there.
+    guard arguments.count - 1 >= threshold + kept, !arguments.contains("--") else { return (arguments, []) }
+    let shape = shape()
+    // From the end: flags, and options with their values.
+    var end = arguments.count
+    while end > 1 {
+      let last = arguments[end - 1]
+      let name = last.split(separator: "=", maxSplits: 1).first.map(String.init) ?? last
+      if shape.flags.contains(last) || (last.hasPrefix("--") && last.contains("=") && shape.valued.contains(name)) {
+        end -= 1
+      } else if end > 2, shape.valued.contains(arguments[end - 2]) {
+        end -= 2
+      } else {
+        break
+      }
+    }
+    var start = end
+    while start > 1, shape.isOperand(arguments[start - 1]) { start -= 1 }
+    let cut = start + kept
+    // Words: only the items are appended (the command puts them back before the changes).
+    if shape.dashedOperands,
+      let changes = arguments[min(cut, end)..<end].firstIndex(where: { $0.hasPrefix("+") || $0.hasPrefix("-") })
+    {
+      end = changes
+    }
+    guard end - cut >= threshold else { return (arguments, []) }
+    return (Array(arguments[..<cut] + arguments[end...]), Array(arguments[cut..<end]))
+  }
 }
 
 /// The commands whose last argument is a list of items.
@@ -42,5 +105,24 @@ protocol TakesManyItems: TakesManyOperands {
 }
 
 extension TakesManyItems {
-  mutating func append(operands: [String]) { items += operands.map { ItemReference($0) } }
+  mutating func append(operands: [String]) throws { items += try ItemReference.parsing(operands) }
+}
+
+/// The commands whose items are an `ItemsArgument`.
+protocol TakesManySelected: TakesManyOperands {
+  var selection: ItemsArgument { get set }
+}
+
+extension TakesManySelected {
+  mutating func append(operands: [String]) throws { selection.items += try ItemReference.parsing(operands) }
+}
+
+extension ItemReference {
+  /// Operands read as the argument parser reads items.
+  static func parsing(_ operands: [String]) throws -> [ItemReference] {
+    try operands.map { operand in
+      guard let item = ItemReference(argument: operand) else { throw ValidationError("\(operand): not an item position or id") }
+      return item
+    }
+  }
 }
