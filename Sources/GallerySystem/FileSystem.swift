@@ -189,10 +189,17 @@ package enum FileSystem {
   /// `STEM<separator>2.EXT`, `STEM<separator>3.EXT`... (at most `count`). The one rule for
   /// exports, the Trash, new documents and files moved aside.
   package static func candidateNames(for name: String, separator: String, count: Int = 10_000) -> some Sequence<String> {
+    numberedNames(for: name, separator: separator, from: 1, count: count).lazy.map(\.name)
+  }
+
+  /// `candidateNames` from the `first`th, each with its number (1 for `name` itself).
+  package static func numberedNames(
+    for name: String, separator: String, from first: Int, count: Int
+  ) -> some Sequence<(name: String, number: Int)> {
     let stem = (name as NSString).deletingPathExtension
     let ext = (name as NSString).pathExtension
-    return (1...count).lazy.map { number in
-      number == 1 ? name : "\(stem)\(separator)\(number)" + (ext.isEmpty ? "" : ".\(ext)")
+    return (max(1, first)..<max(1, first) + count).lazy.map { number in
+      (number == 1 ? name : "\(stem)\(separator)\(number)" + (ext.isEmpty ? "" : ".\(ext)"), number)
     }
   }
 
@@ -416,9 +423,13 @@ package enum OutputFile {
   }
 
   /// Writes `data` to a new file in `folder` under `preferredName`, or the first free name
-  /// after it (`NAME-2.EXT`...): an existing file is never replaced. Returns the path.
-  package static func createNew(in folder: String, preferredName: String, data: Data) throws(Failure) -> String {
-    for name in FileSystem.candidateNames(for: preferredName, separator: "-") {
+  /// after it (`NAME-2.EXT`...), trying from the `first`th (a caller writing many files of
+  /// one name says where its last one went, so that the thousandth does not try a
+  /// thousand): an existing file is never replaced. Returns the path, and its number.
+  package static func createNew(
+    in folder: String, preferredName: String, data: Data, from first: Int = 1
+  ) throws(Failure) -> (path: String, number: Int) {
+    for (name, number) in FileSystem.numberedNames(for: preferredName, separator: "-", from: first, count: 1_000_000) {
       let path = (folder as NSString).appendingPathComponent(name)
       let file: FileHandleFD
       do {
@@ -432,7 +443,7 @@ package enum OutputFile {
         FileSystem.remove(path)
         throw Failure(path: path, errno: error.errno)
       }
-      return path
+      return (path, number)
     }
     throw Failure(path: (folder as NSString).appendingPathComponent(preferredName), errno: EEXIST)
   }

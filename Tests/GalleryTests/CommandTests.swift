@@ -407,6 +407,25 @@ struct EditCommandTests {
 
 @Suite("Dragging out: export and uris")
 struct DragOutTests {
+  @Test("Hundreds of items of one name export under the next free names, each tried once, none replaced")
+  func exportManyOfOneName() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let image = try work.image("same.jpg", width: 40, height: 30, seed: 3)
+    #expect(try Run.gallery(["drop", document] + Array(repeating: image, count: 300)).status == 0)
+    let out = work.path("out")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    for name in ["same.jpg", "same-3.jpg"] { try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/" + name)) }
+    let run = try Run.gallery(["export", document, "--to", out, "--thumbnails"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let names = run.stdout.split(separator: "\n").map { ($0 as NSString).lastPathComponent }
+    #expect(names == ["same-2.jpg"] + (4...302).map { "same-\($0).jpg" })
+    for name in ["same.jpg", "same-3.jpg"] { #expect(try work.bytes(out + "/" + name) == Data("mine".utf8)) }
+    let numbered = FileSystem.numberedNames(for: "a.b.jpg", separator: "-", from: 2, count: 2).map { "\($0.name) \($0.number)" }
+    #expect(numbered == ["a.b-2.jpg 2", "a.b-3.jpg 3"])
+    #expect(FileSystem.numberedNames(for: "x", separator: " ", from: 0, count: 2).map(\.name) == ["x", "x 2"])
+  }
+
   @Test("export copies originals under safe, unique names; --thumbnails the thumbnails")
   func export() throws {
     let work = try TestWorkspace()

@@ -59,7 +59,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
     try OutputFile.makeFolder(folder)
     var failed = false
     var exported: [Exported] = []
-    let names = SafeFileNames(folder: folder)
+    var names = SafeFileNames(folder: folder)
     let fetcher =
       chosen.contains { !model.items[$0].source.hasPrefix("file:") } && !thumbnails ? web.fetcher() : nil
     for position in chosen {
@@ -147,6 +147,10 @@ struct ExportFailure: CommandError {
 /// Safe, unique file names in a folder; files are created exclusively, never overwritten.
 struct SafeFileNames {
   let folder: String
+  /// The number each name tries next: the one after the last it was written under.
+  private var next: [String: Int] = [:]
+
+  init(folder: String) { self.folder = folder }
 
   static func baseName(of item: Item) -> String {
     // An image dropped as data is named by its content.
@@ -175,9 +179,12 @@ struct SafeFileNames {
     return stem + suffix
   }
 
-  func write(_ data: Data, preferredName: String) throws -> String {
+  mutating func write(_ data: Data, preferredName: String) throws -> String {
     do {
-      return try OutputFile.createNew(in: folder, preferredName: preferredName, data: data)
+      let (path, number) = try OutputFile.createNew(
+        in: folder, preferredName: preferredName, data: data, from: next[preferredName] ?? 1)
+      next[preferredName] = number + 1
+      return path
     } catch {
       throw ExportFailure(error.description)
     }

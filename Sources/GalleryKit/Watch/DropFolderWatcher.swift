@@ -391,7 +391,8 @@ public struct DropFolderWatcher: Service {
             case .file(let path) = source.location, path.hasPrefix(base),
             recursive || !path.dropFirst(base.count).contains("/"), FileSystem.linkStatus(of: path) == nil
           else { continue }
-          for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
+          for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: Self.asideNames)
+          {
             let candidate = aside + "/" + name
             guard let status = FileSystem.linkStatus(of: candidate) else { break }
             guard (status.st_mode & S_IFMT) == S_IFREG, !named.contains(DropSource.fileURL(candidate)),
@@ -476,8 +477,11 @@ public struct DropFolderWatcher: Service {
       let started = ContinuousClock.now
       var result = WatchStateMachine.CommitResult(commit: commit)
       for file in commit.loaded {
-        if let folder = file.moveTo, let moved = Self.moveAside(file.path, into: folder) {
+        guard let folder = file.moveTo else { continue }
+        if let moved = Self.moveAside(file.path, into: folder) {
           result.movedTo[file.path] = moved
+        } else {
+          logger.warning("\(file.path) could not be moved to \(folder): it is committed where it is")
         }
       }
       let (folder, document) = (pairs[commit.pair].folder, pairs[commit.pair].document)
@@ -497,17 +501,25 @@ public struct DropFolderWatcher: Service {
       result.duplicates = saved.duplicates
       censuses[document] = saved.census
       for file in commit.rejected {
-        guard let folder = file.moveTo, let moved = Self.moveAside(file.path, into: folder) else { continue }
+        guard let folder = file.moveTo else { continue }
+        guard let moved = Self.moveAside(file.path, into: folder) else {
+          logger.warning("\(file.path) could not be moved to \(folder)")
+          continue
+        }
         logger.info("moved \(file.path) to \(moved)")
       }
       result.took = ContinuousClock.now - started
       return result
     }
 
+    /// How many names a file moved aside tries (`NAME-2.EXT`...): a folder that has taken
+    /// years of one camera's or one site's file name still takes the next.
+    static let asideNames = 1_000_000
+
     /// Moves a file into a folder under a free name; returns the new path.
     static func moveAside(_ path: String, into folder: String) -> String? {
       try? OutputFile.makeFolder(folder)
-      for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: 1000) {
+      for name in FileSystem.candidateNames(for: (path as NSString).lastPathComponent, separator: "-", count: Self.asideNames) {
         let candidate = folder + "/" + name
         do {
           if try move(path, toFree: candidate) { return candidate }
