@@ -14,19 +14,12 @@ struct RecoveryTests {
   func fullDiskDuringCommit() throws {
     let work = try TestWorkspace()
     let images = try (0..<3).map { try work.image("big\($0).jpg", width: 1600, height: 1200, seed: 40 + $0) }
-    // A small filesystem of its own (the tests run as root, as `make test` does).
-    let disk = work.path("disk")
-    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-    let mount = try Run.program("mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", disk])
-    try #require(mount.status == 0, "mount: \(mount.stderr)")
-    defer { _ = try? Run.program("umount", [disk]) }
-    let document = disk + "/full.gallery"
+    let disk = try SmallDisk(in: work, size: "512k")
+    defer { disk.unmount() }
+    let document = disk.path + "/full.gallery"
     #expect(try Run.gallery(["new", document]).status == 0)
     // Room for the placeholders' save, not for the thumbnails' commit.
-    let df = try Run.program("df", ["--output=avail", "-B1", disk]).stdout.split(separator: "\n")
-    let free = try #require(df.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
-    let filler = disk + "/filler"
-    try Data(count: Int(free) - 24 * 1024).write(to: URL(fileURLWithPath: filler))
+    try disk.fill(leaving: 24 * 1024)
     let before = try work.bytes(document)
 
     let drop = try Run.gallery(["drop", document] + images)
@@ -35,7 +28,7 @@ struct RecoveryTests {
     #expect(try work.bytes(document) == before, "the drop left its placeholders behind")
     #expect(try Run.gallery(["check", document]).status == 0)
 
-    try FileManager.default.removeItem(atPath: filler)
+    try FileManager.default.removeItem(atPath: disk.filler)
     #expect(try Run.gallery(["drop", document] + images).status == 0)
     #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready", "ready"])
   }
@@ -44,12 +37,9 @@ struct RecoveryTests {
   func fullDiskDuringCompaction() throws {
     let work = try TestWorkspace()
     let images = try (0..<4).map { try work.image("c\($0).jpg", width: 1600, height: 1200, seed: 60 + $0) }
-    let disk = work.path("disk")
-    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-    let mount = try Run.program("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk])
-    try #require(mount.status == 0, "mount: \(mount.stderr)")
-    defer { _ = try? Run.program("umount", [disk]) }
-    let document = disk + "/compact.gallery"
+    let disk = try SmallDisk(in: work, size: "4m")
+    defer { disk.unmount() }
+    let document = disk.path + "/compact.gallery"
     #expect(try Run.gallery(["new", document]).status == 0)
     #expect(try Run.gallery(["drop", document] + images).status == 0)
     // Moves that change the first four items leave each old cover dead, until one save
@@ -69,20 +59,17 @@ struct RecoveryTests {
     let order = try Listing.of(document).items.map(\.id)
 
     // Room for the save, not for the compacted copy beside it.
-    let df = try Run.program("df", ["--output=avail", "-B1", disk]).stdout.split(separator: "\n")
-    let free = try #require(df.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
-    let filler = disk + "/filler"
-    try Data(count: free - 96 * 1024).write(to: URL(fileURLWithPath: filler))
+    try disk.fill(leaving: 96 * 1024)
     let move = try Run.gallery(["move", document, "4", "--to", "1"])
     #expect(move.status == 0, "\(move.stderr)")
     let moved = [order[3]] + order[0..<3]
     #expect(try Listing.of(document).items.map(\.id) == moved)
     #expect(try work.bytes(document).count > (try work.bytes(due)).count, "the save did not stand as appended")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: disk).sorted() == ["compact.gallery", "filler"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted() == ["compact.gallery", "filler"])
     #expect(try Run.gallery(["check", document]).status == 0)
 
     // With room again, the next save compacts.
-    try FileManager.default.removeItem(atPath: filler)
+    try FileManager.default.removeItem(atPath: disk.filler)
     let size = try work.bytes(document).count
     #expect(try Run.gallery(["move", document, "4", "--to", "1"]).status == 0)
     #expect(try work.bytes(document).count < size)

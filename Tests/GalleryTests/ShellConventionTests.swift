@@ -249,12 +249,7 @@ struct ShellConventionTests {
   func manyItems() throws {
     let work = try TestWorkspace()
     let document = try work.document()
-    let image = try work.images(1, width: 40, height: 30)[0]
-    let folder = work.path("many")
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let files = (0..<200).map { folder + "/\(String(format: "%03d", $0)).jpg" }
-    for file in files { try FileManager.default.linkItem(atPath: image, toPath: file) }
-    #expect(try Run.gallery(["drop", document] + files).status == 0)
+    #expect(try Run.gallery(["drop", document] + work.links(200)).status == 0)
     let ids = try GalleryDocument.open(document).model.items.map(\.id)
     let all = (1...200).map(String.init)
 
@@ -282,12 +277,8 @@ struct ShellConventionTests {
   func thousandsOfOperands() throws {
     let work = try TestWorkspace()
     let document = try work.document()
-    let image = try work.images(1, width: 40, height: 30)[0]
     // Links to one image, named in an order the drop must keep.
-    let folder = work.path("many")
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let files = (0..<3000).map { folder + "/\(String(format: "%04d", 2999 - $0)).jpg" }
-    for file in files { try FileManager.default.linkItem(atPath: image, toPath: file) }
+    let files = try work.links(3000, reversed: true)
     let started = ContinuousClock.now
     let run = try Run.gallery(["drop", "--json", document] + files)
     #expect(run.status == 0, "\(run.stderr)")

@@ -67,6 +67,42 @@ final class TestWorkspace {
   }
 
   func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+  /// `count` hard links to one small image in a folder `name`, named by number in an order
+  /// (first to last, or the reverse) a command must keep.
+  func links(_ count: Int, in name: String = "many", reversed: Bool = false) throws -> [String] {
+    let image = try images(1, width: 40, height: 30)[0]
+    let folder = path(name)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let digits = String(count - 1).count
+    let files = (0..<count).map { folder + "/" + String(format: "%0\(digits)d", reversed ? count - 1 - $0 : $0) + ".jpg" }
+    for file in files { try FileManager.default.linkItem(atPath: image, toPath: file) }
+    return files
+  }
+}
+
+/// A filesystem of its own (tmpfs: the tests run as root, as `make test` does), to fill;
+/// `unmount()` it when done.
+struct SmallDisk {
+  let path: String
+
+  init(in work: TestWorkspace, size: String) throws {
+    path = work.path("disk")
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let mount = try Run.program("mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
+    try #require(mount.status == 0, "mount: \(mount.stderr)")
+  }
+
+  func unmount() { _ = try? Run.program("umount", [path]) }
+
+  /// Fills it with a file `filler` until `free` bytes are left.
+  func fill(leaving free: Int) throws {
+    let df = try Run.program("df", ["--output=avail", "-B1", path]).stdout.split(separator: "\n")
+    let available = try #require(df.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    try Data(count: available - free).write(to: URL(fileURLWithPath: filler))
+  }
+
+  var filler: String { path + "/filler" }
 }
 
 /// Runs real programs: the built `gallery` binary and the tools we interoperate with.
