@@ -88,11 +88,12 @@ enum ManyOperands {
     var start = end
     while start > 1, shape.isOperand(arguments[start - 1]) { start -= 1 }
     let cut = start + kept
-    // Words: only the items are appended (the command puts them back before the changes).
-    if shape.dashedOperands,
-      let changes = arguments[min(cut, end)..<end].firstIndex(where: { $0.hasPrefix("+") || $0.hasPrefix("-") })
-    {
-      end = changes
+    // Words: only items are appended, from a run that starts with items (the command puts
+    // them back before the first change).
+    if shape.dashedOperands {
+      func isChange(_ word: String) -> Bool { word.hasPrefix("+") || word.hasPrefix("-") }
+      guard cut <= end, !arguments[start..<cut].contains(where: isChange) else { return (arguments, []) }
+      end = arguments[cut..<end].firstIndex(where: isChange) ?? end
     }
     guard end - cut >= threshold else { return (arguments, []) }
     return (Array(arguments[..<cut] + arguments[end...]), Array(arguments[cut..<end]))
