@@ -198,7 +198,8 @@ package enum FileSystem {
   ) -> some Sequence<(name: String, number: Int)> {
     let stem = (name as NSString).deletingPathExtension
     let ext = (name as NSString).pathExtension
-    return (max(1, first)..<max(1, first) + count).lazy.map { number in
+    let start = max(1, first)
+    return (start..<(count > Int.max - start ? Int.max : start + count)).lazy.map { number in
       (number == 1 ? name : "\(stem)\(separator)\(number)" + (ext.isEmpty ? "" : ".\(ext)"), number)
     }
   }

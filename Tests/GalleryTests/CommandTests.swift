@@ -424,6 +424,8 @@ struct DragOutTests {
     let numbered = FileSystem.numberedNames(for: "a.b.jpg", separator: "-", from: 2, count: 2).map { "\($0.name) \($0.number)" }
     #expect(numbered == ["a.b-2.jpg 2", "a.b-3.jpg 3"])
     #expect(FileSystem.numberedNames(for: "x", separator: " ", from: 0, count: 2).map(\.name) == ["x", "x 2"])
+    // As many as there may be (a new document's name tries them all).
+    #expect(Array(FileSystem.candidateNames(for: "x", separator: " ", count: .max).prefix(2)) == ["x", "x 2"])
   }
 
   @Test("export copies originals under safe, unique names; --thumbnails the thumbnails")

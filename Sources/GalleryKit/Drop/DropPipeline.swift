@@ -652,7 +652,7 @@ extension Item {
     item.height = image.height
     item.aspectRatio = Double(image.width) / Double(image.height)
     item.orientation = image.orientation
-    // A GIF of a few bytes a frame can hold more frames than an item counts.
+    // How many pages a file says it has is its own word: an item counts up to its limit.
     item.pages = image.pages > 1 ? min(image.pages, ModelValidation.Limits.pages.upperBound) : nil
     item.camera = image.facts.camera
     item.taken = image.facts.taken
