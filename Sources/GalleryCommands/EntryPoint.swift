@@ -30,8 +30,9 @@ extension GalleryCommand {
       Glibc.exit(ExitStatus.usage.rawValue)
     }
     do {
-      let many = ManyOperands.command(arguments, among: configuration.subcommands)
-      let (parsed, appended) = many.map { type in ManyOperands.split(arguments) { .init(of: type) } } ?? (arguments, [])
+      let (parsed, appended) = ManyOperands.split(arguments) {
+        ManyOperands.command(arguments, among: configuration.subcommands).map(ManyOperands.Shape.init(of:))
+      }
       var command = try parseAsRoot(parsed)
       if !appended.isEmpty {
         if var many = command as? any TakesManyOperands {

@@ -61,8 +61,7 @@ struct TagCommand: ParsableCommand, TakesManyOperands {
       } else if tagsStarted {
         add.append(word)
       } else {
-        guard let item = ItemReference(argument: word) else { throw ValidationError("\(word): not an item position or id") }
-        items.append(item)
+        items.append(try ItemReference.parsing(word))
       }
     }
     guard !items.isEmpty else { throw ValidationError("name at least one ITEM before the tags") }

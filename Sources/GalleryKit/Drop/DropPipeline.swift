@@ -99,7 +99,7 @@ public enum ImageDrop {
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
-      var report = try await LoadPipeline.run(
+      try await LoadPipeline.run(
         accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
       ) { early in
         let ((ids, settled), save, _) = try GalleryDocument.editRecordingSave(path) { edit in
@@ -118,8 +118,6 @@ public enum ImageDrop {
         }
         return (ids, save, settled)
       }
-      report.standIns = loader.standIns
-      return report
     }
     report.failures = refused + report.failures
     return report
@@ -252,6 +250,7 @@ enum LoadPipeline {
           // Report in drop order.
           let order = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
+          report.standIns = loader.standIns
           return report
         case .commitNow:
           try await takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {

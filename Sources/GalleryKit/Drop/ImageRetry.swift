@@ -29,12 +29,10 @@ public enum ImageRetry {
     guard !targets.isEmpty else { return DropReport(failures: unusable) }
 
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
-      var report = try await LoadPipeline.run(
+      try await LoadPipeline.run(
         targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
         restoring: originals
       ) { _ in (targets.map(\.id), nil, EarlyOutcomes.Settled()) }
-      report.standIns = loader.standIns
-      return report
     }
     // A retry keeps what fails again as a failed item, and says why.
     report.failures = unusable + report.keptFailures

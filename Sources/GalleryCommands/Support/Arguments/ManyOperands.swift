@@ -23,7 +23,7 @@ enum ManyOperands {
   /// What the split needs to know of a command's arguments: the names of its options that
   /// take a value and of its flags, and whether its list is words, items then changes
   /// that start with + or - (`gallery tag DOC 1 2 +beach -sea`).
-  struct Shape: Equatable {
+  struct Shape {
     var valued: Set<String> = []
     var flags: Set<String> = []
     var dashedOperands = false
@@ -46,10 +46,6 @@ enum ManyOperands {
       }
     }
 
-    init(valued: Set<String> = [], flags: Set<String> = [], dashedOperands: Bool = false) {
-      (self.valued, self.flags, self.dashedOperands) = (valued, flags, dashedOperands)
-    }
-
     /// Not an option: the parser takes it as an operand wherever it stands after another
     /// operand. `-` (standard input) is one.
     func isOperand(_ argument: String) -> Bool {
@@ -67,11 +63,13 @@ enum ManyOperands {
   /// `arguments` (the command's name first) split into what the parser reads and the
   /// operands appended after it: the last run of operands, but its first few, when nothing
   /// after it is an operand (only flags, and options with their values). Anything else
-  /// (`--`, an option it does not know) is left to the parser whole.
-  static func split(_ arguments: [String], shape: () -> Shape) -> (parsed: [String], appended: [String]) {
-    // Cheap checks first: the shape is asked for only when a long run may be there.
-    guard arguments.count - 1 >= threshold + kept, !arguments.contains("--") else { return (arguments, []) }
-    let shape = shape()
+  /// (`--`, an option it does not know, a command that takes no list) is left to the
+  /// parser whole.
+  static func split(_ arguments: [String], shape: () -> Shape?) -> (parsed: [String], appended: [String]) {
+    // Cheap checks first: the command and its shape are looked up only for a long line.
+    guard arguments.count - 1 >= threshold + kept, !arguments.contains("--"), let shape = shape() else {
+      return (arguments, [])
+    }
     // From the end: flags, and options with their values.
     var end = arguments.count
     while end > 1 {
@@ -120,10 +118,10 @@ extension TakesManySelected {
 
 extension ItemReference {
   /// Operands read as the argument parser reads items.
-  static func parsing(_ operands: [String]) throws -> [ItemReference] {
-    try operands.map { operand in
-      guard let item = ItemReference(argument: operand) else { throw ValidationError("\(operand): not an item position or id") }
-      return item
-    }
+  static func parsing(_ operands: [String]) throws -> [ItemReference] { try operands.map(parsing) }
+
+  static func parsing(_ operand: String) throws -> ItemReference {
+    guard let item = ItemReference(argument: operand) else { throw ValidationError("\(operand): not an item position or id") }
+    return item
   }
 }
