@@ -44,6 +44,26 @@ package final class FileHandleFD {
     return info
   }
 
+  /// Whether `path` names this file now (the same device and inode). The corresponding C
+  /// functions are `fstat` and `stat`.
+  package func isNamed(by path: String) -> Bool {
+    guard let held = try? status(), let named = FileSystem.status(of: path) else { return false }
+    return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+  }
+
+  /// The name the file has now, however it was renamed since it was opened (the kernel
+  /// keeps it: `/proc/self/fd/N`), or nil when it has none left (removed, or replaced by
+  /// another file renamed over its name). The corresponding C function is `readlink`.
+  package func currentPath() -> String? {
+    guard let held = try? status(), held.st_nlink > 0 else { return nil }
+    var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = buffer.withUnsafeMutableBytes { bytes in
+      readlink("/proc/self/fd/\(rawValue)", bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count - 1)
+    }
+    guard count > 0, buffer[0] == UInt8(ascii: "/") else { return nil }
+    return PathBytes.string(buffer[..<count])
+  }
+
   /// The corresponding C function is `flock`.
   package func lockExclusive() throws(FileSystemError) {
     guard retryingEINTR({ flock(rawValue, LOCK_EX) }) == 0 else {

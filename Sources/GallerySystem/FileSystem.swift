@@ -99,6 +99,13 @@ package enum FileSystem {
     return PathBytes.string(cString: resolved)
   }
 
+  /// A descriptor that holds on to the file `path` names (`O_PATH`: nothing is read or
+  /// locked through it), so that its new name can be found after a rename
+  /// (`FileHandleFD.currentPath`). Nil when it cannot be opened.
+  package static func holdOn(to path: String) -> FileHandleFD? {
+    try? FileHandleFD(path: path, flags: CGallerySystem_O_PATH)
+  }
+
   /// `stat` of a path (following links), or nil.
   package static func status(of path: String) -> stat? { try? statusOrError(of: path) }
 

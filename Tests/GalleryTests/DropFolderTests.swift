@@ -463,6 +463,36 @@ struct DropFolderTests {
     #expect(watcher.log.contains("was deleted, moved or unmounted"))
   }
 
+  @Test(
+    "A document renamed while the watcher runs (gallery rename, then compacted and moved by mv): followed, nothing left undropped"
+  )
+  func documentRenamed() throws {
+    let setup = try DropFolderSetup()
+    let watcher = try setup.start()
+    func arrive(_ name: String, seed: Int, commits: Int) throws {
+      #expect(try Run.program("cp", [try setup.image(name, seed: seed), setup.folder + "/"]).status == 0)
+      watcher.waitFor("\(name) committed") { $0.filter { $0.event == "committed" }.count == commits }
+    }
+    try arrive("a.jpg", seed: 41, commits: 1)
+    let renamed = setup.work.path("renamed.gallery")
+    #expect(try Run.gallery(["rename", setup.document, "renamed"]).status == 0)
+    try arrive("b.jpg", seed: 42, commits: 2)
+    // A compaction puts a new file under the name; the watcher holds on to that one.
+    #expect(try Run.gallery(["compact", renamed]).status == 0)
+    try arrive("c.jpg", seed: 43, commits: 3)
+    let moved = setup.work.path("kept/moved.gallery")
+    try FileManager.default.createDirectory(atPath: setup.work.path("kept"), withIntermediateDirectories: true)
+    #expect(try Run.program("mv", [renamed, moved]).status == 0)
+    try arrive("d.jpg", seed: 44, commits: 4)
+    #expect(watcher.process.isRunning)
+    let sources = try GalleryDocument.open(moved).model.items.map { URL(string: $0.source)!.lastPathComponent }
+    #expect(sources == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+    #expect(!FileManager.default.fileExists(atPath: setup.document) && !FileManager.default.fileExists(atPath: renamed))
+    #expect(watcher.events.last { $0.event == "committed" }?.document == moved)
+    #expect(watcher.log.contains("was renamed"), "\(watcher.log)")
+    #expect(watcher.stop() == 0)
+  }
+
   @Test("Usage: pairs, a config file, refusals")
   func usage() throws {
     let setup = try DropFolderSetup()

@@ -38,7 +38,10 @@ struct WatchCommand: AsyncParsableCommand {
 
       Several folders: give DIR:DOC pairs, or list them one a line in \
       $XDG_CONFIG_HOME/gallery/watch.conf (# comments). SIGINT or SIGTERM stops taking \
-      files, commits what is loading, removes the other placeholders and exits 0.
+      files, commits what is loading, removes the other placeholders and exits 0. A DOC \
+      renamed or moved (within its filesystem) while the watcher runs is followed under its \
+      new name, with a warning: a configuration that names it needs the new name before the \
+      next start.
 
       Run it as a service: install Samples/systemd/gallery-watch@.service into \
       ~/.config/systemd/user/ and `systemctl --user enable --now gallery-watch@<name>`, \

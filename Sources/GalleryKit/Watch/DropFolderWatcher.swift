@@ -158,12 +158,14 @@ public struct DropFolderWatcher: Service {
       input.yield(.stop)
     }
     await loader.shutdown()
-    for index in pairs.indices { report(.stopped, path: pairs[index].folder, pair: index) }
+    for index in pairs.indices {
+      report(.stopped, path: pairs[index].folder, document: performer.documents[index])
+    }
     try outcome.get()
   }
 
-  func report(_ kind: WatchEvent.Kind, path: String, pair: Int, id: String? = nil, reason: String? = nil) {
-    onEvent(WatchEvent(event: kind, path: path, document: pairs[pair].document, id: id, reason: reason))
+  func report(_ kind: WatchEvent.Kind, path: String, document: String, id: String? = nil, reason: String? = nil) {
+    onEvent(WatchEvent(event: kind, path: path, document: document, id: id, reason: reason))
   }
 
   /// Performs the actions of the state machine that touch the world (the documents, the
@@ -181,11 +183,65 @@ public struct DropFolderWatcher: Service {
     private var resuming: [String: String] = [:]
     /// The pairs whose `--then move:` folder was looked at for files a killed watcher moved.
     private var lookedAside: Set<Int> = []
+    /// Each pair's document as it is named now, and a hold on the file of that name: a
+    /// document renamed while the watcher runs (`gallery rename`, a file manager) is followed
+    /// to its new name, not given up as gone.
+    private(set) var documents: [String]
+    private var holds: [FileHandleFD?]
 
     init(watcher: DropFolderWatcher) {
       self.watcher = watcher
       memories = watcher.pairs.map { ImportMemory(for: $0, stateFolder: watcher.options.stateFolder) }
       remembered = watcher.pairs.map { _ in [] }
+      documents = watcher.pairs.map(\.document)
+      holds = documents.map(FileSystem.holdOn(to:))
+    }
+
+    /// The document of `pair` as it is named now: its name while that names a file (held
+    /// anew when a compaction replaced it), else the name its file was renamed to, said in
+    /// the log. A document that is gone keeps its name, and the edit says it is gone.
+    mutating func document(of pair: Int) -> String {
+      let path = documents[pair]
+      if FileSystem.status(of: path) != nil {
+        if holds[pair]?.isNamed(by: path) != true { holds[pair] = FileSystem.holdOn(to: path) }
+        return path
+      }
+      guard let renamed = holds[pair]?.currentPath(), renamed != path else { return path }
+      logger.warning(
+        """
+        \(PathBytes.displayed(path)) was renamed to \(PathBytes.displayed(renamed)): watching into it under its new \
+        name (a --config file or unit that names the old one needs the new one before the next start)
+        """)
+      for other in documents.indices where documents[other] == path {
+        documents[other] = renamed
+        holds[other] = FileSystem.holdOn(to: renamed)
+      }
+      if let census = censuses.removeValue(forKey: path) { censuses[renamed] = census }
+      return renamed
+    }
+
+    /// Edits the document of `pair`; once more under its new name when it was renamed
+    /// between the look at its name and the edit's lock.
+    private mutating func edit<T: Sendable>(
+      _ pair: Int, _ body: @escaping @Sendable (inout DocumentEdit) throws -> T
+    ) async throws -> (result: T, document: String) {
+      var document = document(of: pair)
+      while true {
+        let named = document
+        do {
+          let result = try await BlockingWork.run { try GalleryDocument.edit(named, body) }
+          // Held anew if the save compacted (a new file under the name), so that a rename
+          // right after it is followed too.
+          return (result, self.document(of: pair))
+        } catch DocumentError.notFound(let path) where path == named {
+          document = self.document(of: pair)
+          if document == named { throw DocumentError.notFound(path) }
+        }
+      }
+    }
+
+    func report(_ kind: WatchEvent.Kind, path: String, pair: Int, id: String? = nil, reason: String? = nil) {
+      watcher.report(kind, path: path, document: documents[pair], id: id, reason: reason)
     }
 
     var logger: Logger { watcher.logger }
@@ -229,21 +285,19 @@ public struct DropFolderWatcher: Service {
       switch action {
       case .savePlaceholders(let pair, let paths):
         let started = ContinuousClock.now
-        let (folder, document) = (pairs[pair].folder, pairs[pair].document)
+        let folder = pairs[pair].folder
         let resumed = resuming
         for path in paths { resuming[path] = nil }
-        let ids = try await BlockingWork.run {
-          try GalleryDocument.edit(document) { edit in
-            edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
-            let taken = try Self.takeOver(paths.map { resumed[$0] }, sources: paths.map(DropSource.fileURL), in: &edit)
-            let newPaths = zip(paths, taken).filter { $1 == nil }.map(\.0)
-            let new = try edit.newItemIDs(newPaths.count)
-            edit.insert(zip(new, newPaths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
-            var fresh = new[...]
-            return taken.map { $0 ?? fresh.removeFirst() }
-          }
+        let (ids, document) = try await edit(pair) { edit in
+          edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
+          let taken = try Self.takeOver(paths.map { resumed[$0] }, sources: paths.map(DropSource.fileURL), in: &edit)
+          let newPaths = zip(paths, taken).filter { $1 == nil }.map(\.0)
+          let new = try edit.newItemIDs(newPaths.count)
+          edit.insert(zip(new, newPaths).map { Item.placeholder(id: $0, source: DropSource.fileURL($1)) }, at: nil)
+          var fresh = new[...]
+          return taken.map { $0 ?? fresh.removeFirst() }
         }
-        logger.debug("\(paths.count) placeholder(s) in \(pairs[pair].document)")
+        logger.debug("\(paths.count) placeholder(s) in \(document)")
         return [.placeholdersSaved(pair: pair, paths: paths, ids: ids, took: ContinuousClock.now - started)]
 
       case .load:
@@ -259,7 +313,7 @@ public struct DropFolderWatcher: Service {
         return [.committed(try await save(commit))]
 
       case .report(let kind, let path, let pair, let id, let reason):
-        watcher.report(kind, path: path, pair: pair, id: id, reason: reason)
+        report(kind, path: path, pair: pair, id: id, reason: reason)
         switch kind {
         case .committed: logger.info("committed \(path)")
         case .duplicate: logger.info("duplicate of an image already in the document: \(path)")
@@ -315,7 +369,7 @@ public struct DropFolderWatcher: Service {
       // The document is read only when there is something to compare: a watcher started on
       // an empty folder beside 100,000 items does not wait for it.
       guard !candidates.isEmpty else { return [] }
-      let document = pairs[pair].document
+      let document = document(of: pair)
       // Counted once from every item (read on both cores), then brought forward by records.
       let previous = censuses[document]
       let sources = candidates.map { DropSource.fileURL($0.path) }
@@ -376,8 +430,8 @@ public struct DropFolderWatcher: Service {
     /// watcher left. A file of DIR is taken only if no item names it and it arrived there
     /// after the placeholder was made. The items are read only when the summary counts
     /// stale placeholders.
-    private func returnMovedAside(below folder: String, from aside: String, pair: Int) async {
-      let (document, recursive) = (pairs[pair].document, watcher.options.recursive)
+    private mutating func returnMovedAside(below folder: String, from aside: String, pair: Int) async {
+      let (document, recursive) = (document(of: pair), watcher.options.recursive)
       let returned = try? await BlockingWork.run { () throws -> [(from: String, to: String)] in
         let summary = try GalleryDocument.summary(document).summary
         guard summary.stale > 0 || summary.placeholders.count >= DocumentSummary.ownerLimit else { return [] }
@@ -484,19 +538,17 @@ public struct DropFolderWatcher: Service {
           logger.warning("\(file.path) could not be moved to \(folder): it is committed where it is")
         }
       }
-      let (folder, document) = (pairs[commit.pair].folder, pairs[commit.pair].document)
+      let folder = pairs[commit.pair].folder
       // What a document holds (also in its trash): counted from every item the first time,
       // then brought forward by the records saved since.
-      let (previous, movedTo) = (censuses[document], result.movedTo)
-      let saved = try await BlockingWork.run {
-        try GalleryDocument.edit(document) { edit in
-          edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
-          let census = try ContentCensus.current(
-            previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
-            counting: edit.wholeModel)
-          let plan = WatchCommitPlan(commit, movedTo: movedTo)
-          return (duplicates: try plan.apply(to: &edit, census: census), census: census)
-        }
+      let (previous, movedTo) = (censuses[document(of: commit.pair)], result.movedTo)
+      let (saved, document) = try await edit(commit.pair) { edit in
+        edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
+        let census = try ContentCensus.current(
+          previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
+          counting: edit.wholeModel)
+        let plan = WatchCommitPlan(commit, movedTo: movedTo)
+        return (duplicates: try plan.apply(to: &edit, census: census), census: census)
       }
       result.duplicates = saved.duplicates
       censuses[document] = saved.census

@@ -7,6 +7,7 @@ final class WatcherProcess: @unchecked Sendable {
   struct Event: Decodable, Equatable {
     var event: String
     var path: String
+    var document: String?
     var id: String?
     var reason: String?
   }
