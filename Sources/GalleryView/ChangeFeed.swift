@@ -173,6 +173,12 @@ package struct DocumentMonitor: Service {
       feed.publish(.documents)
     }
     guard let id = documents.knownID(of: path) else { return }
+    // A document renamed away: its id follows it to its new name now, before the pages,
+    // told below, read it again; its stamp too, so that a write under the new name before
+    // its folder is watched is told when the watch starts again.
+    if event.has([.movedFrom, .delete]), let renamed = documents.path(for: id), renamed != path {
+      stamps[renamed] = stamps[path]
+    }
     // Every write is told (a stamp of whole seconds could hide a second save); pages
     // coalesce their reads.
     stamps[path] = FileSystem.stamp(of: path)

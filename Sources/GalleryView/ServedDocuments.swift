@@ -90,7 +90,34 @@ package final class ServedDocuments: Sendable {
     return id
   }
 
-  package func path(for id: String) -> String? { state.withLock { $0.pathByID[id] } }
+  /// The path of a document this server shows. One renamed or moved since (a file manager,
+  /// `gallery rename`) is followed through the descriptor its last read holds: the id then
+  /// names the file under its new name, so that an open page goes on showing and editing it.
+  package func path(for id: String) -> String? {
+    guard let path = state.withLock({ $0.pathByID[id] }) else { return nil }
+    guard FileSystem.status(of: path) == nil, let renamed = open.withLock({ $0[path] })?.currentPath() else {
+      return path
+    }
+    return follow(id, from: path, to: Self.absolute(renamed))
+  }
+
+  /// Every id of `path` names `renamed` from now on, `id` its id.
+  private func follow(_ id: String, from path: String, to renamed: String) -> String {
+    let followed = state.withLock { state -> String in
+      guard state.pathByID[id] == path else { return state.pathByID[id] ?? renamed }
+      for (other, named) in state.pathByID where named == path { state.pathByID[other] = renamed }
+      state.idByPath[path] = nil
+      state.idByPath[renamed] = id
+      state.opened = state.opened.map { $0 == path ? renamed : $0 }
+      return renamed
+    }
+    open.withLock { documents in
+      if let opened = documents.removeValue(forKey: path) { documents[renamed] = opened }
+    }
+    // It may be in a folder not watched yet.
+    foldersContinuation.yield()
+    return followed
+  }
 
   package func forget(_ id: String) {
     state.withLock { state in
@@ -170,6 +197,9 @@ package final class ServedDocuments: Sendable {
     func reading<T>(_ body: (GalleryDocument) throws -> T) rethrows -> T {
       try lock.withLock { _ in try body(document) }
     }
+
+    /// The name of the file it read, now (see `FileHandleFD.currentPath`).
+    func currentPath() -> String? { lock.withLock { _ in document.file.currentPath() } }
   }
 
   private func current(_ path: String) throws -> OpenDocument {

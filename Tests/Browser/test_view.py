@@ -446,6 +446,32 @@ def test_edits_made_elsewhere_show_without_a_reload(workspace, images, serve, co
     wait_until(lambda: a not in tile_ids(page), message="the CLI's trash on the page")
 
 
+def test_a_document_renamed_or_moved_while_shown_is_followed(workspace, images, serve, context):
+    document = new_document(workspace, "before.gallery", images[:3], title="Before")
+    a, b, c = item_ids(document)
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 3)
+    # Renamed by another program: the page shows the new title, its edits land in the file.
+    run("rename", document, "after")
+    renamed = workspace / "after.gallery"
+    page.wait_for_function("() => document.getElementById('title').textContent === 'after'", timeout=20000)
+    tile(page, b).click()
+    page.keyboard.press("Delete")
+    wait_until(lambda: item_ids(renamed) == [a, c], message="the page's trash in the renamed file")
+    # Moved to another folder by mv: the same, and the CLI's edits there show on the page.
+    elsewhere = workspace / "kept"
+    elsewhere.mkdir()
+    moved = elsewhere / "moved.gallery"
+    subprocess.run(["mv", str(renamed), str(moved)], check=True)
+    run("move", moved, c, "--to", "1")
+    wait_until(lambda: tile_ids(page) == [c, a], message="the CLI's move in the moved file, on the page")
+    page.keyboard.press("Control+z")
+    wait_until(lambda: item_ids(moved) == [a, c], message="the page's undo in the moved file")
+    assert not document.exists() and not renamed.exists()
+    assert not page.errors
+
+
 def test_two_pages_editing_one_document_lose_nothing(workspace, images, serve, context):
     document = new_document(workspace, "two.gallery", images[:4])
     a, b, c, d = item_ids(document)
