@@ -262,6 +262,28 @@ struct WebDropTests {
     #expect(items.count == 1 && items[0].state == "ready" && items[0].aspectRatio == 2)
   }
 
+  @Test("A document renamed, then moved to another folder, while a drop downloads: the drop commits into it there")
+  func documentRenamedDuringDrop() throws {
+    let web = try WebSetup()
+    let slow = try web.image("slow.jpg", width: 400, height: 100, seed: 3, query: "hold=slow")
+    let errors = web.work.path("drop.err")
+    let drop = try Run.start(["drop", web.document, slow], environment: web.environment, errors: errors)
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/slow.jpg", "held") == 1 }
+    #expect(try web.gallery(["rename", web.document, "renamed"]).status == 0)
+    let renamed = web.work.path("renamed.gallery")
+    try FileManager.default.createDirectory(atPath: web.work.path("kept"), withIntermediateDirectories: true)
+    let moved = web.work.path("kept/moved.gallery")
+    #expect(try Run.program("mv", [renamed, moved]).status == 0)
+    try web.server.release("slow")
+    drop.wait()
+    #expect(drop.terminationStatus == 0, "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+    let items = try Listing.of(moved).items
+    #expect(items.map(\.source) == [slow])
+    #expect(items.first?.state == "ready" && items.first?.aspectRatio == 4)
+    #expect(!FileManager.default.fileExists(atPath: web.document) && !FileManager.default.fileExists(atPath: renamed))
+    #expect(try Run.gallery(["check", moved]).status == 0)
+  }
+
   @Test("All placeholders are saved before any download starts; a load commits where its placeholder is then")
   func commitAtCurrentPosition() throws {
     let web = try WebSetup()

@@ -30,7 +30,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       all of them before any download starts; no lock is held while images load. When an \
       image has loaded, it is committed where its placeholder stands at that moment, so \
       edits made meanwhile by other commands are kept (a placeholder trashed meanwhile \
-      means the image is not added). A source that fails (cannot resolve, connection \
+      means the image is not added; a document renamed or moved meanwhile, by a file \
+      manager or `gallery rename`, is followed under its new name). A source that fails (cannot resolve, connection \
       refused, timeout, HTTP error, not an image, too large, more than 5 redirects, a \
       redirect to anything but http or https) is reported on standard error and its \
       placeholder removed; the others still land, and the exit status is 1. When every \
@@ -162,7 +163,7 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     for failure in report.standIns {
       Terminal.message("the download failed, the cached copy stands in: \(failure)")
     }
-    try list(report.committed, in: document, json: json)
+    try list(report.committed, in: report.document ?? document, json: json)
     if interrupted {
       Terminal.message("interrupted: \(report.cancelled) source(s) not loaded; their placeholders were removed")
       throw ExitCode(ExitStatus.interrupted)

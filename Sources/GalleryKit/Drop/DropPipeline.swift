@@ -43,6 +43,9 @@ public struct DropReport: Sendable {
   public var cancelled = 0
   /// Web sources whose download failed and whose copy in the download cache stood in.
   public var standIns: [DropFailure] = []
+  /// Where the document is now: another path than the one given when it was renamed or
+  /// moved while the drop ran (the drop followed it). Nil when nothing was saved.
+  public var document: String?
 
   public init(committed: [Item] = [], failures: [DropFailure] = [], keptFailures: [DropFailure] = [], cancelled: Int = 0) {
     self.committed = committed
@@ -98,11 +101,13 @@ public enum ImageDrop {
     }
     let hasWeb = accepted.contains(where: \.isWeb)
     let spacing = hasWeb ? options.webCommitInterval : options.commitInterval
+    let document = FollowedDocument(path)
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
       try await LoadPipeline.run(
-        accepted, loader: loader, into: path, keepFailed: keepFailed, spacing: .seconds(spacing), progress: progress
+        accepted, loader: loader, into: document, keepFailed: keepFailed, spacing: .seconds(spacing),
+        progress: progress
       ) { early in
-        let ((ids, settled), save, _) = try GalleryDocument.editRecordingSave(path) { edit in
+        let ((ids, settled), save, _) = try document.editRecordingSave { edit in
           let ids = try edit.newItemIDs(accepted.count)
           edit.summary = "drop: " + JournalRecord.counted(accepted.count, "image")
           let now = Date.nowInWholeSeconds
@@ -145,7 +150,8 @@ enum LoadPipeline {
   /// of the outcomes it was given) while local files load: opening a large document for
   /// that save costs as much as many loads.
   static func run(
-    _ sources: [DropSource], loader: ImageLoader, into path: String, keepFailed: Bool, spacing: Duration,
+    _ sources: [DropSource], loader: ImageLoader, into document: FollowedDocument, keepFailed: Bool,
+    spacing: Duration,
     restoring originals: [String: Item] = [:],
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
     savePlaceholders:
@@ -203,7 +209,7 @@ enum LoadPipeline {
       let (ids, placeholderSave, settled) = saved!
       // What the save did not take (it took nothing, or they came after it).
       early = offered.take() + early
-      var cover = try? await BlockingWork.run { CoverPlan(document: path, dropped: ids) }
+      var cover = try? await BlockingWork.run { CoverPlan(document: document.path, dropped: ids) }
       var batch = CommitBatch(count: sources.count, spacing: spacing, start: clock.now)
       batch.settledEarlier(settled.count, committingAny: settled.loadedAny)
       var report = DropReport()
@@ -233,16 +239,18 @@ enum LoadPipeline {
         case .finish:
           var rolledBack = false
           if batch.isLostCause(keepFailed: keepFailed), let placeholderSave {
-            rolledBack = try await BlockingWork.run { try GalleryDocument.rollBack(path, placeholderSave) }
+            rolledBack = try await BlockingWork.run {
+              try document.following { try GalleryDocument.rollBack($0, placeholderSave) }
+            }
           }
           if rolledBack {
             let taken = batch.take()
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try await takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
+            try await takingBackOnFailure(ids: ids, save: placeholderSave, into: document, report: report, restoring: originals) {
               try await commit(
-                batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+                batch.take(), ids: ids, keepFailed: keepFailed, into: document, operation: placeholderSave?.revision,
                 restoring: originals, report: &report)
             }
           }
@@ -251,11 +259,12 @@ enum LoadPipeline {
           let order = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
           report.committed.sort { order[$0.id, default: 0] < order[$1.id, default: 0] }
           report.standIns = loader.standIns
+          report.document = document.path
           return report
         case .commitNow:
-          try await takingBackOnFailure(ids: ids, save: placeholderSave, into: path, report: report, restoring: originals) {
+          try await takingBackOnFailure(ids: ids, save: placeholderSave, into: document, report: report, restoring: originals) {
             try await commit(
-              batch.take(), ids: ids, keepFailed: keepFailed, into: path, operation: placeholderSave?.revision,
+              batch.take(), ids: ids, keepFailed: keepFailed, into: document, operation: placeholderSave?.revision,
               restoring: originals, report: &report)
           }
           batch.committed(at: clock.now)
@@ -293,19 +302,20 @@ enum LoadPipeline {
   /// taken back byte for byte when nothing was saved after it (which frees room), else the
   /// placeholders are removed, if that can be saved.
   private static func takingBackOnFailure(
-    ids: [String], save: SaveMark?, into path: String, report: DropReport, restoring originals: [String: Item],
+    ids: [String], save: SaveMark?, into document: FollowedDocument, report: DropReport,
+    restoring originals: [String: Item],
     _ commit: () async throws -> Void
   ) async throws {
     do { try await commit() } catch {
       if report.committed.isEmpty, let save,
-        (try? await BlockingWork.run { try GalleryDocument.rollBack(path, save) }) == true
+        (try? await BlockingWork.run { try document.following { try GalleryDocument.rollBack($0, save) } }) == true
       {
         throw error
       }
       let done = Set(report.committed.map(\.id))
       let left = ids.filter { !done.contains($0) }
       _ = try? await BlockingWork.run {
-        try GalleryDocument.edit(path) { edit in
+        try document.edit { edit in
           edit.summary = "drop: not saved, " + JournalRecord.counted(left.count, "placeholder") + " removed"
           _ = try PlaceholderCommit.apply(
             loaded: [], failed: [], cancelled: left, keepFailed: false, restoring: originals, to: &edit)
@@ -316,12 +326,12 @@ enum LoadPipeline {
   }
 
   private static func commit(
-    _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into path: String, operation: Int?,
+    _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into document: FollowedDocument, operation: Int?,
     restoring originals: [String: Item], report: inout DropReport
   ) async throws {
     guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
     let committed = try await BlockingWork.run {
-      try GalleryDocument.edit(path) { edit in
+      try document.edit { edit in
         // Undo takes the drop back whole: placeholders and what loaded.
         edit.continuing = operation
         edit.summary =

@@ -30,8 +30,8 @@ public enum ImageRetry {
 
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: targets.contains { $0.source.isWeb }) { loader in
       try await LoadPipeline.run(
-        targets.map(\.source), loader: loader, into: path, keepFailed: true, spacing: .seconds(options.commitInterval),
-        restoring: originals
+        targets.map(\.source), loader: loader, into: FollowedDocument(path), keepFailed: true,
+        spacing: .seconds(options.commitInterval), restoring: originals
       ) { _ in (targets.map(\.id), nil, EarlyOutcomes.Settled()) }
     }
     // A retry keeps what fails again as a failed item, and says why.

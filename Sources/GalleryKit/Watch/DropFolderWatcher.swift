@@ -159,7 +159,7 @@ public struct DropFolderWatcher: Service {
     }
     await loader.shutdown()
     for index in pairs.indices {
-      report(.stopped, path: pairs[index].folder, document: performer.documents[index])
+      report(.stopped, path: pairs[index].folder, document: performer.document(of: index))
     }
     try outcome.get()
   }
@@ -175,73 +175,52 @@ public struct DropFolderWatcher: Service {
     var memories: [ImportMemory]
     /// Imported files to remember, written once the actions of an input are done.
     private var remembered: [[(path: String, record: ImportMemory.Record)]]
-    /// What each document holds by source and content, as last seen (by document path:
-    /// two folders may drop into one).
+    /// What each document holds by source and content, as last seen (by the document's path
+    /// as given: two folders may drop into one).
     private var censuses: [String: ContentCensus] = [:]
     /// Files a scan found with a stale placeholder of their own (a watcher killed while it
     /// imported them), by path: their placeholder is taken over, not made again.
     private var resuming: [String: String] = [:]
     /// The pairs whose `--then move:` folder was looked at for files a killed watcher moved.
     private var lookedAside: Set<Int> = []
-    /// Each pair's document as it is named now, and a hold on the file of that name: a
-    /// document renamed while the watcher runs (`gallery rename`, a file manager) is followed
-    /// to its new name, not given up as gone.
-    private(set) var documents: [String]
-    private var holds: [FileHandleFD?]
+    /// Each pair's document, followed to its new name when it is renamed or moved while the
+    /// watcher runs (`gallery rename`, a file manager); pairs into one document share it.
+    private let documents: [FollowedDocument]
 
     init(watcher: DropFolderWatcher) {
       self.watcher = watcher
       memories = watcher.pairs.map { ImportMemory(for: $0, stateFolder: watcher.options.stateFolder) }
       remembered = watcher.pairs.map { _ in [] }
-      documents = watcher.pairs.map(\.document)
-      holds = documents.map(FileSystem.holdOn(to:))
+      var byPath: [String: FollowedDocument] = [:]
+      let logger = watcher.logger
+      documents = watcher.pairs.map { pair in
+        if let shared = byPath[pair.document] { return shared }
+        let document = FollowedDocument(pair.document) { from, to in
+          logger.warning(
+            """
+            \(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new \
+            name (a --config file or unit that names the old one needs the new one before the next start)
+            """)
+        }
+        byPath[pair.document] = document
+        return document
+      }
     }
 
-    /// The document of `pair` as it is named now: its name while that names a file (held
-    /// anew when a compaction replaced it), else the name its file was renamed to, said in
-    /// the log. A document that is gone keeps its name, and the edit says it is gone.
-    mutating func document(of pair: Int) -> String {
-      let path = documents[pair]
-      if FileSystem.status(of: path) != nil {
-        if holds[pair]?.isNamed(by: path) != true { holds[pair] = FileSystem.holdOn(to: path) }
-        return path
-      }
-      guard let renamed = holds[pair]?.currentPath(), renamed != path else { return path }
-      logger.warning(
-        """
-        \(PathBytes.displayed(path)) was renamed to \(PathBytes.displayed(renamed)): watching into it under its new \
-        name (a --config file or unit that names the old one needs the new one before the next start)
-        """)
-      for other in documents.indices where documents[other] == path {
-        documents[other] = renamed
-        holds[other] = FileSystem.holdOn(to: renamed)
-      }
-      if let census = censuses.removeValue(forKey: path) { censuses[renamed] = census }
-      return renamed
-    }
+    /// The document of `pair` as it is named now.
+    func document(of pair: Int) -> String { documents[pair].path }
 
-    /// Edits the document of `pair`; once more under its new name when it was renamed
-    /// between the look at its name and the edit's lock.
-    private mutating func edit<T: Sendable>(
+    /// Edits the document of `pair` under its name now (see `FollowedDocument`); returns
+    /// the name it was saved under.
+    private func edit<T: Sendable>(
       _ pair: Int, _ body: @escaping @Sendable (inout DocumentEdit) throws -> T
     ) async throws -> (result: T, document: String) {
-      var document = document(of: pair)
-      while true {
-        let named = document
-        do {
-          let result = try await BlockingWork.run { try GalleryDocument.edit(named, body) }
-          // Held anew if the save compacted (a new file under the name), so that a rename
-          // right after it is followed too.
-          return (result, self.document(of: pair))
-        } catch DocumentError.notFound(let path) where path == named {
-          document = self.document(of: pair)
-          if document == named { throw DocumentError.notFound(path) }
-        }
-      }
+      let document = documents[pair]
+      return try await BlockingWork.run { (try document.edit(body), document.path) }
     }
 
     func report(_ kind: WatchEvent.Kind, path: String, pair: Int, id: String? = nil, reason: String? = nil) {
-      watcher.report(kind, path: path, document: documents[pair], id: id, reason: reason)
+      watcher.report(kind, path: path, document: document(of: pair), id: id, reason: reason)
     }
 
     var logger: Logger { watcher.logger }
@@ -371,7 +350,7 @@ public struct DropFolderWatcher: Service {
       guard !candidates.isEmpty else { return [] }
       let document = document(of: pair)
       // Counted once from every item (read on both cores), then brought forward by records.
-      let previous = censuses[document]
+      let previous = censuses[pairs[pair].document]
       let sources = candidates.map { DropSource.fileURL($0.path) }
       let looked = try? await BlockingWork.run { () throws -> (ContentCensus, [Finding]) in
         let opened = try previous == nil ? GalleryDocument.open(document) : GalleryDocument.openLazily(document)
@@ -398,7 +377,7 @@ public struct DropFolderWatcher: Service {
       guard let (known, findings) = looked else {
         return candidates.map { .found(path: $0.path, pair: pair, stamp: $0.stamp) }
       }
-      censuses[document] = known
+      censuses[pairs[pair].document] = known
       var found: [WatchStateMachine.Event] = []
       var same: [(path: String, record: ImportMemory.Record)] = []
       for (candidate, finding) in zip(candidates, findings) {
@@ -430,7 +409,7 @@ public struct DropFolderWatcher: Service {
     /// watcher left. A file of DIR is taken only if no item names it and it arrived there
     /// after the placeholder was made. The items are read only when the summary counts
     /// stale placeholders.
-    private mutating func returnMovedAside(below folder: String, from aside: String, pair: Int) async {
+    private func returnMovedAside(below folder: String, from aside: String, pair: Int) async {
       let (document, recursive) = (document(of: pair), watcher.options.recursive)
       let returned = try? await BlockingWork.run { () throws -> [(from: String, to: String)] in
         let summary = try GalleryDocument.summary(document).summary
@@ -541,8 +520,8 @@ public struct DropFolderWatcher: Service {
       let folder = pairs[commit.pair].folder
       // What a document holds (also in its trash): counted from every item the first time,
       // then brought forward by the records saved since.
-      let (previous, movedTo) = (censuses[document(of: commit.pair)], result.movedTo)
-      let (saved, document) = try await edit(commit.pair) { edit in
+      let (previous, movedTo) = (censuses[pairs[commit.pair].document], result.movedTo)
+      let (saved, _) = try await edit(commit.pair) { edit in
         edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
         let census = try ContentCensus.current(
           previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
@@ -551,7 +530,7 @@ public struct DropFolderWatcher: Service {
         return (duplicates: try plan.apply(to: &edit, census: census), census: census)
       }
       result.duplicates = saved.duplicates
-      censuses[document] = saved.census
+      censuses[pairs[commit.pair].document] = saved.census
       for file in commit.rejected {
         guard let folder = file.moveTo else { continue }
         guard let moved = Self.moveAside(file.path, into: folder) else {
