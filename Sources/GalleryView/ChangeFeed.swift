@@ -14,6 +14,9 @@ package enum ViewEvent: Sendable, Equatable {
   case documents
   /// A drop from a page could not load a source.
   case failure(document: String, source: String, reason: String)
+  /// A drop from a page could not download a source, and the download cache's copy of it
+  /// stood in: the item is there, from a copy the server may no longer serve.
+  case standIn(document: String, source: String, reason: String)
   /// Keeps the connection open through proxies and tells the server that a page left.
   case ping
 
@@ -39,6 +42,8 @@ package enum ViewEvent: Sendable, Equatable {
     case .documents: "event: documents\ndata: {}\n\n"
     case .failure(let document, let source, let reason):
       "event: failure\ndata: \(Self.data(FailureData(document: document, source: source, reason: reason)))\n\n"
+    case .standIn(let document, let source, let reason):
+      "event: stand-in\ndata: \(Self.data(FailureData(document: document, source: source, reason: reason)))\n\n"
     case .ping: ": ping\n\n"
     }
   }

@@ -597,6 +597,9 @@ struct DocumentController {
       for failure in report.failures + report.keptFailures {
         feed.publish(.failure(document: id, source: failure.source, reason: failure.reason))
       }
+      for standIn in report.standIns {
+        feed.publish(.standIn(document: id, source: standIn.source, reason: standIn.reason))
+      }
     } catch {
       feed.publish(.failure(document: id, source: "", reason: "\(error)"))
     }

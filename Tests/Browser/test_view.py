@@ -172,6 +172,24 @@ def test_links_dropped_from_another_tab_are_downloaded(workspace, images, serve,
     assert [item["aspectRatio"] for item in show(document)["items"][4:]] == [2, 2]
 
 
+def test_a_cached_copy_standing_in_for_a_lost_link_is_said_on_the_page(workspace, images, serve, context, image_server):
+    make_image(image_server.folder / "kept.jpg", 400, 200)
+    link = f"{image_server.base}/kept.jpg"
+    # Dropped once (downloaded and cached), then the server no longer has it: 404.
+    document = new_document(workspace, "c.gallery", [link])
+    (image_server.folder / "kept.jpg").unlink()
+    server = serve(document)
+    page = open_page(context, server, document_id(server, document))
+    ready_tiles(page, 1)
+    page.locator("#grid").drop({"data": {"text/uri-list": link + "\r\n"}})
+    note = page.locator(".toast.info", has_text="the cached copy stands in")
+    note.wait_for(timeout=20000)
+    assert link in note.text_content() and "404" in note.text_content()
+    ready_tiles(page, 2)
+    assert [item["source"] for item in show(document)["items"]] == [link, link]
+    assert not page.errors
+
+
 def test_a_page_cannot_drop_a_local_path(workspace, images, serve, context):
     document = new_document(workspace, "p.gallery", images[:1])
     server = serve(document)

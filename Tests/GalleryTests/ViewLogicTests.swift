@@ -192,6 +192,9 @@ struct ViewLogicTests {
     let failure = ViewEvent.failure(document: "d", source: "a\nb\"</script>", reason: "r").serverSent
     #expect(failure.hasPrefix("event: failure\ndata: {") && failure.hasSuffix("}\n\n"))
     #expect(failure.split(separator: "\n").count == 2, "no raw newline inside the data line")
+    let standIn = ViewEvent.standIn(document: "d", source: "http://x/a.jpg", reason: "HTTP 404\r\nevent: x").serverSent
+    #expect(standIn.hasPrefix("event: stand-in\ndata: {") && standIn.hasSuffix("}\n\n"))
+    #expect(standIn.split(separator: "\n").count == 2, "no raw newline inside the data line")
     #expect(ViewEvent.ping.serverSent == ": ping\n\n")
   }
 

@@ -143,6 +143,9 @@ export function showGallery(id) {
     document: (change) => { if (change.id === id) load(); },
     reconnected: load,
     failure: (failure) => { if (failure.document === id) toast(`not dropped: ${failure.source}: ${failure.reason}`, 'error'); },
+    'stand-in': (standIn) => {
+      if (standIn.document === id) toast(`the download failed, the cached copy stands in: ${standIn.source}: ${standIn.reason}`, 'info');
+    },
   });
   load();
 }
