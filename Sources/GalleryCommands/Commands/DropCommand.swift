@@ -31,8 +31,9 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       image has loaded, it is committed where its placeholder stands at that moment, so \
       edits made meanwhile by other commands are kept (a placeholder trashed meanwhile \
       means the image is not added; a document renamed or moved meanwhile, by a file \
-      manager or `gallery rename`, is followed under its new name). A source that fails (cannot resolve, connection \
-      refused, timeout, HTTP error, not an image, too large, more than 5 redirects, a \
+      manager or `gallery rename`, is followed under its new name). A source that fails \
+      (cannot resolve, connection refused, timeout, HTTP error, not an image, too large, \
+      more than 5 redirects, a \
       redirect to anything but http or https) is reported on standard error and its \
       placeholder removed; the others still land, and the exit status is 1. When every \
       source fails, the document is left byte for byte as it was.
