@@ -805,10 +805,12 @@ package enum DocumentArchive {
   /// file appears at once or not at all. With `replacing` false, an existing file is never
   /// overwritten (link(2) fails instead). With `replacing` true, a symlink is followed (the
   /// document it names is replaced, the link stays) and the new file keeps the old one's
-  /// mode and, where permitted, its owner.
+  /// mode and, where permitted, its owner; with `locked` too, only while the name still
+  /// names that file (the document a compaction locked): one renamed or replaced meanwhile
+  /// by another program is left as it is, and no copy appears under its old name.
   package static func writeComplete(
     to path: String, model: GalleryModel, history: [JournalRecord] = [], entries: (EntryWriter) throws -> Void,
-    replacing: Bool
+    replacing: Bool, locked: FileHandleFD? = nil
   ) throws {
     let current = currentFormat(model)
     let target = replacing ? FileSystem.resolvingLinks(path) : path
@@ -826,6 +828,7 @@ package enum DocumentArchive {
         writer, model: current, history: history, checkpointBytes: Int64(checkpoint.count), outline: outline)
       try file.sync()
       if replacing {
+        if let locked, !locked.isNamed(by: target) { throw DocumentError.saveFailed(path, RenamedMeanwhile()) }
         try FileSystem.rename(temporary, to: target)
       } else {
         do { try FileSystem.renameWithoutReplacing(temporary, to: target) } catch  where error.errno == EEXIST {
@@ -841,6 +844,11 @@ package enum DocumentArchive {
       FileSystem.remove(temporary)
       throw error
     }
+  }
+
+  /// The document a compaction was to replace is no longer under its name.
+  private struct RenamedMeanwhile: GalleryError {
+    var description: String { "it was renamed or replaced by another program meanwhile" }
   }
 
   /// Ends a new file's only revision: everything written is live.

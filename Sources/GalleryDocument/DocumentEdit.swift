@@ -348,7 +348,7 @@ package enum DocumentCompaction {
     model.format = GalleryModel.formatVersion
     try writeLive(
       layout, from: lock.file, model: model, history: kept(try layout.history.records(), of: model), to: path,
-      replacing: true)
+      replacing: true, locked: lock.file)
   }
 
   /// The history a compaction keeps: the last `historyOperations` operations or those of
@@ -366,10 +366,10 @@ package enum DocumentCompaction {
 
   /// Writes a complete document holding `model`, the live entries of `layout` (read from
   /// `file`) and `history` with the entries it needs: a compaction when it replaces the
-  /// same path, a copy otherwise.
+  /// same path (only while it names `locked`, when given), a copy otherwise.
   package static func writeLive(
     _ layout: ArchiveLayout, from file: FileHandleFD, model: GalleryModel, history: [JournalRecord] = [],
-    to path: String, replacing: Bool
+    to path: String, replacing: Bool, locked: FileHandleFD? = nil
   ) throws {
     // Thumbnails in item order, so `tar -t` lists them as the gallery shows them; then those
     // only the history needs.
@@ -392,7 +392,7 @@ package enum DocumentCompaction {
           let data = try DocumentArchive.read(location, named: name, from: file)
           try writer.write(name: name, data: data, modified: model.modified)
         }
-      }, replacing: replacing)
+      }, replacing: replacing, locked: locked)
   }
 }
 

@@ -66,6 +66,26 @@ struct ConcurrencyAndCrashTests {
     #expect(try Run.gallery(["check", document]).status == 0)
   }
 
+  @Test("A document renamed while it is compacted is left as it is: no copy appears under its old name")
+  func renamedDuringCompaction() throws {
+    let work = try TestWorkspace()
+    let document = try work.document("before.gallery")
+    #expect(try Run.gallery(["drop", document] + (try work.images(3, width: 200, height: 100))).status == 0)
+    #expect(try Run.gallery(["move", document, "3", "--to", "1"]).status == 0)
+    let ids = try GalleryDocument.open(document).model.items.map(\.id)
+    // The compaction has locked and read the document when another program renames it.
+    let lock = try DocumentLock(path: document)
+    let layout = try DocumentArchive.scan(lock.file)
+    let renamed = work.path("after.gallery")
+    try FileSystem.rename(document, to: renamed)
+    #expect(throws: DocumentError.self) { try DocumentCompaction.compact(lock: lock, layout: layout) }
+    withExtendedLifetime(lock) {}
+    #expect(!FileManager.default.fileExists(atPath: document), "a copy under the old name")
+    #expect(try FileSystem.entries(of: work.path(".")).filter { $0.contains(".tmp-") }.isEmpty, "a temporary left")
+    #expect(try GalleryDocument.open(renamed).model.items.map(\.id) == ids)
+    #expect(try Run.gallery(["check", renamed]).status == 0)
+  }
+
   @Test("A read that races another process's save is not kept: the next edit sees that save")
   func readRacingASaveIsNotCached() throws {
     let work = try TestWorkspace()
