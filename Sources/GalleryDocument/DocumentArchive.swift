@@ -394,11 +394,16 @@ package enum DocumentArchive {
       pending = [:]
     }
 
+    /// Where the next header starts: after the data of the entry read last. A header cut
+    /// short stops the reader, which then no longer tells its own position.
+    var nextHeader: Int64?
+
     /// Reads headers from `reader`, whose positions count from `base`, to the end.
     mutating func read(_ reader: ArchiveReader, from base: Int64) throws(DocumentError) {
       while true {
         let header = reader.nextHeader()
-        let position = base + reader.headerPosition
+        var position = base + reader.headerPosition
+        if case .fatal = header, let nextHeader { position = nextHeader }
         if let previous {
           pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
         }
@@ -423,6 +428,7 @@ package enum DocumentArchive {
           tornReason = reason
           return
         }
+        nextHeader = base + reader.dataPosition + (entry.size + 511) / 512 * 512
         guard try readEntry(entry, at: position, from: reader) else { return }
       }
     }

@@ -33,6 +33,30 @@ struct RecoveryTests {
     #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready", "ready"])
   }
 
+  @Test("A save cut at any byte (inside a header too) opens as before or after it, and the next edit mends it")
+  func saveCutAnywhere() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
+    let before = try GalleryDocument.open(document).model
+    #expect(try Run.gallery(["move", document, "1", "--to", "3"]).status == 0)
+    let after = try GalleryDocument.open(document).model
+    let whole = try Data(contentsOf: URL(fileURLWithPath: document))
+    // The move's record, its trailer and the end marker: the last few blocks.
+    let indexTests = IndexTests()
+    for cut in stride(from: whole.count - 4 * 512, to: whole.count, by: 100) {
+      let copy = work.path("cut-\(cut).gallery")
+      try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
+      let model = try GalleryDocument.open(copy).model
+      #expect(model == before || model == after, "cut at \(cut) of \(whole.count)")
+      #expect(throws: Never.self, "cut at \(cut) of \(whole.count)") {
+        try GalleryDocument.edit(copy) { edit in edit.move([edit.itemID(at: 0)], to: 3) }
+      }
+      let (indexed, scanned) = try indexTests.bothWays(copy)
+      indexTests.expectSame(indexed, scanned, "cut at \(cut), then a move")
+    }
+  }
+
   @Test("A compaction that fails after a save (a full disk): the edit stands, exit 0, compacted later")
   func fullDiskDuringCompaction() throws {
     let work = try TestWorkspace()
