@@ -26,11 +26,23 @@ package struct ArchiveIndex {
   /// The history up to the checkpoint: each record's place, the undo stack they make and
   /// the ids they name (nil in an index written before it carried them).
   package var history: IndexedHistory? = nil
+  /// What makes this index a delta (`gallery.delta`, nil in a `gallery.index`).
+  package var delta: IndexDelta? = nil
+  /// Where the first entry it lists lies (read, not written).
+  package var entriesStart: Int64? = nil
+
+  /// The entry a delta's model is in: a model as `gallery.json` holds one, whose items are
+  /// only those no earlier checkpoint or delta of its chain holds.
+  package static let deltaModelEntry = "gallery.delta.json"
+  package static let deltaName = "gallery.delta"
+
+  /// The entry whose items `outline` places: the checkpoint's, or the delta's model.
+  private var outlinedEntry: String { delta == nil ? DocumentArchive.modelEntry : Self.deltaModelEntry }
 
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
     writer.object { o in
-      if let outline, let checkpoint = entries[DocumentArchive.modelEntry] {
+      if let outline, let checkpoint = entries[outlinedEntry] {
         o.value("checkpointOutline") { w in
           w.object { o in
             o.value("array") { $0.array([outline.array.lowerBound, outline.array.upperBound]) { $0.int($1) } }
@@ -47,10 +59,15 @@ package struct ArchiveIndex {
           }
         }
       }
+      if let delta { o.value("delta") { delta.write(into: &$0) } }
       o.value("entries") { w in
         w.bytes.append(UInt8(ascii: "["))
         var first = true
+        // A delta lists the entries after the index or delta before it; an index every
+        // entry before it but the deltas, which it leaves dead.
+        let after = delta?.previous ?? -1
         entries.forEachInFileOrder { name, location in
+          guard location.offset > after, delta != nil || !ArchiveIndex.isDeltaName(name) else { return }
           if !first { w.bytes.append(UInt8(ascii: ",")) }
           first = false
           w.bytes.append(UInt8(ascii: "["))
@@ -106,6 +123,7 @@ package struct ArchiveIndex {
         outline = (found.outline, found.checkpoint)
         reader.index = found.end
       case "history": index.history = try IndexedHistory(&reader)
+      case "delta": index.delta = try IndexDelta(&reader)
       case "liveBytes": index.liveBytes = Int64(try reader.int())
       case "revision": index.revision = try reader.int()
       case "revisions": index.revisions = try reader.int()
@@ -152,13 +170,20 @@ package struct ArchiveIndex {
     if let last = index.history?.places.last, last.revision != index.revision {
       throw IndexMismatch("its history does not end at its checkpoint")
     }
-    // Entries are in file order, and the checkpoint lies just before the index: the last one.
+    // Entries are in file order, and the checkpoint (a delta's model) lies just before the
+    // index: the last one. A delta's entries all lie after the one before it.
     let (names, ends, locations) = (entries.names, entries.ends, entries.locations)
     let lastName = names[(ends.dropLast().last ?? 0)...]
-    guard let checkpoint = locations.last, lastName.elementsEqual(DocumentArchive.modelEntry.utf8),
+    guard let checkpoint = locations.last, lastName.elementsEqual(index.outlinedEntry.utf8),
       checkpoint.offset + checkpoint.span == offset
     else {
       throw IndexMismatch("it does not follow its checkpoint")
+    }
+    index.entriesStart = locations.first?.offset
+    if let delta = index.delta {
+      guard (0..<offset).contains(delta.previous), let first = locations.first, first.offset > delta.previous else {
+        throw IndexMismatch("the delta's entries do not follow the index before it")
+      }
     }
     if let outline {
       guard outline.checkpoint == checkpoint else { throw IndexMismatch("its outline is not its checkpoint's") }
@@ -255,6 +280,91 @@ package struct ArchiveIndex {
     return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end)
   }
 
+}
+
+extension ArchiveIndex {
+  /// Whether `name` (its bytes) is a delta's entry, which an index after it leaves dead.
+  static func isDeltaName(_ name: UnsafeRawBufferPointer) -> Bool {
+    // Told by its length first: an index lists 100,000 names.
+    (name.count == deltaName.utf8.count && name.elementsEqual(deltaName.utf8))
+      || (name.count == deltaModelEntry.utf8.count && name.elementsEqual(deltaModelEntry.utf8))
+  }
+
+  static func isDeltaName(_ name: String) -> Bool { name == deltaName || name == deltaModelEntry }
+}
+
+/// What makes an index a delta: written after a save whose journal since the last index or
+/// delta has grown, so that opening reads the index, its checkpoint's outline and the
+/// deltas after it instead of replaying every record since the checkpoint. The model at its
+/// revision is its own model entry (the title, settings and trash, and the items no earlier
+/// part holds) with `order`, the items in order as runs of stored items, numbered across
+/// the checkpoint's items and each delta's, oldest first.
+package struct IndexDelta: Equatable {
+  /// Offset of the index or delta before it: its entries are those after that one.
+  package var previous: Int64
+  /// The revision and size of the checkpoint its chain starts from.
+  package var checkpointRevision: Int
+  package var checkpointBytes: Int64
+  /// The journal after that checkpoint, up to the delta: its bytes and records.
+  package var journalBytes: Int64
+  package var journalRecords: Int
+  /// The model's items in order: runs `[first, count]` of stored items.
+  package var order: [Range<Int>]
+
+  func write(into writer: inout JSONWriter) {
+    writer.object { o in
+      o.value("checkpoint") { $0.array([Int64(checkpointRevision), checkpointBytes]) { $0.int(Int($1)) } }
+      o.value("journal") { $0.array([journalBytes, Int64(journalRecords)]) { $0.int(Int($1)) } }
+      o.value("order") { w in
+        w.array(order) { w, run in w.array([run.lowerBound, run.count]) { $0.int($1) } }
+      }
+      o.int64("previous", previous)
+    }
+  }
+
+  init(
+    previous: Int64, checkpointRevision: Int, checkpointBytes: Int64, journalBytes: Int64, journalRecords: Int,
+    order: [Range<Int>]
+  ) {
+    self.previous = previous
+    self.checkpointRevision = checkpointRevision
+    self.checkpointBytes = checkpointBytes
+    self.journalBytes = journalBytes
+    self.journalRecords = journalRecords
+    self.order = order
+  }
+
+  /// Reads it; the numbers in range (what the order refers to is checked by the reader
+  /// that knows how many items are stored).
+  init(_ reader: inout JSONReader) throws {
+    var checkpoint: [Int] = []
+    var journal: [Int] = []
+    var order: [Range<Int>] = []
+    var previous: Int?
+    try reader.object { reader, key in
+      switch key {
+      case "checkpoint": checkpoint = try reader.integers(atMost: 2)
+      case "journal": journal = try reader.integers(atMost: 2)
+      case "order":
+        try reader.array { reader in
+          let run = try reader.integers(atMost: 2)
+          guard run.count == 2, run[0] >= 0, run[1] >= 1, run[0] <= Int(Int32.max) - run[1] else {
+            throw IndexMismatch("the delta's order holds a run out of range")
+          }
+          order.append(run[0]..<run[0] + run[1])
+        }
+      case "previous": previous = try reader.int()
+      default: try reader.skipValue()
+      }
+    }
+    let counter = ModelValidation.Limits.counter
+    guard let previous, checkpoint.count == 2, journal.count == 2, counter.contains(checkpoint[0]),
+      counter.contains(checkpoint[1]), counter.contains(journal[0]), counter.contains(journal[1])
+    else { throw IndexMismatch("the delta's numbers are out of range") }
+    self.init(
+      previous: Int64(previous), checkpointRevision: checkpoint[0], checkpointBytes: Int64(checkpoint[1]),
+      journalBytes: Int64(journal[0]), journalRecords: journal[1], order: order)
+  }
 }
 
 /// What an index says of the history up to its checkpoint, so that opening reads none of
@@ -475,12 +585,16 @@ package struct ArchiveTrailer: Equatable {
   package var end: Int64
   /// Offset of the last index's header, if the file has one.
   package var index: Int64?
+  /// Offset of the last delta's header, when one follows that index (a version that does
+  /// not know deltas reads the index and replays the records after it).
+  package var delta: Int64? = nil
   package var summary: DocumentSummary
 
   /// The entry's data, the smallest whole number of blocks that holds it.
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 1024)
     writer.object { o in
+      if let delta { o.int64("delta", delta) }
       o.int64("end", end)
       o.int("format", GalleryModel.formatVersion)
       o.int64("index", index)
@@ -515,6 +629,7 @@ package struct ArchiveTrailer: Equatable {
       var reader = JSONReader(raw)
       try reader.object { reader, key in
         switch key {
+        case "delta": trailer.delta = Int64(try reader.int())
         case "end": trailer.end = Int64(try reader.int())
         case "format": format = try reader.int()
         case "index": trailer.index = try reader.isNull() ? nil : Int64(try reader.int())
@@ -527,6 +642,9 @@ package struct ArchiveTrailer: Equatable {
       throw IndexMismatch("the trailer does not describe where it is")
     }
     if let index = trailer.index, !(0..<offset).contains(index) { throw IndexMismatch("the trailer's index is out of range") }
+    if let delta = trailer.delta, trailer.index.map({ !($0 + 1..<offset).contains(delta) }) ?? true {
+      throw IndexMismatch("the trailer's delta is out of range")
+    }
     let problems = trailer.summary.problems
     guard problems.isEmpty else { throw IndexMismatch(problems.joined(separator: "; ")) }
     return trailer

@@ -48,6 +48,15 @@ package struct ArchiveLayout: Sendable {
   package var journalBytes: Int64 = 0
   /// Journal records after that checkpoint: each costs a replay when the document opens.
   package var journalRecords = 0
+  /// The deltas after the last index (see `IndexDelta`), and the journal after the
+  /// checkpoint up to the last of them: a save writes another when the journal after it
+  /// has grown.
+  package var deltas = 0
+  package var journalAtDelta: (bytes: Int64, records: Int) = (0, 0)
+  /// Whether the stored items (`itemSource`) are numbered as the last index and its deltas
+  /// number them, so that a delta may refer to them: opened through them, and no checkpoint
+  /// written since.
+  package var storedAsIndexed = false
   /// Where the model's stored items are read from, when it was opened for an edit through
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
@@ -78,7 +87,7 @@ package struct ArchiveLayout: Sendable {
   /// the history (its records, and the entries of items it can bring back).
   package var liveNames: Set<String> {
     var names: Set<String> = [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry]
-    names.formUnion(Self.bookkeepingNames.filter { entries[$0] != nil })
+    names.formUnion(liveBookkeeping)
     if entries[DocumentArchive.coverEntry] != nil { names.insert(DocumentArchive.coverEntry) }
     names.formUnion(model.referencedEntries)
     names.formUnion(history.revisions.map(DocumentArchive.journalEntry))
@@ -124,12 +133,24 @@ package struct ArchiveLayout: Sendable {
     for entry in model.trash { count(entry.item) }
     for name in historyNames { add(name) }
     for name in [DocumentArchive.mimetypeEntry, DocumentArchive.modelEntry, DocumentArchive.coverEntry] { add(name) }
-    for name in Self.bookkeepingNames { add(name) }
+    for name in liveBookkeeping { add(name) }
     return total
   }
 
-  /// The index and the trailer: live (their newest copies) though no model refers to them.
-  package static let bookkeepingNames = [ArchiveIndex.name, ArchiveTrailer.name]
+  /// The index, the trailer and a delta: what a save writes after its revision. Their
+  /// newest copies are live though no model refers to them, a delta's only while no index
+  /// follows it.
+  package static let bookkeepingNames = [
+    ArchiveIndex.name, ArchiveTrailer.name, ArchiveIndex.deltaName, ArchiveIndex.deltaModelEntry,
+  ]
+
+  private var liveBookkeeping: [String] {
+    let index = entries[ArchiveIndex.name]?.offset ?? -1
+    return Self.bookkeepingNames.filter { name in
+      guard let location = entries[name] else { return false }
+      return !ArchiveIndex.isDeltaName(name) || location.offset > index
+    }
+  }
 
   /// Whether the file opens through its trailer and an index, as this layout was read or
   /// written: the entries before the index were then not read, so damage among them is not

@@ -53,7 +53,11 @@ package enum DocumentArchive {
     func equals(_ other: [UInt8]) -> Bool { utf8.count == other.count && starts(other) }
     let names = NameBytes.shared
     if starts(names.thumbnails) || equals(names.cover) { return thumbnailSizeLimit }
-    if starts(names.journal) || equals(names.model) || equals(names.index) { return modelSizeLimit }
+    if starts(names.journal) || equals(names.model) || equals(names.index) || equals(names.delta)
+      || equals(names.deltaModel)
+    {
+      return modelSizeLimit
+    }
     if starts(names.originals) { return originalSizeLimit }
     if equals(names.trailer) { return Int64(ArchiveTrailer.blockLimit) * 512 }
     if equals(names.mimetype) { return 256 }
@@ -69,13 +73,17 @@ package enum DocumentArchive {
     let cover = Array(coverEntry.utf8)
     let model = Array(modelEntry.utf8)
     let index = Array(ArchiveIndex.name.utf8)
+    let delta = Array(ArchiveIndex.deltaName.utf8)
+    let deltaModel = Array(ArchiveIndex.deltaModelEntry.utf8)
     let trailer = Array(ArchiveTrailer.name.utf8)
     let mimetype = Array(mimetypeEntry.utf8)
   }
 
   /// The same rule on Characters, for names that are not plain ASCII.
   package static func sizeLimit(comparingCharacters name: String) -> Int64? {
-    if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name { return modelSizeLimit }
+    if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name || ArchiveIndex.isDeltaName(name) {
+      return modelSizeLimit
+    }
     if name == ArchiveTrailer.name { return Int64(ArchiveTrailer.blockLimit) * 512 }
     if name == mimetypeEntry { return 256 }
     if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
@@ -184,62 +192,79 @@ package enum DocumentArchive {
     let fileSize = try regularFileSize(file)
     let trailer = try trailer(of: file)
     guard let indexOffset = trailer.index else { throw IndexMismatch("no index") }
-    let indexData: Data
-    do {
-      let indexReader = try reader(at: indexOffset, of: file)
-      guard let entry = try indexReader.next(), entry.name == ArchiveIndex.name, entry.isRegularFile else {
-        throw IndexMismatch("no index where the trailer says")
-      }
-      // Read straight from the file (it can hold a few megabytes), not through the reader.
-      let dataOffset = indexOffset + indexReader.dataPosition
-      guard entry.size <= modelSizeLimit, entry.size <= fileSize - dataOffset else {
-        throw IndexMismatch("the index is larger than it may be")
-      }
-      indexData = try file.read(at: dataOffset, count: Int(entry.size))
-      guard indexData.count == entry.size else { throw IndexMismatch("the index ends past the end of the file") }
-    }
+    let (indexData, indexSpan) = try bookkeeping(ArchiveIndex.name, at: indexOffset, of: file, fileSize: fileSize)
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
     let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
-      Result { try outlinedCheckpoint(at: location, outline: outline, of: file) }
+      Result { try outlinedCheckpoint(at: location, outline: outline, of: file, entry: modelEntry) }
     }
+    let deltas = try self.deltas(after: (indexOffset, indexSpan, index), upTo: trailer.delta, of: file, fileSize: fileSize)
+    // What the scan of the file after the last index or delta starts from.
+    let last = deltas.last?.index ?? index
     var checkpoint: GalleryModel
     var working: WorkingModel
     var itemSource: ItemSource?
-    var checkpointIDs: NameTable?
+    var startIDs: (@Sendable (String) -> Bool)?
     if let outlined {
       let (opened, source, ids) = try outlined.get()
       checkpoint = opened
-      checkpointIDs = ids
-      if lazily {
-        itemSource = source
-        working = WorkingModel(head: checkpoint, storedItemIDs: source.itemIDs)
+      guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
+      if !deltas.isEmpty {
+        let (model, combined, contains) = try modelOfDeltas(deltas, checkpoint: source, ids: ids)
+        itemSource = combined
+        startIDs = contains
+        working = model
       } else {
-        checkpoint.items = try source.readAll()
-        working = WorkingModel(checkpoint)
+        itemSource = source
+        startIDs = ids.contains
+        working = WorkingModel(head: checkpoint, storedItemIDs: source.itemIDs)
+      }
+      if !lazily, let source = itemSource {
+        // Every item read (each part on both cores), in the model's order.
+        let all = try source.readAll()
+        var whole = working.head
+        whole.items = deltas.isEmpty ? all : (0..<working.items.count).map { all[working.items.storedIndex(at: $0)!] }
+        whole.trash = working.trash.elements
+        working = WorkingModel(whole)
+        itemSource = nil
       }
     } else {
+      guard deltas.isEmpty else { throw IndexMismatch("deltas after an index without an outline") }
       checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
+      guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
       working = WorkingModel(checkpoint)
     }
-    guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
+    var entries = index.entries
+    if !deltas.isEmpty {
+      // The index itself (which the scan adds when it starts there), then each delta's
+      // entries, and each delta but the last (which the scan adds), which lists none of them.
+      entries.update(
+        EntryLocation(offset: indexOffset, span: indexSpan, size: Int64(indexData.count)), for: ArchiveIndex.name)
+      for delta in deltas {
+        entries.update(delta.index.entries)
+        if delta.offset != deltas.last!.offset {
+          entries.update(EntryLocation(offset: delta.offset, span: delta.span, size: delta.size), for: ArchiveIndex.deltaName)
+        }
+      }
+    }
     var history: [History.Entry] = []
     var digest: History.Digest?
-    if let indexed = index.history {
+    if let indexed = last.history {
       // Nothing of the history is read: the index places each record, and says what undo
       // and new ids need of them. A record is read (and checked to be what the index says)
       // when it is needed whole.
       for place in indexed.places {
-        guard let location = index.entries[journalEntry(place.revision)] else {
+        guard let location = entries[journalEntry(place.revision)] else {
           throw IndexMismatch("it does not locate the record of r\(place.revision)")
         }
         history.append(.located(place, location))
       }
-      if let last = indexed.places.last, last.id != checkpoint.revisionID {
+      if let lastPlace = indexed.places.last, lastPlace.id != working.head.revisionID {
         throw IndexMismatch("its history does not lead to its checkpoint")
       }
       digest = History.Digest(count: history.count, undo: indexed.undo, ids: indexed.ids)
     } else {
+      guard deltas.isEmpty else { throw IndexMismatch("a delta without its history") }
       // An index written before it carried the history: each record is read for its place.
       for (name, location) in index.entries.named(withPrefix: journalFolder) {
         let place = try JournalCoding.decodePlace(try dataOnly(location, from: file))
@@ -247,22 +272,26 @@ package enum DocumentArchive {
         if place.revision <= checkpoint.revision { history.append(.located(place, location)) }
       }
     }
+    let (lastOffset, lastSpan) = deltas.last.map { ($0.offset, $0.span) } ?? (indexOffset, indexSpan)
     var scan = EntryScan(fileSize: fileSize)
     scan.model = working
     if let itemSource { scan.read = { try itemSource.item($0) } }
-    scan.revisions = index.revisions
-    scan.liveBytes = index.liveBytes
+    scan.revisions = last.revisions
+    scan.liveBytes = last.liveBytes
     scan.journal = JournalScan(
-      checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size, ids: checkpointIDs, history: history,
-      digest: digest, file: history.isEmpty ? nil : try file.reopenedForReading())
-    scan.committed = .init(entries: index.entries, end: indexOffset, revision: checkpoint.revision)
-    // What follows the index, read by the same rules as a whole scan (by a new reader: the
-    // reads above moved the descriptor's offset).
-    let tailReader = try reader(at: indexOffset, of: file)
-    guard let indexEntry = try tailReader.next() else { throw IndexMismatch("the index moved") }
+      checkpoint: checkpoint.revision, bytes: index.entries[modelEntry]!.size,
+      journal: (last.delta?.journalBytes ?? 0, last.delta?.journalRecords ?? 0),
+      ids: startIDs.map { (working.head.revision, $0) }, history: history, digest: digest,
+      file: history.isEmpty ? nil : try file.reopenedForReading())
+    scan.committed = .init(entries: entries, end: lastOffset, revision: working.head.revision)
+    // What follows the index (or the last delta), read by the same rules as a whole scan
+    // (by a new reader: the reads above moved the descriptor's offset).
+    let tailReader = try reader(at: lastOffset, of: file)
+    guard let lastEntry = try tailReader.next() else { throw IndexMismatch("the index moved") }
     try tailReader.skipData()
-    scan.previous = (ArchiveIndex.name, indexOffset, indexEntry.size)
-    try scan.read(tailReader, from: indexOffset)
+    scan.previous = (deltas.isEmpty ? ArchiveIndex.name : ArchiveIndex.deltaName, lastOffset, lastEntry.size)
+    scan.nextHeader = lastOffset + lastSpan
+    try scan.read(tailReader, from: lastOffset)
     var layout = try scan.layout(file)
     guard layout.head.revision == trailer.summary.revision, layout.revisionEnd == fileSize - endOfArchiveMarkerSize,
       layout.damage == nil
@@ -271,7 +300,120 @@ package enum DocumentArchive {
     layout.indexIsComplete = index.outline != nil && index.history != nil
     layout.itemSource = itemSource
     layout.summary = trailer.summary
+    layout.deltas = deltas.count
+    layout.storedAsIndexed = itemSource != nil
+    layout.journalAtDelta = (last.delta?.journalBytes ?? 0, last.delta?.journalRecords ?? 0)
     return layout
+  }
+
+  /// The most deltas a chain holds: a save writes a checkpoint instead of another.
+  package static let deltaLimit = 16
+
+  /// An index or a delta at `offset`: its data, and its span (header to the next header).
+  private static func bookkeeping(
+    _ name: String, at offset: Int64, of file: FileHandleFD, fileSize: Int64
+  ) throws -> (data: Data, span: Int64) {
+    let reader = try reader(at: offset, of: file)
+    guard let entry = try reader.next(), entry.name == name, entry.isRegularFile else {
+      throw IndexMismatch("no \(name) where the trailer says")
+    }
+    // Read straight from the file (it can hold a few megabytes), not through the reader.
+    let dataOffset = offset + reader.dataPosition
+    guard entry.size <= modelSizeLimit, entry.size <= fileSize - dataOffset else {
+      throw IndexMismatch("\(name) is larger than it may be")
+    }
+    let data = try file.read(at: dataOffset, count: Int(entry.size))
+    guard data.count == entry.size else { throw IndexMismatch("\(name) ends past the end of the file") }
+    return (data, reader.dataPosition + (entry.size + 511) / 512 * 512)
+  }
+
+  /// A delta read, with where it lies and its model opened through its outline.
+  private struct ReadDelta {
+    var index: ArchiveIndex
+    var offset: Int64
+    var span: Int64
+    var size: Int64
+    var model: GalleryModel
+    var source: ItemSource
+  }
+
+  /// The deltas from `last` back to the index, oldest first: each must follow the one
+  /// before it (its entries after it, a later revision, the same checkpoint).
+  private static func deltas(
+    after index: (offset: Int64, span: Int64, index: ArchiveIndex), upTo last: Int64?, of file: FileHandleFD,
+    fileSize: Int64
+  ) throws -> [ReadDelta] {
+    guard let last else { return [] }
+    var chain: [ReadDelta] = []
+    var next = last
+    while next != index.offset {
+      guard next > index.offset, chain.count < deltaLimit else { throw IndexMismatch("its deltas do not lead to its index") }
+      let (data, span) = try bookkeeping(ArchiveIndex.deltaName, at: next, of: file, fileSize: fileSize)
+      let (delta, opened) = try ArchiveIndex.decode(data, at: next) { outline, location in
+        Result { try outlinedCheckpoint(at: location, outline: outline, of: file, entry: ArchiveIndex.deltaModelEntry) }
+      }
+      guard let info = delta.delta, let opened, delta.history != nil else {
+        throw IndexMismatch("a delta without its model or its history")
+      }
+      let (model, source, _) = try opened.get()
+      guard model.revision == delta.revision, info.checkpointRevision == index.index.revision,
+        info.checkpointBytes == index.index.entries[modelEntry]?.size
+      else { throw IndexMismatch("a delta is not of its own revision and checkpoint") }
+      chain.append(
+        ReadDelta(index: delta, offset: next, span: span, size: Int64(data.count), model: model, source: source))
+      next = info.previous
+    }
+    chain.reverse()
+    var previous = (end: index.offset + index.span, revision: index.index.revision)
+    for delta in chain {
+      guard delta.index.entriesStart.map({ $0 >= previous.end }) ?? false, delta.index.revision > previous.revision
+      else { throw IndexMismatch("a delta does not follow the one before it") }
+      previous = (delta.offset + delta.span, delta.index.revision)
+    }
+    return chain
+  }
+
+  /// The model the last of `deltas` holds: its title, settings and trash, and its items as
+  /// its order places them among the checkpoint's and the deltas' (each stored item at most
+  /// once, no id twice among the items and the trash). Also the source that reads them, and
+  /// what tells whether an id is the model's.
+  private static func modelOfDeltas(
+    _ deltas: [ReadDelta], checkpoint: ItemSource, ids checkpointIDs: NameTable
+  ) throws -> (WorkingModel, ItemSource, @Sendable (String) -> Bool) {
+    let last = deltas[deltas.count - 1]
+    let source = ItemSource([checkpoint] + deltas.map(\.source))
+    let stored = source.itemIDs
+    var used = [Bool](repeating: false, count: stored.count)
+    var order: [Int32] = []
+    order.reserveCapacity(stored.count)
+    for run in last.index.delta!.order {
+      guard run.upperBound <= stored.count else { throw IndexMismatch("the delta's order names items it does not hold") }
+      for index in run {
+        guard !used[index] else { throw IndexMismatch("the delta's order places an item twice") }
+        used[index] = true
+        order.append(Int32(index))
+      }
+    }
+    // The checkpoint's ids are distinct (its table); the others' are checked here, against
+    // each other, the trash, and the checkpoint's items the order keeps.
+    let checkpointCount = checkpoint.itemIDs.count
+    var others = Set<String>()
+    for index in order where Int(index) >= checkpointCount {
+      guard others.insert(stored[Int(index)]).inserted else { throw IndexMismatch("the delta's items hold an id twice") }
+    }
+    for entry in last.model.trash {
+      guard others.insert(entry.item.id).inserted else { throw IndexMismatch("the delta's trash holds an id twice") }
+    }
+    func isKept(_ id: String) -> Bool {
+      checkpointIDs.position(of: id).map { $0 < checkpointCount && used[$0] } ?? false
+    }
+    if let twice = others.first(where: isKept) { throw IndexMismatch("the delta holds id \(twice) twice") }
+    let kept = used
+    let named = others
+    let contains: @Sendable (String) -> Bool = { id in
+      named.contains(id) || (checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false)
+    }
+    return (WorkingModel(head: last.model, storedItemIDs: stored, order: order), source, contains)
   }
 
   /// The checkpoint with its items left in the file: everything but the items array is read
@@ -279,7 +421,7 @@ package enum DocumentArchive {
   /// `ItemSource` that reads them through a descriptor of its own. Also the table of its ids
   /// (the items' and the trash's) that checked them distinct.
   private static func outlinedCheckpoint(
-    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD
+    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD, entry name: String
   ) throws -> (GalleryModel, ItemSource, NameTable) {
     // Within a checkpoint's limit (it runs before the rest of the index is checked), and
     // the header must be the checkpoint's, of the size the index gives.
@@ -287,8 +429,8 @@ package enum DocumentArchive {
       throw IndexMismatch("its outline's checkpoint is out of range")
     }
     let header = try reader(at: location.offset, of: file)
-    guard let entry = try header.next(), entry.isRegularFile, entry.name == modelEntry, entry.size == location.size else {
-      throw IndexMismatch("no checkpoint where the index says")
+    guard let entry = try header.next(), entry.isRegularFile, entry.name == name, entry.size == location.size else {
+      throw IndexMismatch("no \(name) where the index says")
     }
     let dataStart = location.dataOffset
     let size = Int(location.size)
@@ -309,8 +451,8 @@ package enum DocumentArchive {
       throw IndexMismatch("the outline names item \(error.name) twice")
     }
     let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)
-    let source = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
-      try items.read(at: offset, count: count)
+    let source = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths, entry: name) {
+      offset, count in try items.read(at: offset, count: count)
     }
     return (checkpoint, source, table)
   }
@@ -513,7 +655,14 @@ package enum DocumentArchive {
       }
       // A model read whole is kept as one list: its readers take it as it is.
       if model.items.isRead { model = WorkingModel(model.current) }
-      let committed = committed!
+      var committed = committed!
+      // A delta an index follows is dead, and listed no more (as a save that writes the
+      // index leaves it).
+      if let index = committed.entries[ArchiveIndex.name] {
+        for name in [ArchiveIndex.deltaName, ArchiveIndex.deltaModelEntry] {
+          if let delta = committed.entries[name], delta.offset < index.offset { committed.entries.remove(name) }
+        }
+      }
       let tail = fileSize - committed.end
       // After the end marker, plain tar tools may pad with zeros up to their block size.
       let cleanTail =
@@ -554,8 +703,9 @@ package enum DocumentArchive {
     /// no record can give two items one id and no replay scans the whole model.
     private var ids = ModelIDs([])
     private var idsRevision: Int?
-    /// The ids of the checkpoint the index outlined, in the table that checked them.
-    private var checkpointIDs: NameTable?
+    /// What tells the ids of the model the scan started from (the checkpoint the index
+    /// outlined, or the last delta's model), and its revision.
+    private var startIDs: (revision: Int, contains: @Sendable (String) -> Bool)?
 
     init() {}
 
@@ -565,12 +715,15 @@ package enum DocumentArchive {
 
     /// Starting at a checkpoint, with the history an index located before it.
     init(
-      checkpoint revision: Int, bytes: Int64, ids: NameTable?, history: [History.Entry], digest: History.Digest?,
+      checkpoint revision: Int, bytes: Int64, journal: (bytes: Int64, records: Int),
+      ids: (revision: Int, contains: @Sendable (String) -> Bool)?, history: [History.Entry], digest: History.Digest?,
       file: FileHandleFD?
     ) {
       checkpointRevision = revision
       checkpointBytes = bytes
-      checkpointIDs = ids
+      journalBytes = journal.bytes
+      journalRecords = journal.records
+      startIDs = ids
       for entry in history { records[entry.place.revision] = entry }
       self.digest = digest
       self.file = file
@@ -582,7 +735,7 @@ package enum DocumentArchive {
       pendingJournalRecords = 0
       // A checkpoint is the model now, whatever the records before it left.
       idsRevision = nil
-      checkpointIDs = nil
+      startIDs = nil
     }
 
     /// Reads a record and replays it on `model` when it follows it (returning it); returns
@@ -606,10 +759,11 @@ package enum DocumentArchive {
       }
       // The ids are needed only to refuse an id given twice, so only by a record that
       // brings in ids it does not take out (a drop, not a move, trash or restore). They are
-      // the checkpoint's table when the index outlined it; without one, a 100,000-item
-      // model's ids are gathered only when a record needs them. Kept by every record after.
-      if idsRevision != current, current == checkpointRevision, let table = checkpointIDs {
-        ids = ModelIDs(containedIn: table.contains)
+      // told by the checkpoint's table (and a delta's) when the index outlined it; without
+      // one, a 100,000-item model's ids are gathered only when a record needs them. Kept by
+      // every record after.
+      if idsRevision != current, let start = startIDs, current == start.revision {
+        ids = ModelIDs(containedIn: start.contains)
         idsRevision = current
       }
       let change = record.change
@@ -704,7 +858,7 @@ package enum DocumentArchive {
   /// document lock. A save that fails midway (a full disk, an item to copy that turns out
   /// damaged) is cut off again, and the file ends as it did, with its end marker.
   package static func append(
-    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan? = nil,
+    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan? = nil, delta: CheckpointPlan? = nil,
     model: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
@@ -712,7 +866,8 @@ package enum DocumentArchive {
     try file.truncate(to: layout.revisionEnd)
     try file.seek(to: layout.revisionEnd)
     do {
-      return try appendAtEnd(entries, checkpoint: checkpoint, model: model, record: record, to: file, layout: layout)
+      return try appendAtEnd(
+        entries, checkpoint: checkpoint, delta: delta, model: model, record: record, to: file, layout: layout)
     } catch {
       try? file.truncate(to: layout.revisionEnd)
       try? file.seek(to: layout.revisionEnd)
@@ -723,7 +878,7 @@ package enum DocumentArchive {
   }
 
   private static func appendAtEnd(
-    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?,
+    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?, delta: CheckpointPlan?,
     model working: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     let model = working.head
@@ -742,27 +897,70 @@ package enum DocumentArchive {
       result.checkpointRevision = model.revision
       result.journalBytes = 0
       result.journalRecords = 0
+      // The items still stored are the old checkpoint's, not numbered as the new one's.
+      result.storedAsIndexed = false
     }
     result.working = working
     result.history.append(record)
     result.revisions += 1
-    try finishRevision(writer, layout: &result, index: checkpoint?.outline, change: record.change)
+    // A delta is written only with the history it must carry.
+    let deltaHistory =
+      checkpoint == nil && delta != nil && layout.entries[ArchiveIndex.name] != nil ? indexedHistory(of: result) : nil
+    if let delta, deltaHistory != nil {
+      try writer.write(
+        name: ArchiveIndex.deltaModelEntry, size: delta.size, modified: model.modified, produce: delta.write)
+    }
+    try finishRevision(
+      writer, layout: &result, index: checkpoint?.outline, delta: deltaHistory.map { (delta!, $0) },
+      change: record.change)
     if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
+    // As opening through what was just written would give it, so that this process's next
+    // save may write a delta too (its items numbered as the file numbers them).
+    if let checkpoint, let location = result.entries[modelEntry] {
+      storeAgain(&result, in: checkpoint, at: location, entry: modelEntry, after: nil, file: file)
+    } else if let delta, deltaHistory != nil, let location = result.entries[ArchiveIndex.deltaModelEntry] {
+      storeAgain(&result, in: delta, at: location, entry: ArchiveIndex.deltaModelEntry, after: layout.itemSource, file: file)
+    }
     result.fileSize = file.offset
     result.tornBytes = 0
     result.tornReason = nil
     return result
   }
 
+  /// `layout`'s items stored where `plan` wrote them (a checkpoint's, or a delta's after the
+  /// parts of `before`), numbered as opening through it numbers them. Left as they were,
+  /// and not numbered so (no delta refers to them then), if the file cannot be opened again.
+  private static func storeAgain(
+    _ layout: inout ArchiveLayout, in plan: CheckpointPlan, at location: EntryLocation, entry: String,
+    after before: ItemSource?, file: FileHandleFD
+  ) {
+    guard let reopened = try? file.reopenedForReading() else { return }
+    let items = CheckpointItemsFile(reopened, dataStart: location.dataOffset)
+    let outline = plan.outline
+    let part = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths, entry: entry) {
+      offset, count in try items.read(at: offset, count: count)
+    }
+    let source = before.map { ItemSource([$0, part]) } ?? part
+    var head = layout.working.head
+    head.trash = layout.working.trash.elements
+    let order = before == nil ? nil : plan.order.flatMap { $0.map(Int32.init) }
+    layout.working = WorkingModel(head: head, storedItemIDs: source.itemIDs, order: order)
+    layout.itemSource = source
+    layout.storedAsIndexed = true
+  }
+
   /// Ends the revision `layout` describes: writes the index (after a checkpoint, with the
-  /// checkpoint's outline when there is one), the trailer and the end marker, and brings
-  /// `layout`'s entries, live bytes, summary and end along. `change` made the revision from
-  /// the one `layout.summary` describes, when it is a save.
+  /// checkpoint's outline when there is one) or the delta (after its model), the trailer
+  /// and the end marker, and brings `layout`'s entries, live bytes, summary and end along.
+  /// `change` made the revision from the one `layout.summary` describes, when it is a save.
   private static func finishRevision(
-    _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?, change: ModelChange?
+    _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?,
+    delta: (plan: CheckpointPlan, history: IndexedHistory)? = nil, change: ModelChange?
   ) throws {
     if let outline {
+      // The deltas before a new index are dead: it lists none.
+      writer.forget([ArchiveIndex.deltaName, ArchiveIndex.deltaModelEntry])
       let history = indexedHistory(of: layout)
       let data = ArchiveIndex(
         revision: layout.head.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
@@ -770,6 +968,20 @@ package enum DocumentArchive {
       ).encode()
       try writer.write(name: ArchiveIndex.name, data: data, modified: layout.head.modified)
       layout.indexIsComplete = history != nil
+      layout.deltas = 0
+      layout.journalAtDelta = (0, 0)
+    } else if let delta, let index = writer.entries[ArchiveIndex.name] {
+      let previous = max(index.offset, writer.entries[ArchiveIndex.deltaName]?.offset ?? -1)
+      let data = ArchiveIndex(
+        revision: layout.head.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
+        entries: writer.entries, outline: delta.plan.outline, history: delta.history,
+        delta: IndexDelta(
+          previous: previous, checkpointRevision: layout.checkpointRevision, checkpointBytes: layout.checkpointBytes,
+          journalBytes: layout.journalBytes, journalRecords: layout.journalRecords, order: delta.plan.order)
+      ).encode()
+      try writer.write(name: ArchiveIndex.deltaName, data: data, modified: layout.head.modified)
+      layout.deltas += 1
+      layout.journalAtDelta = (layout.journalBytes, layout.journalRecords)
     }
     layout.countedLiveBytes = writer.liveBytes
     // The trailer's summary counts the trailer itself: its size is found by trying.
@@ -777,11 +989,15 @@ package enum DocumentArchive {
     let previousSpan = writer.entries[ArchiveTrailer.name]?.span ?? 0
     var summary = try change.map { try DocumentSummary(layout, changedBy: $0) } ?? DocumentSummary(layout)
     summary.entryCount = writer.entries.count + (previousSpan == 0 ? 1 : 0)
+    let index = writer.entries[ArchiveIndex.name]?.offset
+    let lastDelta = writer.entries[ArchiveIndex.deltaName]?.offset
     var span: Int64 = 1024
     while true {
       summary.liveBytes = writer.liveBytes + span - previousSpan
       summary.revisionEnd = offset + span
-      let data = ArchiveTrailer(end: offset, index: writer.entries[ArchiveIndex.name]?.offset, summary: summary).encode()
+      var trailer = ArchiveTrailer(end: offset, index: index, summary: summary)
+      if let index, let lastDelta, lastDelta > index { trailer.delta = lastDelta }
+      let data = trailer.encode()
       guard 512 + Int64(data.count) == span else {
         span = 512 + Int64(data.count)
         continue
@@ -932,6 +1148,15 @@ package final class EntryWriter {
     let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(size))
     liveBytes += location.span - (entries[name]?.span ?? 0)
     entries.update(location, for: name)
+  }
+
+  /// Forgets the entries of `names`: dead, and no longer listed.
+  func forget(_ names: [String]) {
+    for name in names {
+      guard let location = entries[name] else { continue }
+      liveBytes -= location.span
+      entries.remove(name)
+    }
   }
 
   /// Writes the end-of-archive marker.

@@ -240,13 +240,26 @@ extension GalleryDocument {
     // (on both cores, in large pieces), and encodes the others.
     let plan = checkpoint ? CheckpointPlan(working, source: layout.itemSource) : nil
     if let plan, let source = layout.itemSource { source.check(plan.copied) }
+    // Or a delta, when the journal since the last index or delta has grown: opening then
+    // reads it instead of replaying those records (see `IndexDelta`).
+    let sinceDelta = (
+      bytes: journalBytes - layout.journalAtDelta.bytes, records: layout.journalRecords + 1 - layout.journalAtDelta.records
+    )
+    var delta: CheckpointPlan?
+    if !checkpoint, let source = layout.itemSource, layout.storedAsIndexed, layout.deltas < DocumentArchive.deltaLimit,
+      working.trash.count <= Self.deltaTrashLimit,
+      sinceDelta.bytes > max(Self.deltaAllowance, layout.checkpointBytes / Self.deltaFraction)
+        || sinceDelta.records >= Self.deltaRecords
+    {
+      delta = CheckpointPlan(delta: working, stored: source.itemIDs.count)
+    }
     // An item this edit read (or is to copy) that broke a rule: the document is damaged
     // there, and nothing that read it may be saved.
     if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
     let saved: ArchiveLayout
     do {
       saved = try DocumentArchive.append(
-        entries, checkpoint: plan, model: working, record: record, to: lock.file, layout: layout)
+        entries, checkpoint: plan, delta: delta, model: working, record: record, to: lock.file, layout: layout)
     } catch {
       // What a checkpoint copied turned out damaged (see `ItemSource.copy`).
       if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
@@ -274,6 +287,14 @@ extension GalleryDocument {
   /// against the items it names, its handles moved), so their number is bounded too; the
   /// checkpoint the last of them writes is shared by all of them.
   package static let journalRecordLimit = 500
+  /// A delta is written when the journal after the last index or delta passes this
+  /// fraction of the checkpoint (and this many bytes), or this many records: opening then
+  /// replays at most that much after it. Not when the trash holds more than this many
+  /// items: a delta holds the trash whole.
+  package static let deltaFraction: Int64 = 64
+  package static let deltaAllowance: Int64 = 64 * 1024
+  package static let deltaRecords = 32
+  package static let deltaTrashLimit = 1000
 
   /// The thumbnails of the first ready items, as many as the cover has tiles. The loop
   /// stops at the last one: in an edit, the items after it are not read.

@@ -31,7 +31,8 @@ package struct EntryTable: Sendable, Sequence {
 
   package subscript(name: String) -> EntryLocation? {
     if let location = newer[name] { return location }
-    return indexed.position(of: name).map { indexed.locations[$0] }
+    guard let position = indexed.position(of: name), replaced.isEmpty || !replaced.contains(position) else { return nil }
+    return indexed.locations[position]
   }
 
   /// Records where `name` lies now.
@@ -43,6 +44,17 @@ package struct EntryTable: Sendable, Sequence {
 
   package mutating func update(_ locations: [String: EntryLocation]) {
     for (name, location) in locations { update(location, for: name) }
+  }
+
+  /// Records where the entries of `table` (read after this one's) lie now.
+  package mutating func update(_ table: EntryTable) {
+    for (name, location) in table { update(location, for: name) }
+  }
+
+  /// Forgets `name`: an entry that is dead and no longer listed.
+  package mutating func remove(_ name: String) {
+    newer[name] = nil
+    if let position = indexed.position(of: name) { replaced.insert(position) }
   }
 
   package var count: Int { indexed.count + newer.count - replaced.count }

@@ -10,7 +10,8 @@ import Synchronization
 // changes, the first ones the cover shows). Every item read is checked by the same rules as
 // a whole checkpoint; one that fails throws, is recorded, and the edit refuses to save.
 
-/// The items of one checkpoint as its outline places them, read from the file on demand.
+/// The items of one checkpoint (or of one delta's model: see `ItemSource`) as its outline
+/// places them, read from the file on demand.
 ///
 /// An item is read with its neighbours, a chunk at a time. The first chunk is small (an edit
 /// needs a few items, mostly the first ones), and while the neighbours a read brought get
@@ -18,15 +19,14 @@ import Synchronization
 /// every item (a new checkpoint) reads the file in large pieces, not item by item. A read
 /// whose neighbours went unused starts small again: a replay of hundreds of records, each
 /// trashing one item somewhere among 100,000, reads those items, not a chunk around each.
-package final class ItemSource: Sendable {
-  /// Reads `count` bytes at `offset` of the checkpoint's data.
-  package typealias Reader = @Sendable (_ offset: Int, _ count: Int) throws -> Data
+final class StoredItems: Sendable {
+  typealias Reader = ItemSource.Reader
+  static let chunkBytes = ItemSource.chunkBytes
+  static let firstChunkBytes = ItemSource.firstChunkBytes
+  static let copyBytes = ItemSource.copyBytes
 
-  package static let chunkBytes = 256 * 1024
-  package static let firstChunkBytes = 4 * 1024
-  /// What a checkpoint copies at a time (see `copy`).
-  package static let copyBytes = 1 << 20
-
+  /// The entry the items are in, for the errors that name one.
+  let entry: String
   private let reader: Reader
   /// Where each item's JSON object lies in the checkpoint's data, in item order.
   private let starts: [Int]
@@ -40,7 +40,7 @@ package final class ItemSource: Sendable {
     /// Items a read has produced (taken or ahead): a later read does not cover them again.
     var read: [UInt64] = []
     /// How many bytes the next read may cover.
-    var chunkBytes = ItemSource.firstChunkBytes
+    var chunkBytes = StoredItems.firstChunkBytes
     /// Whether a neighbour brought by the last read has been taken since.
     var aheadTaken = false
     /// The first item that could not be read, and why.
@@ -52,17 +52,18 @@ package final class ItemSource: Sendable {
     /// The size of this read: the first chunk's when the last read's neighbours went
     /// unused, and the next one's double.
     mutating func nextChunk() -> Int {
-      if !aheadTaken { chunkBytes = ItemSource.firstChunkBytes }
+      if !aheadTaken { chunkBytes = StoredItems.firstChunkBytes }
       aheadTaken = false
-      defer { chunkBytes = min(chunkBytes * 2, ItemSource.chunkBytes) }
+      defer { chunkBytes = min(chunkBytes * 2, StoredItems.chunkBytes) }
       return chunkBytes
     }
   }
 
   /// `starts`, `lengths` and `ids` come from an outline already checked to tile the
   /// checkpoint's items array (see `CheckpointOutline.check`).
-  package init(ids: [String], starts: [Int], lengths: [Int], reader: @escaping Reader) {
+  init(ids: [String], starts: [Int], lengths: [Int], entry: String, reader: @escaping Reader) {
     precondition(ids.count == starts.count && starts.count == lengths.count && ids.count < Int32.max)
+    self.entry = entry
     self.ids = ids
     self.starts = starts
     self.lengths = lengths
@@ -71,18 +72,18 @@ package final class ItemSource: Sendable {
   }
 
   /// The items' ids, in order.
-  package var itemIDs: [String] { ids }
+  var itemIDs: [String] { ids }
 
-  /// Where item `index` lies in the checkpoint's data.
-  package func span(of index: Int) -> Range<Int> { starts[index]..<starts[index] + lengths[index] }
+  /// The length of item `index`'s JSON.
+  func length(of index: Int) -> Int { lengths[index] }
 
   /// Why an item could not be read, if one could not: the edit that read it must not save.
-  package var failure: String? { state.withLock { $0.failure } }
+  var failure: String? { state.withLock { $0.failure } }
 
   /// Item `first`: read with its neighbours (those not read yet, on both sides: an edit's
   /// replay may walk the items backwards) up to a chunk, unless an earlier read brought it.
   /// An item that does not read or breaks a rule throws, and is recorded as the failure.
-  package func item(_ first: Int) throws -> Item {
+  func item(_ first: Int) throws -> Item {
     enum Plan {
       case ready(Item)
       case read(Range<Int>, bytes: Int)
@@ -141,7 +142,7 @@ package final class ItemSource: Sendable {
       switch decoded[first - range.lowerBound] {
       case .success(let item): return item
       case .failure(let error):
-        let failure = ItemReadError(description: "item \(first + 1) (\(ids[first])) of gallery.json: \(error)")
+        let failure = ItemReadError(description: "item \(first + 1) (\(ids[first])) of \(entry): \(error)")
         if state.failure == nil { state.failure = failure.description }
         throw failure
       }
@@ -152,7 +153,7 @@ package final class ItemSource: Sendable {
   /// item, so neither guesses), each half read a chunk at a time: the items' bytes are
   /// never in memory whole, and the chunks' memory is used again instead of fresh pages.
   /// Throws what the first item that does not read or breaks a rule says.
-  package func readAll() throws -> [Item] {
+  func readAll() throws -> [Item] {
     let count = ids.count
     let middle = count / 2
     // Each half is decoded into its place in the one array: items are large values, and a
@@ -225,26 +226,14 @@ package final class ItemSource: Sendable {
     }
   }
 
-  /// The positions (1-based) and items of `items`, a working model's whose items may still
-  /// be stored here, that `query` matches, in order. A stored item is decoded, and checked
-  /// as any item read is, only when its stored JSON may match (`ItemQuery.mayMatch`): a
-  /// search of 100,000 items decodes the few it finds. The checkpoint is read in its own
-  /// order, on both cores, a chunk at a time; throws what the first item that does not
-  /// read, or that may match and does not decode, says.
-  package func matches(of query: ItemQuery, among items: HandleList<Item>) throws -> [(position: Int, item: Item)] {
+  /// The items among these that `query` matches, with their 1-based positions: `placing`
+  /// gives where each item stands in the model (-1 where it does not). An item is decoded,
+  /// and checked as any item read is, only when its stored JSON may match
+  /// (`ItemQuery.mayMatch`): a search of 100,000 items decodes the few it finds. Read in
+  /// their own order, on both cores, a chunk at a time; throws what the first item that does
+  /// not read, or that may match and does not decode, says.
+  func matches(of query: ItemQuery, placing positions: [Int32]) throws -> [(position: Int, item: Item)] {
     typealias Found = [(position: Int, item: Item)]
-    // Where each of the checkpoint's items stands in `items`, if it still does unchanged.
-    var placing = [Int32](repeating: -1, count: ids.count)
-    var found: Found = []
-    for position in 0..<items.count {
-      if let index = items.storedIndex(at: position) {
-        placing[index] = Int32(position)
-      } else {
-        let item = try items.element(at: position, reading: self.item)
-        if query.matches(item) { found.append((position + 1, item)) }
-      }
-    }
-    let positions = placing
     func search(_ range: Range<Int>) -> Result<Found, any Error> {
       var hits: Found = []
       do {
@@ -260,8 +249,7 @@ package final class ItemSource: Sendable {
     }
     let middle = ids.count / 2
     let (front, back) = ForkJoin.both({ search(0..<middle) }, { search(middle..<self.ids.count) })
-    found += try front.get() + back.get()
-    return found.sorted { $0.position < $1.position }
+    return try front.get() + back.get()
   }
 
   /// Item `index`'s JSON in `raw`, the items' bytes from offset `base` of the checkpoint:
@@ -273,7 +261,7 @@ package final class ItemSource: Sendable {
   {
     let offset = starts[index] - base
     guard index == 0 || raw[offset - 1] == UInt8(ascii: ",") else {
-      throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json does not follow a comma")
+      throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of \(entry) does not follow a comma")
     }
     return UnsafeRawBufferPointer(rebasing: raw[offset..<offset + lengths[index]])
   }
@@ -282,7 +270,7 @@ package final class ItemSource: Sendable {
   private func item(_ index: Int, from json: UnsafeRawBufferPointer) throws(ItemReadError) -> Item {
     switch Self.decode(json, id: ids[index]) {
     case .success(let item): return item
-    case .failure(let error): throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of gallery.json: \(error)")
+    case .failure(let error): throw ItemReadError(description: "item \(index + 1) (\(ids[index])) of \(entry): \(error)")
     }
   }
 
@@ -309,12 +297,12 @@ private struct ItemReadError: Error, CustomStringConvertible {
   var description: String
 }
 
-extension ItemSource {
+extension StoredItems {
   /// Checks the items at `indices` that no read has brought yet, by the rules a read
   /// applies, without keeping their fields: a checkpoint about to copy them from the file
   /// must not copy one that breaks a rule. Neighbours are read together; on both cores; an
   /// item that fails becomes `failure`.
-  package func check(_ indices: [Int]) {
+  func check(_ indices: [Int]) {
     let unread = state.withLock { state in indices.filter { !state.wasRead($0) } }
     let half = unread.count / 2
     _ = ForkJoin.both({ self.check(unread[..<half]) }, { self.check(unread[half...]) })
@@ -353,7 +341,7 @@ extension ItemSource {
   /// Writes the items `run` (neighbours, ascending) as the checkpoint holds them, with the
   /// commas between them, a MiB at a time. A byte between two that is not a comma (the
   /// outline places items, it does not read what lies between them) is damage: it throws.
-  package func copy(_ run: ClosedRange<Int>, to write: (UnsafeRawBufferPointer) throws -> Void) throws {
+  func copy(_ run: ClosedRange<Int>, to write: (UnsafeRawBufferPointer) throws -> Void) throws {
     var first = run.lowerBound
     while first <= run.upperBound {
       // From the comma before `first` (but for the run's first item) to the last item that fits.
@@ -383,8 +371,132 @@ extension ItemSource {
 
   private func record(_ error: any Error, at index: Int) {
     state.withLock { state in
-      if state.failure == nil { state.failure = "item \(index + 1) (\(ids[index])) of gallery.json: \(error)" }
+      if state.failure == nil { state.failure = "item \(index + 1) (\(ids[index])) of \(entry): \(error)" }
     }
+  }
+}
+
+/// The stored items a model opened for an edit may hold: those of the last checkpoint, then
+/// those of each delta written after it (the items a delta's model holds that no earlier
+/// part holds), numbered one after another. A handle of the model is a number here; each
+/// call goes to the part that holds it, so that neighbours are read together only within
+/// one part, where they lie side by side.
+package final class ItemSource: Sendable {
+  /// Reads `count` bytes at `offset` of the checkpoint's data.
+  package typealias Reader = @Sendable (_ offset: Int, _ count: Int) throws -> Data
+
+  package static let chunkBytes = 256 * 1024
+  package static let firstChunkBytes = 4 * 1024
+  /// What a checkpoint copies at a time (see `copy`).
+  package static let copyBytes = 1 << 20
+
+  private let parts: [StoredItems]
+  /// The number of each part's first item.
+  private let firsts: [Int]
+  /// Every part's ids, one after another.
+  package let itemIDs: [String]
+
+  /// The items of one checkpoint: `starts`, `lengths` and `ids` come from an outline
+  /// already checked to tile its items array (see `CheckpointOutline.check`).
+  package convenience init(
+    ids: [String], starts: [Int], lengths: [Int], entry: String = DocumentArchive.modelEntry,
+    reader: @escaping Reader
+  ) {
+    self.init(parts: [StoredItems(ids: ids, starts: starts, lengths: lengths, entry: entry, reader: reader)])
+  }
+
+  /// The items of `sources`, in order: a checkpoint's, then its deltas'.
+  package convenience init(_ sources: [ItemSource]) { self.init(parts: sources.flatMap(\.parts)) }
+
+  private init(parts: [StoredItems]) {
+    self.parts = parts
+    var firsts: [Int] = []
+    var count = 0
+    for part in parts {
+      firsts.append(count)
+      count += part.itemIDs.count
+    }
+    precondition(count < Int32.max)
+    self.firsts = firsts
+    // One part's ids are shared, not copied (100,000 of them at every opening).
+    itemIDs = parts.count == 1 ? parts[0].itemIDs : parts.flatMap(\.itemIDs)
+  }
+
+  /// The part that holds item `index`, and its number there.
+  private func locate(_ index: Int) -> (part: Int, index: Int) {
+    var low = 0
+    var high = firsts.count - 1
+    while low < high {
+      let middle = (low + high + 1) / 2
+      if firsts[middle] <= index { low = middle } else { high = middle - 1 }
+    }
+    return (low, index - firsts[low])
+  }
+
+  /// The length of item `index`'s JSON.
+  package func length(of index: Int) -> Int {
+    let (part, local) = locate(index)
+    return parts[part].length(of: local)
+  }
+
+  /// Whether item `next` follows item `index` in one part, a comma between them: a run
+  /// of such items is copied as it lies.
+  package func isNeighbour(_ index: Int, _ next: Int) -> Bool {
+    next == index + 1 && locate(index).part == locate(next).part
+  }
+
+  /// Why an item could not be read, if one could not: the edit that read it must not save.
+  package var failure: String? { parts.lazy.compactMap(\.failure).first }
+
+  /// Item `index`, read with its neighbours in its part (see `StoredItems.item`).
+  package func item(_ index: Int) throws -> Item {
+    let (part, local) = locate(index)
+    return try parts[part].item(local)
+  }
+
+  /// Every item of every part, in order (see `StoredItems.readAll`).
+  package func readAll() throws -> [Item] {
+    if parts.count == 1 { return try parts[0].readAll() }
+    var all: [Item] = []
+    all.reserveCapacity(itemIDs.count)
+    for part in parts { all += try part.readAll() }
+    return all
+  }
+
+  /// The positions (1-based) and items of `items`, a working model's whose items may still
+  /// be stored here, that `query` matches, in order: those stored searched in their parts
+  /// (see `StoredItems.matches`), the others read.
+  package func matches(of query: ItemQuery, among items: HandleList<Item>) throws -> [(position: Int, item: Item)] {
+    var placings = parts.map { [Int32](repeating: -1, count: $0.itemIDs.count) }
+    var found: [(position: Int, item: Item)] = []
+    for position in 0..<items.count {
+      if let index = items.storedIndex(at: position) {
+        let (part, local) = locate(index)
+        placings[part][local] = Int32(position)
+      } else {
+        let item = try items.element(at: position, reading: self.item)
+        if query.matches(item) { found.append((position + 1, item)) }
+      }
+    }
+    for (part, placing) in zip(parts, placings) { found += try part.matches(of: query, placing: placing) }
+    return found.sorted { $0.position < $1.position }
+  }
+
+  /// Checks the items at `indices` (ascending within each part) by the rules a read
+  /// applies (see `StoredItems.check`).
+  package func check(_ indices: [Int]) {
+    var byPart = parts.map { _ in [Int]() }
+    for index in indices {
+      let (part, local) = locate(index)
+      byPart[part].append(local)
+    }
+    for (part, local) in zip(parts, byPart) where !local.isEmpty { part.check(local) }
+  }
+
+  /// Writes the items `run`, neighbours in one part (see `isNeighbour`), as they lie.
+  package func copy(_ run: ClosedRange<Int>, to write: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let (part, first) = locate(run.lowerBound)
+    try parts[part].copy(first...first + run.count - 1, to: write)
   }
 }
 
@@ -402,6 +514,8 @@ package struct CheckpointPlan {
   /// The checkpoint's size in bytes.
   package private(set) var size = 0
   package private(set) var outline: CheckpointOutline
+  /// A delta's items in order, as runs of stored items (see `IndexDelta`).
+  package private(set) var order: [Range<Int>] = []
   private let source: ItemSource?
 
   /// The plan for `model`, whose items still stored are `source`'s (read from the file).
@@ -421,8 +535,8 @@ package struct CheckpointPlan {
     for position in 0..<model.items.count {
       if position > 0 && run == nil { add(.bytes([UInt8(ascii: ",")]), size: 1) }
       if let source, let index = model.items.storedIndex(at: position) {
-        let length = source.span(of: index).count
-        if let open = run, open.upperBound + 1 == index {
+        let length = source.length(of: index)
+        if let open = run, source.isNeighbour(open.upperBound, index) {
           run = open.lowerBound...index
           size += 1  // the comma between them, copied
         } else {
@@ -448,6 +562,44 @@ package struct CheckpointPlan {
       }
     }
     if let open = run { pieces.append(.copied(open)) }
+    let tail = writer.bytes[(array.lowerBound + 1)...]
+    outline.array = array.lowerBound..<size + 1
+    add(.bytes(Array(tail)), size: tail.count)
+  }
+
+  /// The plan of a delta's model (see `IndexDelta`): `model` without the items its stored
+  /// ones (`stored` of them) hold, which `order` refers to; the others encoded, numbered
+  /// after the stored ones.
+  package init(delta model: WorkingModel, stored: Int) {
+    source = nil
+    var shell = model.head
+    shell.trash = model.trash.elements
+    var writer = JSONWriter(capacity: 4096)
+    let array = writer.model(shell).array
+    outline = CheckpointOutline(array: array.lowerBound..<array.lowerBound)
+    add(.bytes(Array(writer.bytes[..<(array.lowerBound + 1)])), size: array.lowerBound + 1)
+    func number(_ number: Int) {
+      if let last = order.last, last.upperBound == number {
+        order[order.count - 1] = last.lowerBound..<number + 1
+      } else {
+        order.append(number..<number + 1)
+      }
+    }
+    var encoded = 0
+    for position in 0..<model.items.count {
+      if let index = model.items.storedIndex(at: position) {
+        number(index)
+        continue
+      }
+      if encoded > 0 { add(.bytes([UInt8(ascii: ",")]), size: 1) }
+      let item = model.items[position]
+      var encoder = JSONWriter(capacity: 512)
+      encoder.item(item)
+      place(item.id, length: encoder.bytes.count)
+      add(.bytes(encoder.bytes), size: encoder.bytes.count)
+      number(stored + encoded)
+      encoded += 1
+    }
     let tail = writer.bytes[(array.lowerBound + 1)...]
     outline.array = array.lowerBound..<size + 1
     add(.bytes(Array(tail)), size: tail.count)

@@ -232,11 +232,12 @@ public struct HandleList<Element: KeyedElement>: Sendable {
     order = Array(0..<Int32(elements.count))
   }
 
-  /// A list of elements still where they are stored, of which it holds the keys.
-  public init(storedKeys: [String]) {
+  /// A list of elements still where they are stored, of which it holds the keys: all of
+  /// them in order, or those `order` places (each at most once).
+  public init(storedKeys: [String], order: [Int32]? = nil) {
     self.storedKeys = storedKeys
     base = []
-    order = Array(0..<Int32(storedKeys.count))
+    self.order = order ?? Array(0..<Int32(storedKeys.count))
   }
 
   public var count: Int { order.count }
@@ -336,8 +337,8 @@ public struct WorkingModel: Sendable {
   }
 
   /// The model `head` (its trash read) whose items are still stored, of these ids.
-  public init(head model: GalleryModel, storedItemIDs: [String]) {
-    items = HandleList(storedKeys: storedItemIDs)
+  public init(head model: GalleryModel, storedItemIDs: [String], order: [Int32]? = nil) {
+    items = HandleList(storedKeys: storedItemIDs, order: order)
     trash = HandleList(model.trash)
     head = model
     head.items = []

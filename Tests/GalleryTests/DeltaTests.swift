@@ -1,0 +1,287 @@
+import Foundation
+import Testing
+
+@testable import GalleryDocument
+@testable import GalleryModel
+@testable import GallerySystem
+
+/// A save after the journal since the last index has grown writes a delta (see
+/// `IndexDelta`): opening reads it instead of replaying those records. Pure tests of the
+/// pieces first, then real archives: what opening through the deltas gives is what a whole
+/// scan replays, after every kind of edit, a cut at any byte of a delta's save opens, and a
+/// delta that does not describe the file is not believed.
+@Suite("Format 2: deltas after a growing journal")
+struct DeltaTests {
+  static func failed(_ id: String) -> Item { JournalTests.item(id, 1).failed(because: "made by the test") }
+
+  @Test("A delta's plan encodes the items not stored and places every item as runs of stored ones")
+  func deltaPlan() throws {
+    let (model, _, outline) = StoredItemTests.encoded(count: 6)
+    var working = WorkingModel(head: model, storedItemIDs: outline.ids)
+    working.move([outline.ids[4]], to: 0)
+    working.insert([Self.failed("new1"), Self.failed("new2")], at: 2)
+    working.items.replace(at: 7, with: Self.failed(outline.ids[5]))
+    let plan = CheckpointPlan(delta: working, stored: 6)
+    // The stored items by their numbers, the others numbered after them in order.
+    var next = 6
+    let numbers = (0..<working.items.count).map { position in
+      working.items.storedIndex(at: position)
+        ?? {
+          defer { next += 1 }
+          return next
+        }()
+    }
+    #expect(plan.order.flatMap { Array($0) } == numbers)
+    #expect(plan.order.count == 4 && zip(plan.order, plan.order.dropFirst()).allSatisfy { $0.upperBound != $1.lowerBound })
+    #expect(Set(plan.outline.ids) == ["new1", "new2", outline.ids[5]])
+    var data = Data()
+    try plan.write { data.append(contentsOf: $0) }
+    #expect(data.count == plan.size && plan.outline.check(checkpointSize: data.count) == nil)
+    let shell = try ModelCoding.decode(data)
+    #expect(shell.items.map(\.id) == plan.outline.ids && shell.trash == model.trash)
+  }
+
+  @Test("Items stored in several parts are read, searched, checked and copied each in its part")
+  func partsOfASource() throws {
+    let first = StoredItemTests.counted(count: 40)
+    let (secondModel, secondData, secondOutline) = StoredItemTests.encoded(count: 10)
+    let second = (model: secondModel, outline: secondOutline)
+    let source = ItemSource([first.source, StoredItemTests.source(secondData, secondOutline)])
+    #expect(source.itemIDs == first.outline.ids + second.outline.ids)
+    #expect(try source.item(3) == first.model.items[3] && source.item(42) == second.model.items[2])
+    #expect(source.isNeighbour(38, 39) && !source.isNeighbour(39, 40) && source.isNeighbour(40, 41))
+    #expect(source.length(of: 45) == second.outline.lengths[5])
+    #expect(try source.readAll() == first.model.items + second.model.items)
+    var copied = Data()
+    try source.copy(41...43) { copied.append(contentsOf: $0) }
+    #expect(copied == secondData[secondOutline.starts[1]..<secondOutline.starts[3] + secondOutline.lengths[3]])
+    // A model holding items of both parts, one of them changed (held, not stored).
+    var list = HandleList<Item>(storedKeys: source.itemIDs, order: [45, 2, 41])
+    list.replace(at: 1, with: Self.failed("held"))
+    let query = try ItemQuery("state:ready")
+    let found = try source.matches(of: query, among: list)
+    #expect(found.map(\.position) == [1, 3] && found.map(\.item) == [second.model.items[5], second.model.items[1]])
+    #expect(try source.matches(of: try ItemQuery("state:failed"), among: list).map(\.position) == [2])
+    source.check([1, 2, 44, 45])
+    #expect(source.failure == nil)
+  }
+
+  /// Opening through the index and its deltas agrees with a whole scan: the model (left in
+  /// the file and read whole), the history, the entries; and `check` passes.
+  @discardableResult
+  static func expectAgreement(_ document: String, _ note: String) throws -> ArchiveLayout {
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let indexed = try DocumentArchive.openThroughIndex(file, lazily: true)
+    let whole = try DocumentArchive.openThroughIndex(file)
+    let scanned = try DocumentArchive.scan(file)
+    #expect(try indexed.wholeModel() == scanned.model, "\(note)")
+    // The model, entries, revisions, history, checkpoint, journal and live bytes.
+    IndexTests().expectSame(whole, scanned, note)
+    #expect(DocumentCheck.run(try GalleryDocument.open(document, scanningWhole: true)).problems == [], "\(note)")
+    return indexed
+  }
+
+  /// A document of 8,000 failed items: a checkpoint of megabytes, so that a few saves of
+  /// hundreds of items fit in the journal before the next checkpoint.
+  static func grownDocument(_ work: TestWorkspace) throws -> String {
+    try StoredItemTests.largeDocument(work, count: 8000)
+  }
+
+  @Test("Edits of every kind after deltas open as a whole scan replays them, through chains of deltas")
+  func editsAfterDeltas() throws {
+    let work = try TestWorkspace()
+    let document = try Self.grownDocument(work)
+    var longest = 0
+    var round = 0
+    func step(_ note: String, _ body: (inout DocumentEdit) throws -> Void) throws {
+      round += 1
+      // As another process opens it (this one keeps the layout it saved).
+      LayoutCache.forget(document)
+      try GalleryDocument.edit(document) { try body(&$0) }
+      longest = max(longest, try Self.expectAgreement(document, "\(round): \(note)").deltas)
+    }
+    for batch in 0..<4 {
+      try step("insert") { edit in edit.insert((0..<300).map { Self.failed("b\(batch)x\($0)") }, at: batch * 100) }
+      try step("move") { edit in edit.move([edit.itemID(at: 8000 + batch), edit.itemID(at: 5)], to: 10) }
+      try step("caption") { edit in
+        var change = MetadataEdit()
+        change.caption = "seen in \(batch)"
+        try edit.describe([edit.itemID(at: 1), "b\(batch)x7", edit.itemID(at: 6000)], change)
+      }
+      try step("trash") { edit in try edit.trash(["b\(batch)x9", edit.itemID(at: 7999)]) }
+      if batch % 2 == 1 { try step("restore") { edit in edit.restore(["b\(batch)x9"]) } }
+    }
+    #expect(longest >= 2)
+    for arguments in [
+      ["undo", document, "3"], ["redo", document], ["move", document, "1", "--to", "end"], ["trash", document, "--empty"],
+      ["undo", document], ["show", document, "--at", "3"],
+    ] {
+      let run = try Run.gallery(arguments)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      try Self.expectAgreement(document, "\(arguments)")
+    }
+    let found = try GalleryDocument.find(try ItemQuery("seen"), in: document)
+    let captioned = try GalleryDocument.open(document).model.items.enumerated().filter {
+      $0.element.caption?.hasPrefix("seen in") == true
+    }
+    #expect(!found.isEmpty && found.map(\.position) == captioned.map { $0.offset + 1 })
+    // Small edits one after another: a delta after a number of records too.
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let before = try DocumentArchive.openThroughIndex(file, lazily: true)
+    for _ in 0..<GalleryDocument.deltaRecords {
+      LayoutCache.forget(document)
+      try GalleryDocument.edit(document) { edit in edit.move([edit.itemID(at: 0)], to: 3) }
+    }
+    let after = try Self.expectAgreement(document, "moves")
+    #expect(after.deltas > before.deltas || after.checkpointRevision > before.checkpointRevision)
+    try GalleryDocument.compact(document)
+    let compacted = try Self.expectAgreement(document, "compacted")
+    let trailer = try DocumentArchive.trailer(of: FileHandleFD(path: document, flags: O_RDONLY))
+    #expect(compacted.deltas == 0 && trailer.delta == nil)
+  }
+}
+
+extension DeltaTests {
+  /// A grown document whose last save wrote a delta; the model before and after that save.
+  static func documentEndingWithADelta(_ work: TestWorkspace) throws -> (String, before: GalleryModel, after: GalleryModel) {
+    let document = try grownDocument(work)
+    let before = try GalleryDocument.open(document).model
+    LayoutCache.forget(document)
+    try GalleryDocument.edit(document) { edit in edit.insert((0..<300).map { failed("late\($0)") }, at: 7) }
+    let trailer = try DocumentArchive.trailer(of: FileHandleFD(path: document, flags: O_RDONLY))
+    #expect(trailer.delta != nil)
+    return (document, before, try GalleryDocument.open(document).model)
+  }
+
+  @Test(
+    "One process saving again and again (a server, a watcher) writes deltas only of the items as the file numbers them, across checkpoints"
+  )
+  func savesInOneProcess() throws {
+    let work = try TestWorkspace()
+    let document = try Self.grownDocument(work)
+    var checkpoints = Set<Int>()
+    for batch in 0..<9 {
+      // The layout this process saved is kept between its edits, as a long-running one keeps it.
+      try GalleryDocument.edit(document) { edit in
+        edit.insert((0..<300).map { Self.failed("p\(batch)x\($0)") }, at: 50 * batch)
+        edit.move([edit.itemID(at: 7000)], to: 3)
+      }
+      let layout = try Self.expectAgreement(document, "save \(batch) in one process")
+      checkpoints.insert(layout.checkpointRevision)
+    }
+    // The saves crossed a checkpoint, and deltas came after it.
+    #expect(checkpoints.count >= 2)
+    let trailer = try DocumentArchive.trailer(of: FileHandleFD(path: document, flags: O_RDONLY))
+    #expect(trailer.delta != nil)
+  }
+
+  @Test("tar -x leaves the last delta and its model: each validates against the JSON Schemas")
+  func deltaValidates() throws {
+    let work = try TestWorkspace()
+    let (document, _, after) = try Self.documentEndingWithADelta(work)
+    let out = work.path("extracted")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    #expect(try Run.program("tar", ["-xf", document, "-C", out]).status == 0)
+    let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("docs").path
+    for (schema, file) in [
+      ("index.schema.json", "gallery.delta"), ("index.schema.json", "gallery.end"),
+      ("gallery.schema.json", "gallery.delta.json"),
+    ] {
+      let result = try Run.program(
+        SchemaValidator.python,
+        [
+          "-c",
+          "import json,sys,jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))",
+          docs + "/" + schema, out + "/" + file,
+        ])
+      #expect(result.status == 0, "\(file): \(result.stderr)")
+    }
+    // The delta's model is the model at its revision but for the items an earlier part holds.
+    let model = try ModelCoding.decode(try Data(contentsOf: URL(fileURLWithPath: out + "/gallery.delta.json")))
+    #expect(model.revision == after.revision && model.title == after.title && model.trash == after.trash)
+    #expect(Set(model.items.map(\.id)).isSubset(of: Set(after.items.map(\.id))) && model.items.count == 300)
+  }
+
+  @Test(
+    "A delta that lies is not believed: the document opens by a whole scan, check names it and --fix mends it",
+    arguments: [
+      "trailer points at another delta", "delta points back elsewhere", "delta names another revision",
+      "delta's model is of another revision",
+    ])
+  func lyingDelta(lie: String) throws {
+    let work = try TestWorkspace()
+    let (document, _, honest) = try Self.documentEndingWithADelta(work)
+    let file = try FileHandleFD(path: document, flags: O_RDONLY)
+    let trailer = try DocumentArchive.trailer(of: file)
+    let delta = try #require(trailer.delta)
+    func earlier(_ number: Int64) throws -> String {
+      let text = String(number - 512)
+      try #require(text.count == String(number).count)
+      return text
+    }
+    let indexTests = IndexTests()
+    switch lie {
+    case "trailer points at another delta":
+      try indexTests.patch(document, "\"delta\":\(delta),", "\"delta\":\(try earlier(delta)),")
+    case "delta points back elsewhere":
+      let previous = try #require(try DocumentArchive.openThroughIndex(file, lazily: true).entries[ArchiveIndex.name]).offset
+      try indexTests.patch(document, "\"previous\":\(previous)}", "\"previous\":\(try earlier(previous))}")
+    case "delta names another revision":
+      let revision = honest.revision
+      try #require(String(revision + 1).count == String(revision).count)
+      try indexTests.patch(document, "\"revision\":\(revision),\"revisions\":", "\"revision\":\(revision + 1),\"revisions\":")
+    default:
+      let revision = honest.revision
+      try #require(String(revision - 1).count == String(revision).count)
+      let id = try #require(honest.revisionID)
+      try indexTests.patch(
+        document, "\"revision\":\(revision),\"revisionId\":\"\(id)\"", "\"revision\":\(revision - 1),\"revisionId\":\"\(id)\"")
+    }
+    #expect(throws: (any Error).self) { _ = try DocumentArchive.openThroughIndex(file, lazily: true) }
+    LayoutCache.forget(document)
+    let opened = try DocumentArchive.open(file, lazily: true)
+    #expect(try opened.wholeModel() == honest && !opened.readThroughIndex, "\(lie)")
+    let check = try Run.gallery(["check", document])
+    #expect(check.status != 0 && check.stdout.contains("index"), "\(lie): \(check.stdout)")
+    #expect(try Run.gallery(["check", "--fix", document]).status == 0)
+    let (indexed, scanned) = try indexTests.bothWays(document)
+    indexTests.expectSame(indexed, scanned, "\(lie), mended")
+    #expect(scanned.model == honest)
+  }
+
+  @Test(
+    "A save that writes a delta, cut at any of its entries' edges, opens as before it or after it, and the next edit mends it")
+  func cutDeltaSave() throws {
+    let work = try TestWorkspace()
+    let (document, before, after) = try Self.documentEndingWithADelta(work)
+    let whole = try Data(contentsOf: URL(fileURLWithPath: document))
+    let scanned = try DocumentArchive.scan(FileHandleFD(path: document, flags: O_RDONLY))
+    // The save's entries: its record, the delta's model, the delta, the trailer.
+    let names = [
+      DocumentArchive.journalEntry(after.revision), ArchiveIndex.deltaModelEntry, ArchiveIndex.deltaName,
+      ArchiveTrailer.name,
+    ]
+    var cuts: [Int: String] = [whole.count - 512: "inside the end marker"]
+    for name in names {
+      let location = try #require(scanned.entries[name])
+      let (start, data) = (Int(location.offset), Int(location.dataOffset))
+      cuts[start] = "before \(name)"
+      cuts[start + 100] = "inside the header of \(name)"
+      cuts[data + Int(location.size) / 2] = "inside \(name)"
+      cuts[Int(location.offset + location.span)] = "after \(name)"
+    }
+    let indexTests = IndexTests()
+    for (cut, place) in cuts.sorted(by: { $0.key < $1.key }) {
+      let copy = work.path("cut-\(cut).gallery")
+      try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
+      let model = try GalleryDocument.open(copy).model
+      #expect(model == before || model == after, "cut \(place)")
+      #expect(throws: Never.self, "cut \(place)") {
+        try GalleryDocument.edit(copy) { edit in edit.move([edit.itemID(at: 0)], to: 2) }
+      }
+      let (indexed, rescanned) = try indexTests.bothWays(copy)
+      indexTests.expectSame(indexed, rescanned, "cut \(place), then a move")
+    }
+  }
+}
