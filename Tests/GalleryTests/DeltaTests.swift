@@ -271,17 +271,8 @@ extension DeltaTests {
       cuts[data + Int(location.size) / 2] = "inside \(name)"
       cuts[Int(location.offset + location.span)] = "after \(name)"
     }
-    let indexTests = IndexTests()
     for (cut, place) in cuts.sorted(by: { $0.key < $1.key }) {
-      let copy = work.path("cut-\(cut).gallery")
-      try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
-      let model = try GalleryDocument.open(copy).model
-      #expect(model == before || model == after, "cut \(place)")
-      #expect(throws: Never.self, "cut \(place)") {
-        try GalleryDocument.edit(copy) { edit in edit.move([edit.itemID(at: 0)], to: 2) }
-      }
-      let (indexed, rescanned) = try indexTests.bothWays(copy)
-      indexTests.expectSame(indexed, rescanned, "cut \(place), then a move")
+      try IndexTests().expectCutMended(whole, at: cut, in: work, before: before, after: after, moving: 2, place)
     }
   }
 }

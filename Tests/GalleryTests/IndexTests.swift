@@ -116,6 +116,23 @@ struct IndexTests {
   }
 
   /// Overwrites the last occurrence of `text` in the file with `replacement` (same length).
+  /// `whole` cut at `cut` opens as `before` or `after`, and an edit (the first item moved to
+  /// `position`) mends it: read through its new index it is what a whole scan reads.
+  func expectCutMended(
+    _ whole: Data, at cut: Int, in work: TestWorkspace, before: GalleryModel, after: GalleryModel,
+    moving position: Int, _ place: String
+  ) throws {
+    let copy = work.path("cut-\(cut).gallery")
+    try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
+    let model = try GalleryDocument.open(copy).model
+    #expect(model == before || model == after, "cut \(place)")
+    #expect(throws: Never.self, "cut \(place)") {
+      try GalleryDocument.edit(copy) { edit in edit.move([edit.itemID(at: 0)], to: position) }
+    }
+    let (indexed, scanned) = try bothWays(copy)
+    expectSame(indexed, scanned, "cut \(place), then a move")
+  }
+
   func patch(_ path: String, _ text: String, _ replacement: String) throws {
     precondition(text.utf8.count == replacement.utf8.count)
     var data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -43,17 +43,9 @@ struct RecoveryTests {
     let after = try GalleryDocument.open(document).model
     let whole = try Data(contentsOf: URL(fileURLWithPath: document))
     // The move's record, its trailer and the end marker: the last few blocks.
-    let indexTests = IndexTests()
     for cut in stride(from: whole.count - 4 * 512, to: whole.count, by: 100) {
-      let copy = work.path("cut-\(cut).gallery")
-      try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
-      let model = try GalleryDocument.open(copy).model
-      #expect(model == before || model == after, "cut at \(cut) of \(whole.count)")
-      #expect(throws: Never.self, "cut at \(cut) of \(whole.count)") {
-        try GalleryDocument.edit(copy) { edit in edit.move([edit.itemID(at: 0)], to: 3) }
-      }
-      let (indexed, scanned) = try indexTests.bothWays(copy)
-      indexTests.expectSame(indexed, scanned, "cut at \(cut), then a move")
+      try IndexTests().expectCutMended(
+        whole, at: cut, in: work, before: before, after: after, moving: 3, "at \(cut) of \(whole.count)")
     }
   }
 
