@@ -65,9 +65,8 @@ package struct ArchiveIndex {
         var first = true
         // A delta lists the entries after the index or delta before it; an index every
         // entry before it but the deltas, which it leaves dead.
-        let after = delta?.previous ?? -1
-        entries.forEachInFileOrder { name, location in
-          guard location.offset > after, delta != nil || !ArchiveIndex.isDeltaName(name) else { return }
+        entries.forEachInFileOrder(after: delta?.previous ?? -1) { name, location in
+          guard delta != nil || !ArchiveIndex.isDeltaName(name) else { return }
           if !first { w.bytes.append(UInt8(ascii: ",")) }
           first = false
           w.bytes.append(UInt8(ascii: "["))

@@ -397,6 +397,10 @@ package enum DocumentArchive {
     // The checkpoint's ids are distinct (its table); the others' are checked here, against
     // each other, the trash, and the checkpoint's items the order keeps.
     let checkpointCount = checkpoint.itemIDs.count
+    let kept = used
+    let isKept: @Sendable (String) -> Bool = { id in
+      checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false
+    }
     var others = Set<String>()
     for index in order where Int(index) >= checkpointCount {
       guard others.insert(stored[Int(index)]).inserted else { throw IndexMismatch("the delta's items hold an id twice") }
@@ -404,15 +408,9 @@ package enum DocumentArchive {
     for entry in last.model.trash {
       guard others.insert(entry.item.id).inserted else { throw IndexMismatch("the delta's trash holds an id twice") }
     }
-    func isKept(_ id: String) -> Bool {
-      checkpointIDs.position(of: id).map { $0 < checkpointCount && used[$0] } ?? false
-    }
     if let twice = others.first(where: isKept) { throw IndexMismatch("the delta holds id \(twice) twice") }
-    let kept = used
     let named = others
-    let contains: @Sendable (String) -> Bool = { id in
-      named.contains(id) || (checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false)
-    }
+    let contains: @Sendable (String) -> Bool = { named.contains($0) || isKept($0) }
     return (WorkingModel(head: last.model, storedItemIDs: stored, order: order), source, contains)
   }
 

@@ -75,8 +75,8 @@ package struct EntryTable: Sendable, Sequence {
 
   /// Every entry in the order they lie in the file, each name as its UTF-8 bytes: an index
   /// of 100,000 entries is written without a String for each.
-  package func forEachInFileOrder(_ body: (UnsafeRawBufferPointer, EntryLocation) -> Void) {
-    let later = newer.sorted { $0.value.offset < $1.value.offset }
+  package func forEachInFileOrder(after offset: Int64 = -1, _ body: (UnsafeRawBufferPointer, EntryLocation) -> Void) {
+    let later = newer.filter { $0.value.offset > offset }.sorted { $0.value.offset < $1.value.offset }
     var next = later.startIndex
     func emitLater(before offset: Int64) {
       while next < later.endIndex, later[next].value.offset < offset {
@@ -85,7 +85,7 @@ package struct EntryTable: Sendable, Sequence {
         next += 1
       }
     }
-    indexed.forEachEntry { position, name, location in
+    indexed.forEachEntry(after: offset) { position, name, location in
       guard replaced.isEmpty || !replaced.contains(position) else { return }
       emitLater(before: location.offset)
       body(name, location)
@@ -128,8 +128,14 @@ package final class IndexedEntries: Sendable {
 
   /// Each name's position, bytes and location, in the order the index listed them (file
   /// order: an index listing them otherwise is refused).
-  func forEachEntry(_ body: (Int, UnsafeRawBufferPointer, EntryLocation) -> Void) {
-    names.forEachName { position, name in body(position, name, locations[position]) }
+  /// Those that lie after `offset` (found by halving: they are in file order).
+  func forEachEntry(after offset: Int64 = -1, _ body: (Int, UnsafeRawBufferPointer, EntryLocation) -> Void) {
+    var (low, high) = (0, locations.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if locations[middle].offset > offset { high = middle } else { low = middle + 1 }
+    }
+    names.forEachName(from: low) { position, name in body(position, name, locations[position]) }
   }
 
   package func name(at position: Int) -> String { names.name(at: position) }
@@ -221,9 +227,9 @@ package final class NameTable: Sendable {
   }
 
   /// Each name's position and bytes, in order.
-  func forEachName(_ body: (Int, UnsafeRawBufferPointer) -> Void) {
+  func forEachName(from first: Int = 0, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
     names.withUnsafeBytes { bytes in
-      for position in ends.indices { body(position, Self.name(at: position, ends: ends, in: bytes)) }
+      for position in first..<ends.count { body(position, Self.name(at: position, ends: ends, in: bytes)) }
     }
   }
 
