@@ -543,7 +543,15 @@ package enum DocumentArchive {
       while true {
         let header = reader.nextHeader()
         var position = base + reader.headerPosition
-        if case .fatal = header, let nextHeader { position = nextHeader }
+        if case .fatal(let reason) = header {
+          // The last entry's blocks cut short (its padding too) make it a torn tail, not
+          // the end of a complete revision.
+          guard (nextHeader ?? base) <= fileSize else {
+            tornReason = reason
+            return
+          }
+          position = nextHeader ?? base
+        }
         if let previous {
           pending[previous.name] = EntryLocation(offset: previous.offset, span: position - previous.offset, size: previous.size)
         }

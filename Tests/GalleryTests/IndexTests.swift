@@ -124,6 +124,9 @@ struct IndexTests {
   ) throws {
     let copy = work.path("cut-\(cut).gallery")
     try whole.prefix(cut).write(to: URL(fileURLWithPath: copy))
+    // A revision ends within the file: a cut in an entry's padding makes that entry torn.
+    let cutLayout = try DocumentArchive.scan(FileHandleFD(path: copy, flags: O_RDONLY))
+    #expect(cutLayout.revisionEnd <= cutLayout.fileSize, "cut \(place): a revision ends past the end of the file")
     let model = try GalleryDocument.open(copy).model
     #expect(model == before || model == after, "cut \(place)")
     #expect(throws: Never.self, "cut \(place)") {

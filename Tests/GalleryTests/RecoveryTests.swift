@@ -39,11 +39,15 @@ struct RecoveryTests {
     let document = try work.document()
     #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
     let before = try GalleryDocument.open(document).model
+    let saveStart = try work.bytes(document).count - 1024
     #expect(try Run.gallery(["move", document, "1", "--to", "3"]).status == 0)
     let after = try GalleryDocument.open(document).model
     let whole = try Data(contentsOf: URL(fileURLWithPath: document))
-    // The move's record, its trailer and the end marker: the last few blocks.
-    for cut in stride(from: whole.count - 4 * 512, to: whole.count, by: 100) {
+    // What the move's save wrote (its cover, record, trailer and end marker), every 100
+    // bytes and at every block's last byte (inside an entry's padding, or a header's end).
+    let cuts = Set(stride(from: saveStart, to: whole.count, by: 100)).union(
+      stride(from: saveStart + 511, to: whole.count, by: 512))
+    for cut in cuts.sorted() {
       try IndexTests().expectCutMended(
         whole, at: cut, in: work, before: before, after: after, moving: 3, "at \(cut) of \(whole.count)")
     }
