@@ -112,8 +112,10 @@ package struct History: Sendable {
 
   /// What an index written after a checkpoint of `model` says of this history.
   package func digest(checkpoint model: WorkingModel) throws(DocumentError) -> Digest {
-    let held = model.ids
-    return Digest(count: count, undo: try undoStack(), ids: try itemIDs().subtracting(held))
+    // The few ids the history names since its last digest, looked for among the model's,
+    // never a set of every id the model holds.
+    let named = try itemIDs()
+    return Digest(count: count, undo: try undoStack(), ids: named.subtracting(model.held(Array(named))))
   }
 
   /// The records that decode: all of them unless the history is damaged (`records()` says
