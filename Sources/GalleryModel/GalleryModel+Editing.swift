@@ -75,9 +75,13 @@ extension WorkingModel {
   }
 
   /// The indices of the items `ids` names, ascending: one pass over the ids, comparing a
-  /// few (hashing many).
+  /// few (hashing many). The items put in or changed since the model was read are looked at
+  /// first: when they are all `ids` names (a drop's placeholders), no stored id is compared,
+  /// as an id names one item at most.
   public func indices(of ids: [String]) -> [Int] {
     let wanted = IDSet(ids)
+    let held = (0..<items.count).filter { items.storedIndex(at: $0) == nil && wanted.contains(items.key(at: $0)) }
+    if held.count == Set(ids).count { return held }
     return (0..<items.count).filter { wanted.contains(items.key(at: $0)) }
   }
 

@@ -96,4 +96,19 @@ struct ModelEditingTests {
     // Positions of ids, found in one pass; an id not among the items is left out.
     #expect(large.positions(of: ["item9", "nosuch", "item0"]) == ["item9": 9, "item0": 0])
   }
+
+  @Test("Items put in since the model was read are found among the stored ones, or first when they are all asked for")
+  func indicesAmongStoredAndHeld() throws {
+    var working = WorkingModel(head: model([]), storedItemIDs: (0..<20).map { "stored\($0)" })
+    working.insert([JournalTests.item("new1", 1), JournalTests.item("new2", 2)], at: 5)
+    working.items.replace(at: 10, with: JournalTests.item("changed", 3))
+    // Only held items asked for (one of them twice): found without the stored ones.
+    #expect(working.indices(of: ["new2", "new1", "new2"]) == [4, 5])
+    #expect(working.indices(of: ["new1", "changed"]) == [4, 10])
+    // Held and stored, or one not there: every item looked at.
+    #expect(working.indices(of: ["stored0", "new2"]) == [0, 5])
+    #expect(working.indices(of: ["new1", "nosuch"]) == [4])
+    // All but the one replaced, and one put in.
+    #expect(working.indices(of: (0..<20).map { "stored\($0)" } + ["new1"]).count == 20)
+  }
 }
