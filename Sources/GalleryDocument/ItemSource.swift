@@ -521,16 +521,12 @@ package struct CheckpointPlan {
   /// The plan for `model`, whose items still stored are `source`'s (read from the file).
   package init(_ model: WorkingModel, source: ItemSource?) {
     self.source = source
-    // The model without its items, cut where they go.
-    var shell = model.head
-    shell.trash = model.trash.elements
-    var writer = JSONWriter(capacity: 4096)
-    let array = writer.model(shell).array
-    outline = CheckpointOutline(array: array.lowerBound..<array.lowerBound)
+    let shell = Self.shell(of: model)
+    outline = CheckpointOutline(array: shell.array..<shell.array)
     outline.ids.reserveCapacity(model.items.count)
     outline.starts.reserveCapacity(model.items.count)
     outline.lengths.reserveCapacity(model.items.count)
-    add(.bytes(Array(writer.bytes[..<(array.lowerBound + 1)])), size: array.lowerBound + 1)
+    add(.bytes(shell.head), size: shell.head.count)
     var run: ClosedRange<Int>?
     for position in 0..<model.items.count {
       if position > 0 && run == nil { add(.bytes([UInt8(ascii: ",")]), size: 1) }
@@ -562,9 +558,8 @@ package struct CheckpointPlan {
       }
     }
     if let open = run { pieces.append(.copied(open)) }
-    let tail = writer.bytes[(array.lowerBound + 1)...]
-    outline.array = array.lowerBound..<size + 1
-    add(.bytes(Array(tail)), size: tail.count)
+    outline.array = shell.array..<size + 1
+    add(.bytes(shell.tail), size: shell.tail.count)
   }
 
   /// The plan of a delta's model (see `IndexDelta`): `model` without the items its stored
@@ -572,12 +567,9 @@ package struct CheckpointPlan {
   /// after the stored ones.
   package init(delta model: WorkingModel, stored: Int) {
     source = nil
-    var shell = model.head
-    shell.trash = model.trash.elements
-    var writer = JSONWriter(capacity: 4096)
-    let array = writer.model(shell).array
-    outline = CheckpointOutline(array: array.lowerBound..<array.lowerBound)
-    add(.bytes(Array(writer.bytes[..<(array.lowerBound + 1)])), size: array.lowerBound + 1)
+    let shell = Self.shell(of: model)
+    outline = CheckpointOutline(array: shell.array..<shell.array)
+    add(.bytes(shell.head), size: shell.head.count)
     func number(_ number: Int) {
       if let last = order.last, last.upperBound == number {
         order[order.count - 1] = last.lowerBound..<number + 1
@@ -600,9 +592,18 @@ package struct CheckpointPlan {
       number(stored + encoded)
       encoded += 1
     }
-    let tail = writer.bytes[(array.lowerBound + 1)...]
-    outline.array = array.lowerBound..<size + 1
-    add(.bytes(Array(tail)), size: tail.count)
+    outline.array = shell.array..<size + 1
+    add(.bytes(shell.tail), size: shell.tail.count)
+  }
+
+  /// The model without its items, cut where they go: its bytes up to the items array's
+  /// `[`, those from its `]`, and where the array starts.
+  private static func shell(of model: WorkingModel) -> (head: [UInt8], tail: [UInt8], array: Int) {
+    var shell = model.head
+    shell.trash = model.trash.elements
+    var writer = JSONWriter(capacity: 4096)
+    let array = writer.model(shell).array.lowerBound
+    return (Array(writer.bytes[...array]), Array(writer.bytes[(array + 1)...]), array)
   }
 
   private mutating func add(_ piece: Piece, size count: Int) {
