@@ -1156,6 +1156,20 @@ package final class EntryWriter {
     entries.update(location, for: name)
   }
 
+  /// Appends an entry as it lies in `source`, its header, data and padding byte for byte
+  /// (a tar header does not say where it lies): how a compaction moves the entries a whole
+  /// scan read, without a reader and a writer for each of 100,000 thumbnails.
+  package func copy(name: String, at location: EntryLocation, from source: FileHandleFD) throws {
+    let bytes = try source.read(at: location.offset, count: Int(location.span))
+    guard bytes.count == location.span else {
+      throw ArchiveError(status: -30, message: "no entry at offset \(location.offset)", operation: "copying an entry")
+    }
+    let start = file.offset
+    try file.writeAll(bytes)
+    liveBytes += location.span - (entries[name]?.span ?? 0)
+    entries.update(EntryLocation(offset: start, span: location.span, size: location.size), for: name)
+  }
+
   /// Forgets the entries of `names`: dead, and no longer listed.
   func forget(_ names: [String]) {
     for name in names {

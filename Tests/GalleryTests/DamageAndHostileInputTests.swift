@@ -73,6 +73,28 @@ struct DamageAndHostileInputTests {
     #expect(try Listing.of(document).items.allSatisfy { $0.state == "ready" })
   }
 
+  @Test("Saves never compact a document whose dead bytes a whole scan finds damaged, and leave nothing beside it")
+  func noCompactionOverDamage() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(30, width: 100, height: 80)).status == 0)
+    // The first checkpoint, dead once a later one is written: opening through the index
+    // never reads it again, a whole scan does.
+    let first = try headers(document).first { $0.name == "gallery.json" }!
+    #expect(try headers(document).filter { $0.name == "gallery.json" }.count >= 2)
+    try flipByte(document, at: first.offset + 512 + 1)
+    for _ in 0..<200 {
+      let move = try Run.gallery(["move", document, "1", "--to", "end"])
+      #expect(move.status == 0, "\(move.stderr)")
+    }
+    let statistics = try GalleryDocument.open(document).statistics
+    #expect(statistics.deadBytes > statistics.fileBytes / 2, "compacted over the damage")
+    #expect(statistics.revisions > 200)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: work.folder.path).filter { $0.hasPrefix(".") }.isEmpty)
+    let check = try Run.gallery(["check", document])
+    #expect(check.status == 1 && check.stdout.contains("damaged"), "\(check.stdout)")
+  }
+
   @Test("A newest revision (journal record or checkpoint) that does not decode is damage, not an older state to save over")
   func damagedModel() throws {
     let work = try TestWorkspace()

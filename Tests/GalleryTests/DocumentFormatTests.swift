@@ -194,6 +194,8 @@ struct DocumentFormatTests {
     let before = try GalleryDocument.open(document)
     #expect(before.statistics.deadBytes > 0)
     #expect(before.statistics.revisions >= 6)
+    let thumbnails = before.model.items.compactMap(\.thumbnail)
+    let pictures = try thumbnails.map { try Run.program("bsdtar", ["-xOf", document, $0]).stdoutData }
 
     let result = try Run.gallery(["compact", document])
     #expect(result.status == 0)
@@ -203,6 +205,10 @@ struct DocumentFormatTests {
     #expect(after.statistics.revisions == 1)
     #expect(after.statistics.fileBytes < before.statistics.fileBytes)
     #expect(try Run.gallery(["check", document]).status == 0)
+    // Each thumbnail moved byte for byte (copied as it lay), listed in the items' order.
+    #expect(thumbnails.count == 6 && pictures.allSatisfy { $0.count > 1000 })
+    #expect(try thumbnails.map { try Run.program("bsdtar", ["-xOf", document, $0]).stdoutData } == pictures)
+    #expect(try archiveNames(document).filter { $0.hasPrefix("thumbnails/") } == thumbnails)
   }
 
   @Test("Saves compact by themselves once dead bytes pass half the file")
@@ -218,6 +224,13 @@ struct DocumentFormatTests {
       #expect(statistics.deadBytes <= max(statistics.fileBytes / 2, 256 * 1024) + 64 * 1024)
     }
     #expect(try GalleryDocument.open(document).statistics.revisions < 200)
+    #expect(try Run.gallery(["check", document]).status == 0)
+    let names = try archiveNames(document)
+    #expect(Set(names.filter { $0.hasPrefix("thumbnails/") }).count == 30)
+    for name in names where name.hasPrefix("thumbnails/") {
+      let picture = try Run.program("bsdtar", ["-xOf", document, name]).stdoutData
+      #expect(picture.starts(with: [0xFF, 0xD8]) && picture.suffix(2) == Data([0xFF, 0xD9]), "\(name)")
+    }
   }
 }
 

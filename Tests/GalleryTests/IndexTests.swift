@@ -36,6 +36,57 @@ struct IndexTests {
     #expect(indexed.tornBytes == 0 && scanned.tornBytes == 0 && scanned.damage == nil, "\(step): clean")
   }
 
+  /// Each thumbnail's data, by name, as a whole scan finds the file.
+  func thumbnails(_ path: String) throws -> [String: Data] {
+    let file = try FileHandleFD(path: path, flags: O_RDONLY)
+    let layout = try DocumentArchive.scan(file)
+    var found: [String: Data] = [:]
+    for (name, location) in layout.entries.named(withPrefix: "thumbnails/") {
+      found[name] = try DocumentArchive.read(location, named: name, from: file)
+    }
+    return found
+  }
+
+  @Test("A save's compaction writes what a whole scan reads, not what the index gave")
+  func compactionBesideItsScan() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    #expect(try Run.gallery(["drop", document] + work.images(6)).status == 0)
+    for _ in 0..<3 { #expect(try Run.gallery(["move", document, "1", "--to", "end"]).status == 0) }
+    let before = try bothWays(document).scanned
+    let pictures = try thumbnails(document)
+    #expect(pictures.count == 6)
+    // Compacts a copy as a save does, after it saved through a layout read through the
+    // index: here changed, as an index that disagreed with its file would have given it.
+    func compacted(_ change: (inout ArchiveLayout) -> Void) throws -> ArchiveLayout {
+      let copy = work.path("copy.gallery")
+      try? FileManager.default.removeItem(atPath: copy)
+      try FileManager.default.copyItem(atPath: document, toPath: copy)
+      let lock = try DocumentLock(path: copy)
+      var layout = try DocumentArchive.openThroughIndex(lock.file, lazily: true)
+      #expect(layout.readThroughIndex)
+      change(&layout)
+      #expect(try DocumentCompaction.compactIfSound(lock: lock, layout: layout))
+      let (indexed, scanned) = try bothWays(copy)
+      expectSame(indexed, scanned, "compacted")
+      #expect(scanned.revisions == 1 && scanned.deadBytes == 0)
+      #expect(try thumbnails(copy) == pictures)
+      return scanned
+    }
+    #expect(try compacted { _ in }.model == before.model)
+    // The scan's model, not the one the index gave.
+    let retitled = try compacted { $0.working.head.title = "not what the file holds" }
+    #expect(retitled.model == before.model)
+    // Each thumbnail where the scan read it, not where the index put it.
+    let names = pictures.keys.sorted()
+    let swapped = try compacted { layout in
+      let (first, second) = (layout.entries[names[0]]!, layout.entries[names[1]]!)
+      layout.entries.update(second, for: names[0])
+      layout.entries.update(first, for: names[1])
+    }
+    #expect(swapped.model == before.model)
+  }
+
   @Test("Entry names are judged as bytes as they were as Characters: combining marks, look-alikes, CR LF")
   func sizeLimitsOnBytes() {
     let names = [
