@@ -157,8 +157,8 @@ package struct ArchiveLayout: Sendable {
   /// known (`gallery check` and a compaction scan the whole file). After a whole scan it is
   /// false, and the next save writes a checkpoint and an index, so the next open is quick.
   package var readThroughIndex = false
-  /// Scanned whole (and then saved by this process), without damage: each entry lies
-  /// where the scan read its header, so a compaction may copy it as it lies.
+  /// Scanned whole, without damage: each entry lies where the scan read its header, so a
+  /// compaction may copy it as it lies.
   package var scannedSound: Bool { !readThroughIndex && damage == nil }
 
   /// Bytes of superseded entries: old revisions of the model, replaced thumbnails and covers.

@@ -48,7 +48,7 @@ struct IndexTests {
   }
 
   @Test("A save's compaction writes what a whole scan reads, not what the index gave")
-  func compactionBesideItsScan() throws {
+  func compactionFromTheScan() throws {
     let work = try TestWorkspace()
     let document = try work.document()
     #expect(try Run.gallery(["drop", document] + work.images(6)).status == 0)
