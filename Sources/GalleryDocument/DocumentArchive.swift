@@ -1151,9 +1151,7 @@ package final class EntryWriter {
     }
     let start = file.offset
     try writer.write(name: name, size: size, modified: modified, produce: produce)
-    let location = EntryLocation(offset: start, span: file.offset - start, size: Int64(size))
-    liveBytes += location.span - (entries[name]?.span ?? 0)
-    entries.update(location, for: name)
+    place(name, at: EntryLocation(offset: start, span: file.offset - start, size: Int64(size)))
   }
 
   /// Appends an entry as it lies in `source`, its header, data and padding byte for byte
@@ -1166,8 +1164,13 @@ package final class EntryWriter {
     }
     let start = file.offset
     try file.writeAll(bytes)
+    place(name, at: EntryLocation(offset: start, span: location.span, size: location.size))
+  }
+
+  /// Records where `name` now lies: the newest entry of that name, the one before it dead.
+  private func place(_ name: String, at location: EntryLocation) {
     liveBytes += location.span - (entries[name]?.span ?? 0)
-    entries.update(EntryLocation(offset: start, span: location.span, size: location.size), for: name)
+    entries.update(location, for: name)
   }
 
   /// Forgets the entries of `names`: dead, and no longer listed.

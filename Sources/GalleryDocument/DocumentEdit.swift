@@ -410,8 +410,8 @@ package enum DocumentCompaction {
         }
         for name in names {
           guard let location = layout.entries[name] else { continue }
-          if layout.scannedSound, location.span == 512 + (location.size + 511) / 512 * 512 {
-            // One header block and its data, where the whole scan read them.
+          if layout.scannedSound, location.dataOffset == location.offset + 512 {
+            // One header block, then the data, where the whole scan read them.
             try writer.copy(name: name, at: location, from: file)
           } else {
             let data = try DocumentArchive.read(location, named: name, from: file)
