@@ -28,6 +28,10 @@ public struct DocumentEdit {
   package var redoing: Int?
   /// The first revision of the operation this edit finishes (a drop's commit).
   public var continuing: Int?
+  /// A save of the same process follows soon and holds more of the journal (a drop's
+  /// placeholders, then their loads): a delta due now is left to it, so that a drop writes
+  /// one, not two, each of which every later opening would read.
+  package var saveFollows = false
   /// Saves a revision even when the model does not change (an undo that found everything
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
@@ -231,26 +235,18 @@ extension GalleryDocument {
     }
     let journal = JournalCoding.encode(record)
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
-    let journalBytes = layout.journalBytes + Int64(journal.count)
-    let checkpoint =
-      layout.head.format < GalleryModel.formatVersion || !layout.readThroughIndex || !layout.indexIsComplete
-      || journalBytes > max(Self.journalAllowance, layout.checkpointBytes / Self.checkpointFraction)
-      || layout.journalRecords + 1 > Self.journalRecordLimit
+    let bookkeeping = Self.bookkeeping(
+      checkpointBytes: layout.checkpointBytes, journal: (layout.journalBytes + Int64(journal.count), layout.journalRecords + 1),
+      atDelta: layout.journalAtDelta, deltas: layout.deltas,
+      deltasPossible: layout.itemSource != nil && layout.storedAsIndexed && working.trash.count <= Self.deltaTrashLimit,
+      checkpointOwed: layout.head.format < GalleryModel.formatVersion || !layout.readThroughIndex
+        || !layout.indexIsComplete, saveFollows: edit.saveFollows)
     // A new checkpoint copies the items still as the last one holds them, each checked first
     // (on both cores, in large pieces), and encodes the others.
-    let plan = checkpoint ? CheckpointPlan(working, source: layout.itemSource) : nil
+    let plan = bookkeeping == .checkpoint ? CheckpointPlan(working, source: layout.itemSource) : nil
     if let plan, let source = layout.itemSource { source.check(plan.copied) }
-    // Or a delta, when the journal since the last index or delta has grown: opening then
-    // reads it instead of replaying those records (see `IndexDelta`).
-    let sinceDelta = (
-      bytes: journalBytes - layout.journalAtDelta.bytes, records: layout.journalRecords + 1 - layout.journalAtDelta.records
-    )
     var delta: CheckpointPlan?
-    if !checkpoint, let source = layout.itemSource, layout.storedAsIndexed, layout.deltas < DocumentArchive.deltaLimit,
-      working.trash.count <= Self.deltaTrashLimit,
-      sinceDelta.bytes > max(Self.deltaAllowance, layout.checkpointBytes / Self.deltaFraction)
-        || sinceDelta.records >= Self.deltaRecords
-    {
+    if bookkeeping == .delta, let source = layout.itemSource {
       delta = CheckpointPlan(delta: working, stored: source.itemIDs.count)
     }
     // An item this edit read (or is to copy) that broke a rule: the document is damaged
@@ -279,9 +275,36 @@ extension GalleryDocument {
     return (mark, revision)
   }
 
+  /// What a save writes after its journal record so that opening replays little: a new
+  /// checkpoint, a delta (see `IndexDelta`), or neither. `journal` is the journal since the
+  /// checkpoint with the save's record, `atDelta` the part of it the last index or delta
+  /// holds. A checkpoint is `owed` when the document was format 1 or its index does not
+  /// outline its checkpoint or carry its history (the next edit then reads only what it
+  /// needs). A delta is left to the next save when one of this process follows.
+  package static func bookkeeping(
+    checkpointBytes: Int64, journal: (bytes: Int64, records: Int), atDelta: (bytes: Int64, records: Int), deltas: Int,
+    deltasPossible: Bool, checkpointOwed: Bool, saveFollows: Bool = false
+  ) -> SaveBookkeeping {
+    let deltaDue =
+      journal.bytes - atDelta.bytes > max(deltaAllowance, checkpointBytes / deltaFraction)
+      || journal.records - atDelta.records >= deltaRecords
+    // While deltas bound the replay, the checkpoint waits longer: each one costs the whole
+    // model, and a grown gallery's old ones are most of its dead bytes.
+    let fraction = deltasPossible ? checkpointFractionWithDeltas : checkpointFraction
+    if checkpointOwed || journal.bytes > max(journalAllowance, checkpointBytes / fraction)
+      || journal.records > journalRecordLimit || (deltasPossible && deltaDue && deltas >= DocumentArchive.deltaLimit)
+    {
+      return .checkpoint
+    }
+    return deltasPossible && deltaDue && !saveFollows ? .delta : .none
+  }
+
   /// A new checkpoint is written when the journal after the last one passes this fraction
-  /// of its size (and this many bytes): opening then replays at most that much.
+  /// of its size (and this many bytes): opening then replays at most that much. A larger
+  /// one while deltas can be written: they bound the replay, and the items they hold, which
+  /// each opening reads the ids of, stay a small part of the model.
   package static let checkpointFraction: Int64 = 8
+  package static let checkpointFractionWithDeltas: Int64 = 4
   package static let journalAllowance: Int64 = 16 * 1024
   /// And when this many records follow it: each costs an opening a replay (decoded, checked
   /// against the items it names, its handles moved), so their number is bounded too; the
@@ -324,6 +347,13 @@ extension GalleryDocument {
     let after = try GalleryDocument.open(path).layout.fileSize
     return (layout.fileSize, after)
   }
+}
+
+/// What a save writes after its journal record (see `GalleryDocument.bookkeeping`).
+package enum SaveBookkeeping: Equatable, Sendable {
+  case none
+  case delta
+  case checkpoint
 }
 
 /// A revision an edit saved: its number, and what the history calls it.

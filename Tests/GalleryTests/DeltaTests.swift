@@ -41,6 +41,55 @@ struct DeltaTests {
     #expect(shell.items.map(\.id) == plan.outline.ids && shell.trash == model.trash)
   }
 
+  @Test(
+    "A save writes a delta as the journal grows, a checkpoint past a quarter of the last (an eighth without deltas), at 500 records, when the chain is full or owed"
+  )
+  func bookkeeping() {
+    let megabyte: Int64 = 1 << 20
+    // A grown gallery: a checkpoint of 32 MiB, 4 MiB of journal since, 3 deltas.
+    func decide(
+      journal: (Int64, Int) = (4 * megabyte, 40), atDelta: (Int64, Int) = (3 * megabyte, 30), deltas: Int = 3,
+      possible: Bool = true, owed: Bool = false
+    ) -> SaveBookkeeping {
+      GalleryDocument.bookkeeping(
+        checkpointBytes: 32 * megabyte, journal: journal, atDelta: atDelta, deltas: deltas, deltasPossible: possible,
+        checkpointOwed: owed)
+    }
+    // A sixty-fourth of the checkpoint since the last delta makes one due; less does not.
+    #expect(decide() == .delta)
+    #expect(decide(atDelta: (3 * megabyte + megabyte / 2 + 1, 30)) == .none)
+    // So do 32 records.
+    #expect(decide(atDelta: (4 * megabyte - 1, 8)) == .delta)
+    // An eighth of the checkpoint is not yet a checkpoint while deltas bound the replay...
+    #expect(decide(journal: (5 * megabyte, 40), atDelta: (4 * megabyte, 30)) == .delta)
+    // ...but is without them (a large trash, items not stored as the file numbers them).
+    #expect(decide(journal: (5 * megabyte, 40), atDelta: (4 * megabyte, 30), possible: false) == .checkpoint)
+    #expect(decide(possible: false) == .none)
+    // A quarter is.
+    #expect(decide(journal: (8 * megabyte + 1, 40), atDelta: (8 * megabyte, 39)) == .checkpoint)
+    // 500 records since the checkpoint; a full chain when a delta is due (not before).
+    #expect(decide(journal: (4 * megabyte, 501), atDelta: (4 * megabyte, 500)) == .checkpoint)
+    #expect(decide(deltas: DocumentArchive.deltaLimit) == .checkpoint)
+    #expect(decide(atDelta: (4 * megabyte - 1, 39), deltas: DocumentArchive.deltaLimit) == .none)
+    // A save of the same process that follows (a drop's commit) writes the delta due now;
+    // not a checkpoint.
+    #expect(
+      GalleryDocument.bookkeeping(
+        checkpointBytes: 32 * megabyte, journal: (4 * megabyte, 40), atDelta: (3 * megabyte, 30), deltas: 3,
+        deltasPossible: true, checkpointOwed: false, saveFollows: true) == .none)
+    #expect(
+      GalleryDocument.bookkeeping(
+        checkpointBytes: 32 * megabyte, journal: (9 * megabyte, 40), atDelta: (3 * megabyte, 30), deltas: 3,
+        deltasPossible: true, checkpointOwed: false, saveFollows: true) == .checkpoint)
+    // A checkpoint owed (format 1, an index without outline or history) whatever the journal.
+    #expect(decide(journal: (1, 1), atDelta: (0, 0), deltas: 0, owed: true) == .checkpoint)
+    // A small document: 16 KiB of journal before a checkpoint, 64 KiB before a delta.
+    #expect(
+      GalleryDocument.bookkeeping(
+        checkpointBytes: 2048, journal: (16 * 1024 + 1, 2), atDelta: (0, 0), deltas: 0, deltasPossible: true,
+        checkpointOwed: false) == .checkpoint)
+  }
+
   @Test("Items stored in several parts are read, searched, checked and copied each in its part")
   func partsOfASource() throws {
     let first = StoredItemTests.counted(count: 40)
@@ -151,6 +200,33 @@ extension DeltaTests {
     let trailer = try DocumentArchive.trailer(of: FileHandleFD(path: document, flags: O_RDONLY))
     #expect(trailer.delta != nil)
     return (document, before, try GalleryDocument.open(document).model)
+  }
+
+  @Test("A drop writes one delta, after its commit: the save of its placeholders leaves the delta due to it")
+  func dropWritesOneDelta() throws {
+    let work = try TestWorkspace()
+    let document = try Self.grownDocument(work)
+    // Enough placeholders that their record alone makes a delta due.
+    let image = try work.image("one.jpg", width: 64, height: 48, seed: 3)
+    let files = try (0..<400).map { index in
+      let path = work.path("p\(index).jpg")
+      try FileManager.default.linkItem(atPath: image, toPath: path)
+      return path
+    }
+    func entries(_ prefix: String) throws -> Int {
+      try Run.program("tar", ["-tf", document]).stdout.split(separator: "\n").filter {
+        $0.hasPrefix(prefix) && $0 != ArchiveIndex.deltaModelEntry
+      }.count
+    }
+    let (deltas, records) = (try entries(ArchiveIndex.deltaName), try entries("journal/"))
+    let run = try Run.gallery(["drop", document] + files)
+    #expect(run.status == 0, "\(run.stderr)")
+    let (deltasAfter, recordsAfter) = (try entries(ArchiveIndex.deltaName), try entries("journal/"))
+    // The placeholders' save and a commit (the loads take longer than that save's opening).
+    #expect(recordsAfter >= records + 2)
+    #expect(deltasAfter == deltas + 1)
+    try Self.expectAgreement(document, "after the drop")
+    #expect(try GalleryDocument.open(document).model.items.count == 8004 + 400)
   }
 
   @Test(

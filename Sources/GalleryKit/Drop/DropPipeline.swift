@@ -119,7 +119,10 @@ public enum ImageDrop {
             return item
           }
           edit.insert(placeholders, at: options.position)
-          return (ids, try early.settle(ids: ids, keepFailed: keepFailed, in: &edit))
+          let settled = try early.settle(ids: ids, keepFailed: keepFailed, in: &edit)
+          // The loads this save did not settle are committed by saves that follow.
+          edit.saveFollows = settled.count < accepted.count
+          return (ids, settled)
         }
         return (ids, save, settled)
       }

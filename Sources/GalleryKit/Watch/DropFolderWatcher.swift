@@ -269,6 +269,8 @@ public struct DropFolderWatcher: Service {
         for path in paths { resuming[path] = nil }
         let (ids, document) = try await edit(pair) { edit in
           edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
+          // Their loads are committed by saves that follow.
+          edit.saveFollows = true
           let taken = try Self.takeOver(paths.map { resumed[$0] }, sources: paths.map(DropSource.fileURL), in: &edit)
           let newPaths = zip(paths, taken).filter { $1 == nil }.map(\.0)
           let new = try edit.newItemIDs(newPaths.count)
