@@ -71,8 +71,8 @@ struct DeltaTests {
     #expect(decide(journal: (4 * megabyte, 501), atDelta: (4 * megabyte, 500)) == .checkpoint)
     #expect(decide(deltas: DocumentArchive.deltaLimit) == .checkpoint)
     #expect(decide(atDelta: (4 * megabyte - 1, 39), deltas: DocumentArchive.deltaLimit) == .none)
-    // A save of the same process that follows (a drop's commit) writes the delta due now;
-    // not a checkpoint.
+    // A save that another of the same process follows (a drop's placeholders, then their
+    // commit) leaves the delta due to it; a checkpoint due is written all the same.
     #expect(
       GalleryDocument.bookkeeping(
         checkpointBytes: 32 * megabyte, journal: (4 * megabyte, 40), atDelta: (3 * megabyte, 30), deltas: 3,
