@@ -48,13 +48,17 @@ package struct ArchiveIndex {
             o.value("array") { $0.array([outline.array.lowerBound, outline.array.upperBound]) { $0.int($1) } }
             o.value("checkpoint") { $0.array([checkpoint.offset, checkpoint.span, checkpoint.size]) { $0.int(Int($1)) } }
             o.value("items") { w in
-              w.array(outline.ids.indices) { w, index in
+              // A loop of its own, not `array`: a generic of another module runs unspecialised.
+              w.bytes.append(UInt8(ascii: "["))
+              for index in outline.ids.indices {
+                if index > 0 { w.bytes.append(UInt8(ascii: ",")) }
                 w.bytes.append(UInt8(ascii: "["))
                 w.string(outline.ids[index])
                 w.bytes.append(UInt8(ascii: ","))
                 w.int(outline.lengths[index])
                 w.bytes.append(UInt8(ascii: "]"))
               }
+              w.bytes.append(UInt8(ascii: "]"))
             }
           }
         }
@@ -94,7 +98,7 @@ package struct ArchiveIndex {
   /// its outline included. Its names are kept as bytes (`IndexedEntries`): 100,000 of them
   /// make no String each.
   package static func decode(_ data: Data, at offset: Int64) throws -> ArchiveIndex {
-    try decode(data, at: offset) { _, _ in () }.index
+    try decode(data, at: offset) { _, _, _ in () }.index
   }
 
   /// The index, and what `outlined` made of its outline and the checkpoint location the
@@ -104,12 +108,12 @@ package struct ArchiveIndex {
   /// `outlined` made counts only once the index, read whole, is found to place the
   /// checkpoint there.
   package static func decode<T>(
-    _ data: Data, at offset: Int64, whileReading outlined: (CheckpointOutline, EntryLocation) -> T
+    _ data: Data, at offset: Int64, whileReading outlined: (CheckpointOutline, IDBytes, EntryLocation) -> T
   ) throws -> (index: ArchiveIndex, outlined: T?) {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
     var format = 0
     var entries = EntryList(capacity: data.count)
-    var outline: (outline: CheckpointOutline, checkpoint: EntryLocation)?
+    var outline: (outline: CheckpointOutline, ids: IDBytes, checkpoint: EntryLocation)?
     var made: T?
     func member(_ reader: inout JSONReader, _ key: JSONKey) throws {
       switch key {
@@ -119,7 +123,7 @@ package struct ArchiveIndex {
         guard outline == nil else { throw IndexMismatch("it has two outlines") }
         reader.skipSpace()
         let found = try checkedOutline(in: data, at: reader.index)
-        outline = (found.outline, found.checkpoint)
+        outline = (found.outline, found.ids, found.checkpoint)
         reader.index = found.end
       case "history": index.history = try IndexedHistory(&reader)
       case "delta": index.delta = try IndexDelta(&reader)
@@ -153,13 +157,13 @@ package struct ArchiveIndex {
           Result {
             let found = try checkedOutline(in: data, at: first.count)
             guard found.end == close + 1 else { throw IndexMismatch("its outline does not end at its first brace") }
-            return (found, outlined(found.outline, found.checkpoint))
+            return (found, outlined(found.outline, found.ids, found.checkpoint))
           }
         })
       table = try rest.get()
       let (found, opened) = try early.get()
       guard outline == nil else { throw IndexMismatch("it has two outlines") }
-      outline = (found.outline, found.checkpoint)
+      outline = (found.outline, found.ids, found.checkpoint)
       made = opened
     }
     guard format == GalleryModel.formatVersion else { throw IndexMismatch("the index is of format \(format)") }
@@ -187,7 +191,7 @@ package struct ArchiveIndex {
     if let outline {
       guard outline.checkpoint == checkpoint else { throw IndexMismatch("its outline is not its checkpoint's") }
       index.outline = outline.outline
-      if made == nil { made = outlined(outline.outline, outline.checkpoint) }
+      if made == nil { made = outlined(outline.outline, outline.ids, outline.checkpoint) }
     }
     index.entries = EntryTable(indexed: try table ?? entries.table())
     return (index, made)
@@ -197,7 +201,7 @@ package struct ArchiveIndex {
   package static func checkedOutline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+    outline: CheckpointOutline, ids: IDBytes, checkpoint: EntryLocation, end: Int
   ) {
     let found = try outline(in: data, at: start)
     if let problem = found.outline.check(checkpointSize: Int(found.checkpoint.size)) {
@@ -217,23 +221,31 @@ package struct ArchiveIndex {
       for id in ids { append(id.utf8) }
     }
 
+    /// Room for `bytes` and `ids` without copying as they grow (memory is taken, and
+    /// counts, only as it is written).
+    mutating func reserve(bytes: Int, ids: Int) {
+      self.bytes.reserveCapacity(bytes)
+      ends.reserveCapacity(ids)
+    }
+
     package mutating func append(_ id: some Collection<UInt8>) {
       bytes.append(contentsOf: id)
       ends.append(bytes.count)
     }
   }
 
-  /// The outline whose value starts at `start` in `data`: the items, the checkpoint it
-  /// describes and where the value ends. Its items' starts follow from their lengths,
-  /// since they tile the items array.
+  /// The outline whose value starts at `start` in `data`: the items, their ids as bytes,
+  /// the checkpoint it describes and where the value ends. Its items' starts follow from
+  /// their lengths, since they tile the items array.
   private static func outline(
     in data: Data, at start: Int
   ) throws -> (
-    outline: CheckpointOutline, checkpoint: EntryLocation, end: Int
+    outline: CheckpointOutline, ids: IDBytes, checkpoint: EntryLocation, end: Int
   ) {
     var array: Range<Int>?
     var checkpoint: EntryLocation?
     var ids: [String] = []
+    var idBytes = IDBytes()
     var lengths: [Int] = []
     let end: Int = try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
@@ -253,10 +265,23 @@ package struct ArchiveIndex {
         case "items":
           ids.reserveCapacity(raw.count / 16)
           lengths.reserveCapacity(raw.count / 16)
+          idBytes.reserve(bytes: raw.count / 2, ids: raw.count / 16)
           try reader.array { reader in
+            var compact = CompactReader(bytes: raw, index: reader.index)
+            if compact.byte(UInt8(ascii: "[")), let id = compact.plainString(), compact.byte(UInt8(ascii: ",")),
+              let length = compact.number(), compact.byte(UInt8(ascii: "]"))
+            {
+              let bytes = UnsafeRawBufferPointer(rebasing: raw[id])
+              ids.append(String(decoding: bytes, as: UTF8.self))
+              idBytes.append(bytes.assumingMemoryBound(to: UInt8.self))
+              lengths.append(Int(length))
+              reader.index = compact.index
+              return
+            }
             // [id, length]
             try reader.expect(UInt8(ascii: "["))
             ids.append(try reader.string())
+            idBytes.append(ids.last!.utf8)
             try reader.expect(UInt8(ascii: ","))
             lengths.append(try reader.int())
             try reader.expect(UInt8(ascii: "]"))
@@ -276,7 +301,7 @@ package struct ArchiveIndex {
       guard !overflow, sum < Int.max else { throw IndexMismatch("an item of its outline is out of range") }
       next = sum + 1
     }
-    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), checkpoint, end)
+    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), idBytes, checkpoint, end)
   }
 
 }
@@ -503,9 +528,11 @@ private struct EntryList {
   private var end: Int64 = 0
 
   init(capacity bytes: Int) {
+    // Room for the most entries the bytes can list (`["a",0,512,0],` at least): none is
+    // copied as they grow (memory is taken, and counts, only as it is written).
     names.reserveCapacity(bytes)
-    ends.reserveCapacity(bytes / 64)
-    locations.reserveCapacity(bytes / 64)
+    ends.reserveCapacity(bytes / 14)
+    locations.reserveCapacity(bytes / 14)
   }
 
   /// `[[name, offset, span, size], ...]`: entries in file order, all before `offset`.
@@ -516,7 +543,13 @@ private struct EntryList {
       return
     }
     while true {
-      try readEntry(&reader, before: offset)
+      if let (name, location, end) = Self.compactEntry(in: reader.bytes, at: reader.index) {
+        names.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[name]).assumingMemoryBound(to: UInt8.self))
+        try add(location, before: offset)
+        reader.index = end
+      } else {
+        try readEntry(&reader, before: offset)
+      }
       switch try reader.peek() {
       case UInt8(ascii: ","): reader.index += 1
       case UInt8(ascii: "]"):
@@ -527,8 +560,21 @@ private struct EntryList {
     }
   }
 
+  /// An entry as this version writes it, `["name",1,2,3]`: its name's bytes, its location
+  /// and where it ends; nil for any other form, which the JSON reader then reads (or
+  /// refuses) by the same rules.
+  private static func compactEntry(
+    in bytes: UnsafeRawBufferPointer, at start: Int
+  ) -> (name: Range<Int>, location: EntryLocation, end: Int)? {
+    var reader = CompactReader(bytes: bytes, index: start)
+    guard reader.byte(UInt8(ascii: "[")), let name = reader.plainString(), reader.byte(UInt8(ascii: ",")),
+      let offset = reader.number(), reader.byte(UInt8(ascii: ",")), let span = reader.number(),
+      reader.byte(UInt8(ascii: ",")), let size = reader.number(), reader.byte(UInt8(ascii: "]"))
+    else { return nil }
+    return (name, EntryLocation(offset: offset, span: span, size: size), reader.index)
+  }
+
   private mutating func readEntry(_ reader: inout JSONReader, before offset: Int64) throws {
-    let start = names.count
     try reader.expect(UInt8(ascii: "["))
     switch try reader.key() {  // a string: its bytes themselves when it has no escapes
     case .raw(let bytes): names.append(contentsOf: bytes)
@@ -540,6 +586,12 @@ private struct EntryList {
     }
     let location = EntryLocation(offset: try number(&reader), span: try number(&reader), size: try number(&reader))
     try reader.expect(UInt8(ascii: "]"))
+    try add(location, before: offset)
+  }
+
+  /// Checks the entry whose name was just appended to `names`, and lists it.
+  private mutating func add(_ location: EntryLocation, before offset: Int64) throws {
+    let start = ends.last ?? 0
     let fits = names.withUnsafeBytes { all in
       let name = UnsafeRawBufferPointer(rebasing: all[start...])
       // Printable ASCII: all our names are, and bytes then compare as Strings do.
@@ -565,6 +617,47 @@ private struct EntryList {
     do { return try IndexedEntries(names: names, ends: ends, locations: locations) } catch {
       throw IndexMismatch("it lists entry \(error.name) twice")
     }
+  }
+}
+
+/// Values of an index in the form this version writes them, read straight from the bytes
+/// (an index lists 100,000 entries and items): each read returns nil, having read no more
+/// than it can vouch for, at anything else, which the JSON reader then reads by its rules.
+private struct CompactReader {
+  let bytes: UnsafeRawBufferPointer
+  var index: Int
+
+  mutating func byte(_ expected: UInt8) -> Bool {
+    guard index < bytes.count, bytes[index] == expected else { return false }
+    index += 1
+    return true
+  }
+
+  /// A string of printable ASCII without escapes: its bytes' range.
+  mutating func plainString() -> Range<Int>? {
+    guard byte(UInt8(ascii: "\"")) else { return nil }
+    let start = index
+    while index < bytes.count, case let char = bytes[index], (0x20..<0x7F).contains(char),
+      char != UInt8(ascii: "\""), char != UInt8(ascii: "\\")
+    {
+      index += 1
+    }
+    let end = index
+    return byte(UInt8(ascii: "\"")) ? start..<end : nil
+  }
+
+  /// A number of at most 18 digits (no overflow) and nothing else, without a leading zero.
+  mutating func number() -> Int64? {
+    let first = index
+    var value: Int64 = 0
+    while index < bytes.count, index - first < 18, case let digit = bytes[index], (0x30...0x39).contains(digit) {
+      value = value * 10 + Int64(digit - 0x30)
+      index += 1
+    }
+    guard index > first, index == first + 1 || bytes[first] != UInt8(ascii: "0"),
+      index == bytes.count || !(0x30...0x39).contains(bytes[index])
+    else { return nil }
+    return value
   }
 }
 

@@ -61,6 +61,15 @@ package struct ArchiveLayout: Sendable {
   /// an outline (nil when every item was read).
   package var itemSource: ItemSource?
 
+  /// The ids of the items and trash of the model of a revision, when opening knew them
+  /// without a pass over the items: from the tables of the checkpoint and its deltas, kept
+  /// through the records replayed after them.
+  package var knownIDs: (revision: Int, ids: ModelIDs)?
+
+  /// The ids of `working`, when they are known (a save changes the model: they are then
+  /// of another revision).
+  package var ids: ModelIDs? { knownIDs?.revision == head.revision ? knownIDs?.ids : nil }
+
   /// The model of a layout whose items are all read (opened whole, not for an edit).
   package var model: GalleryModel { working.current }
 

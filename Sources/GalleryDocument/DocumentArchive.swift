@@ -195,8 +195,8 @@ package enum DocumentArchive {
     let (indexData, indexSpan) = try bookkeeping(ArchiveIndex.name, at: indexOffset, of: file, fileSize: fileSize)
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
-    let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, location in
-      Result { try outlinedCheckpoint(at: location, outline: outline, of: file, entry: modelEntry) }
+    let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, ids, location in
+      Result { try outlinedCheckpoint(at: location, outline: outline, ids: ids, of: file, entry: modelEntry) }
     }
     let deltas = try self.deltas(after: (indexOffset, indexSpan, index), upTo: trailer.delta, of: file, fileSize: fileSize)
     // What the scan of the file after the last index or delta starts from.
@@ -349,8 +349,10 @@ package enum DocumentArchive {
     while next != index.offset {
       guard next > index.offset, chain.count < deltaLimit else { throw IndexMismatch("its deltas do not lead to its index") }
       let (data, span) = try bookkeeping(ArchiveIndex.deltaName, at: next, of: file, fileSize: fileSize)
-      let (delta, opened) = try ArchiveIndex.decode(data, at: next) { outline, location in
-        Result { try outlinedCheckpoint(at: location, outline: outline, of: file, entry: ArchiveIndex.deltaModelEntry) }
+      let (delta, opened) = try ArchiveIndex.decode(data, at: next) { outline, ids, location in
+        Result {
+          try outlinedCheckpoint(at: location, outline: outline, ids: ids, of: file, entry: ArchiveIndex.deltaModelEntry)
+        }
       }
       guard let info = delta.delta, let opened, delta.history != nil else {
         throw IndexMismatch("a delta without its model or its history")
@@ -419,7 +421,8 @@ package enum DocumentArchive {
   /// `ItemSource` that reads them through a descriptor of its own. Also the table of its ids
   /// (the items' and the trash's) that checked them distinct.
   private static func outlinedCheckpoint(
-    at location: EntryLocation, outline: CheckpointOutline, of file: FileHandleFD, entry name: String
+    at location: EntryLocation, outline: CheckpointOutline, ids outlineIDs: ArchiveIndex.IDBytes, of file: FileHandleFD,
+    entry name: String
   ) throws -> (GalleryModel, ItemSource, NameTable) {
     // Within a checkpoint's limit (it runs before the rest of the index is checked), and
     // the header must be the checkpoint's, of the size the index gives.
@@ -442,7 +445,7 @@ package enum DocumentArchive {
     guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
     // Each id once among the items and the trash (ids are printable ASCII: bytes compare
     // as the Strings do).
-    var ids = ArchiveIndex.IDBytes(outline.ids)
+    var ids = outlineIDs
     for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
     let table: NameTable
     do { table = try NameTable(names: ids.bytes, ends: ids.ends) } catch {
@@ -682,6 +685,7 @@ package enum DocumentArchive {
         checkpointRevision: journal.checkpointRevision, checkpointBytes: journal.checkpointBytes,
         journalBytes: journal.journalBytes, journalRecords: journal.journalRecords)
       layout.countedLiveBytes = liveBytes
+      layout.knownIDs = journal.ids(of: model.head.revision).map { (model.head.revision, $0) }
       return layout
     }
   }
@@ -791,6 +795,14 @@ package enum DocumentArchive {
       pendingJournalRecords += 1
       pendingRecords.append(record)
       return record
+    }
+
+    /// The ids of the model of `revision`, when the tables it started from and the records
+    /// replayed since tell them.
+    func ids(of revision: Int) -> ModelIDs? {
+      if idsRevision == revision { return ids }
+      if let start = startIDs, start.revision == revision { return ModelIDs(containedIn: start.contains) }
+      return nil
     }
 
     /// A revision is complete: what was read for it counts.

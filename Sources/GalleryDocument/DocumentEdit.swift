@@ -32,6 +32,8 @@ public struct DocumentEdit {
   /// placeholders, then their loads): a delta due now is left to it, so that a drop writes
   /// one, not two, each of which every later opening would read.
   package var saveFollows = false
+  /// The ids of the model as opened, when opening knew them (`ArchiveLayout.ids`).
+  package var openedIDs: ModelIDs?
   /// Saves a revision even when the model does not change (an undo that found everything
   /// changed since still counts as one, so the next undo goes further back).
   package var recordEvenIfUnchanged = false
@@ -103,10 +105,26 @@ public struct DocumentEdit {
         let id = ItemID.make(avoiding: known)
         if drawn.insert(id).inserted { candidates.append(id) }
       }
-      let taken = working.held(candidates)
+      let taken = mayHold(candidates)
       ids += candidates.filter { !taken.contains($0) }
     }
     return ids
+  }
+
+  /// Those of `ids` the model holds, and perhaps a few it held when opened: the ids known
+  /// then are asked, and only the items this edit made or read and the trash are looked at
+  /// (a pass over 100,000 stored ids would cost more than the rest of a drop's first save).
+  package func mayHold(_ ids: [String]) -> Set<String> {
+    guard let openedIDs else { return working.held(ids) }
+    let wanted = Set(ids)
+    var held = wanted.filter(openedIDs.contains)
+    // A stored item is one the model was opened with: its id is known.
+    for index in 0..<working.items.count where working.items.storedIndex(at: index) == nil {
+      let key = working.items.key(at: index)
+      if wanted.contains(key) { held.insert(key) }
+    }
+    held.formUnion(working.trash.keys.filter(wanted.contains))
+    return held
   }
 }
 
@@ -149,6 +167,7 @@ extension GalleryDocument {
     var edit = DocumentEdit(
       working: layout.working, existingEntries: layout.entries, history: layout.history, path: path,
       itemSource: layout.itemSource, file: lock.file)
+    edit.openedIDs = layout.ids
     let result = try body(&edit)
     let change = try edit.reading { try ModelChange(from: layout.working, to: edit.working, reading: layout.read) }
     guard
@@ -204,7 +223,7 @@ extension GalleryDocument {
     // twice: replaying the record, the reader refuses it.
     let arriving = change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)
     if !arriving.isEmpty {
-      let held = layout.working.held(arriving)
+      let held = (layout.ids.map { ids in Set(arriving.filter(ids.contains)) } ?? layout.working.held(arriving))
         .subtracting(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
       var seen = Set<String>()
       if let twice = arriving.first(where: { held.contains($0) || !seen.insert($0).inserted }) {

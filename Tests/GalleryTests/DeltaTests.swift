@@ -127,6 +127,15 @@ struct DeltaTests {
     // The model, entries, revisions, history, checkpoint, journal and live bytes.
     IndexTests().expectSame(whole, scanned, note)
     #expect(DocumentCheck.run(try GalleryDocument.open(document, scanningWhole: true)).problems == [], "\(note)")
+    // The ids opening knew from the tables and the records since, which a save asks
+    // instead of passing over every item: each of the model's, and none of the ids the
+    // history names that it no longer holds, nor one never used.
+    let held = scanned.model.ids
+    let probes = held.union(try scanned.history.itemIDs()).union(["zz9zz9", "never"])
+    #expect(indexed.ids != nil, "\(note)")
+    if let known = indexed.ids {
+      #expect(probes.filter(known.contains) == held, "\(note)")
+    }
     return indexed
   }
 
@@ -200,6 +209,29 @@ extension DeltaTests {
     let trailer = try DocumentArchive.trailer(of: FileHandleFD(path: document, flags: O_RDONLY))
     #expect(trailer.delta != nil)
     return (document, before, try GalleryDocument.open(document).model)
+  }
+
+  @Test("New ids ask the ids opening knew: none an item, the trash or this edit's own items hold is given")
+  func newIDsAskTheKnownIDs() throws {
+    let work = try TestWorkspace()
+    let (document, _, after) = try Self.documentEndingWithADelta(work)
+    // A record after the delta: the ids are kept through its replay.
+    try GalleryDocument.edit(document) { edit in try edit.trash([after.items[3].id]) }
+    LayoutCache.forget(document)
+    try GalleryDocument.edit(document) { edit in
+      #expect(edit.openedIDs != nil)
+      let (stored, trashed, delta) = (edit.itemID(at: 7999), after.items[3].id, edit.itemID(at: 7))
+      try edit.trash([edit.itemID(at: 100)])
+      let moved = edit.itemID(at: 0)
+      edit.move([moved], to: 50)
+      edit.insert([Self.failed("made1")], at: 2)
+      let unused = ["zz9zz9", "late9999"]
+      let asked = [stored, trashed, delta, moved, "made1"]
+      #expect(edit.mayHold(asked + unused) == Set(asked))
+      // Drawn ids are none of those.
+      let drawn = try edit.newItemIDs(500)
+      #expect(Set(drawn).count == 500 && Set(drawn).isDisjoint(with: edit.working.ids))
+    }
   }
 
   @Test("A drop writes one delta, after its commit: the save of its placeholders leaves the delta due to it")
