@@ -403,7 +403,7 @@ package enum DocumentArchive {
     let isKept: @Sendable (String) -> Bool = { id in
       checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false
     }
-    var others = Set<String>()
+    var others = Set<String>(minimumCapacity: stored.count - checkpointCount + last.model.trash.count)
     for index in order where Int(index) >= checkpointCount {
       guard others.insert(stored[Int(index)]).inserted else { throw IndexMismatch("the delta's items hold an id twice") }
     }

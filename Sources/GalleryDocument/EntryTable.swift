@@ -48,7 +48,18 @@ package struct EntryTable: Sendable, Sequence {
 
   /// Records where the entries of `table` (read after this one's) lie now.
   package mutating func update(_ table: EntryTable) {
-    for (name, location) in table { update(location, for: name) }
+    // A chain of deltas brings thousands of names: room made once, and each name its index
+    // listed found here by its bytes (printable ASCII), a String made only to keep it.
+    newer.reserveCapacity(newer.count + table.count)
+    table.indexed.forEachEntry { position, name, location in
+      guard table.replaced.isEmpty || !table.replaced.contains(position) else { return }
+      if newer.updateValue(location, forKey: String(decoding: name, as: UTF8.self)) == nil,
+        let replacing = indexed.position(ofBytes: name)
+      {
+        replaced.insert(replacing)
+      }
+    }
+    for (name, location) in table.newer { update(location, for: name) }
   }
 
   /// Forgets `name`: an entry that is dead and no longer listed.
@@ -140,6 +151,7 @@ package final class IndexedEntries: Sendable {
 
   package func name(at position: Int) -> String { names.name(at: position) }
   package func position(of name: String) -> Int? { names.position(of: name) }
+  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { names.position(ofBytes: name) }
   func positions(withPrefix prefix: String) -> [Int] { names.positions(withPrefix: prefix) }
 }
 
@@ -250,7 +262,8 @@ package final class NameTable: Sendable {
     return name.withUTF8 { position(ofBytes: UnsafeRawBufferPointer($0)) }
   }
 
-  private func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
+  /// The position of a name given as the bytes of printable ASCII.
+  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
     names.withUnsafeBytes { bytes in
       let hash = Self.hash(name)
       var slot = hash & (slots.count - 1)

@@ -418,8 +418,16 @@ package final class ItemSource: Sendable {
     }
     precondition(count < Int32.max)
     self.firsts = firsts
-    // One part's ids are shared, not copied (100,000 of them at every opening).
-    itemIDs = parts.count == 1 ? parts[0].itemIDs : parts.flatMap(\.itemIDs)
+    // One part's ids are shared, not copied (100,000 of them at every opening); several
+    // parts' are copied into one array made once.
+    if parts.count == 1 {
+      itemIDs = parts[0].itemIDs
+    } else {
+      var all: [String] = []
+      all.reserveCapacity(count)
+      for part in parts { all.append(contentsOf: part.itemIDs) }
+      itemIDs = all
+    }
   }
 
   /// The part that holds item `index`, and its number there.

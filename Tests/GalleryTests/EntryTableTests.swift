@@ -52,6 +52,28 @@ struct EntryTableTests {
     #expect(original != table)
   }
 
+  @Test("A table read after another is merged into it as its names would be one by one")
+  func mergedTable() throws {
+    let names = (0..<50).map { "thumbnails/item\($0).jpg" }
+    let base = try ArchiveIndex.decode(index(names).encode(), at: Int64(names.count + 1) * 1024).entries
+    // A later table: its index lists a name the base holds and new ones, and names written
+    // after it replace one of each.
+    let laterNames = ["thumbnails/item3.jpg", "thumbnails/new1.jpg", "thumbnails/new2.jpg"]
+    var later = try ArchiveIndex.decode(index(laterNames).encode(), at: Int64(laterNames.count + 1) * 1024).entries
+    later.update(at(9000), for: "thumbnails/new1.jpg")
+    later.update(at(9100), for: "thumbnails/item4.jpg")
+    var merged = base
+    merged.update(later)
+    var oneByOne = base
+    for (name, location) in later { oneByOne.update(location, for: name) }
+    #expect(merged == oneByOne && merged.count == oneByOne.count && merged.count == 53)
+    #expect(merged["thumbnails/item3.jpg"] == at(0) && merged["thumbnails/new1.jpg"] == at(9000))
+    #expect(merged["thumbnails/item4.jpg"] == at(9100) && merged["thumbnails/item5.jpg"] == at(5 * 1024))
+    var listed: [String] = []
+    merged.forEachInFileOrder { name, _ in listed.append(String(decoding: name, as: UTF8.self)) }
+    #expect(listed.count == merged.count && Set(listed).count == merged.count)
+  }
+
   @Test("A name is found as a String would find it: canonically equal Strings are one name, other bytes are not")
   func stringEquality() throws {
     let table = try ArchiveIndex.decode(index(["thumbnails/K.jpg"]).encode(), at: 2048).entries
