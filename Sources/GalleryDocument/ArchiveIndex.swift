@@ -216,10 +216,7 @@ package struct ArchiveIndex {
     package var bytes: [UInt8] = []
     package var ends: [Int] = []
 
-    package init(_ ids: [String] = []) {
-      ends.reserveCapacity(ids.count)
-      for id in ids { append(id.utf8) }
-    }
+    package init() {}
 
     /// Room for `bytes` and `ids` without copying as they grow (memory is taken, and
     /// counts, only as it is written).
