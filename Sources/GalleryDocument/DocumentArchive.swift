@@ -921,6 +921,9 @@ package enum DocumentArchive {
     result.working = working
     result.history.append(record)
     result.revisions += 1
+    // The ids opening knew, kept through the save (so that the process's next save asks
+    // them too), until a checkpoint: from there the next opening knows them from its table.
+    result.knownIDs = checkpoint == nil ? layout.ids.map { (record.revision, record.change.ids(after: $0)) } : nil
     // A delta is written only with the history it must carry.
     let deltaHistory =
       checkpoint == nil && delta != nil && layout.entries[ArchiveIndex.name] != nil ? indexedHistory(of: result) : nil

@@ -58,6 +58,18 @@ public struct ModelChange: Sendable, Equatable {
     return change
   }
 
+  /// The ids the change takes out of the items and the trash.
+  private var leavingIDs: Set<String> { Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key)) }
+
+  /// `ids` after this change, one a save made of the model they are the ids of (so that
+  /// it gives no id twice: `replay` checks that of a change read from a file).
+  package func ids(after ids: ModelIDs) -> ModelIDs {
+    var ids = ids
+    ids.remove(leavingIDs)
+    ids.insert(Set(items.inserted.map(\.element.key) + trash.inserted.map(\.element.key)))
+    return ids
+  }
+
   /// Replays the change on exactly the model it was made from. Throws when the model is
   /// not that one (a journal that does not follow its checkpoint is damage).
   ///
@@ -84,7 +96,7 @@ public struct ModelChange: Sendable, Equatable {
     try items.check(model.items, list: "items", reading: read)
     try trash.check(model.trash, list: "trash", reading: WorkingModel.neverStored)
     if let head, Head(model.head) != head.before { throw ChangeMismatch("the document's title or settings differ") }
-    let leaving = Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key))
+    let leaving = leavingIDs
     var arriving = Set<String>()
     for key in items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) {
       guard arriving.insert(key).inserted, !ids.contains(key) || leaving.contains(key) else {

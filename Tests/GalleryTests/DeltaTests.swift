@@ -211,6 +211,40 @@ extension DeltaTests {
     return (document, before, try GalleryDocument.open(document).model)
   }
 
+  @Test("A process's saves keep the ids opening knew, through records, a delta and an emptied trash")
+  func savesKeepTheKnownIDs() throws {
+    let work = try TestWorkspace()
+    let (document, _, after) = try Self.documentEndingWithADelta(work)
+    LayoutCache.forget(document)
+    var left: Set<String> = []
+    var deltaWritten = false
+    for round in 0..<8 {
+      // Each edit after the first opens the layout the one before it saved.
+      let deltas = try DocumentArchive.openThroughIndex(FileHandleFD(path: document, flags: O_RDONLY), lazily: true).deltas
+      try GalleryDocument.edit(document) { edit in
+        #expect(edit.openedIDs != nil, "round \(round)")
+        if let known = edit.openedIDs {
+          let held = edit.working.ids
+          let probes = held.union(left).union(["zz9zz9", "k\(round)x1"])
+          #expect(probes.filter(known.contains) == held, "round \(round)")
+        }
+        edit.insert([Self.failed("k\(round)x1"), Self.failed("k\(round)x2")], at: round)
+        try edit.trash([edit.itemID(at: 20 + round), "k\(round)x2"])
+        if round == 2 { edit.restore(["k2x2"]) }
+        if round == 5 {
+          left.formUnion(edit.working.trash.keys)
+          _ = edit.emptyTrash()
+        }
+        // Enough for a delta in one of the rounds.
+        if round == 4 { edit.insert((0..<300).map { Self.failed("k4y\($0)") }, at: 40) }
+      }
+      let now = try DocumentArchive.openThroughIndex(FileHandleFD(path: document, flags: O_RDONLY), lazily: true).deltas
+      deltaWritten = deltaWritten || now > deltas
+    }
+    #expect(deltaWritten)
+    #expect(!left.isEmpty && after.items.count > 0)
+  }
+
   @Test("New ids ask the ids opening knew: none an item, the trash or this edit's own items hold is given")
   func newIDsAskTheKnownIDs() throws {
     let work = try TestWorkspace()
