@@ -106,9 +106,11 @@ package struct ArchiveIndex {
   /// this version writes it): it is then read, and `outlined` run, on one core while the
   /// rest of the index is read (and its entries' table made) on the other, and what
   /// `outlined` made counts only once the index, read whole, is found to place the
-  /// checkpoint there.
+  /// checkpoint there. Without `readingHistory`, its history is passed over (a later delta
+  /// carries the one opening uses) and `history` is nil.
   package static func decode<T>(
-    _ data: Data, at offset: Int64, whileReading outlined: (CheckpointOutline, IDBytes, EntryLocation) -> T
+    _ data: Data, at offset: Int64, readingHistory: Bool = true,
+    whileReading outlined: (CheckpointOutline, IDBytes, EntryLocation) -> T
   ) throws -> (index: ArchiveIndex, outlined: T?) {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
     var format = 0
@@ -125,7 +127,7 @@ package struct ArchiveIndex {
         let found = try checkedOutline(in: data, at: reader.index)
         outline = (found.outline, found.ids, found.checkpoint)
         reader.index = found.end
-      case "history": index.history = try IndexedHistory(&reader)
+      case "history" where readingHistory: index.history = try IndexedHistory(&reader)
       case "delta": index.delta = try IndexDelta(&reader)
       case "liveBytes": index.liveBytes = Int64(try reader.int())
       case "revision": index.revision = try reader.int()

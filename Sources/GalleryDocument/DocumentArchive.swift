@@ -195,7 +195,8 @@ package enum DocumentArchive {
     let (indexData, indexSpan) = try bookkeeping(ArchiveIndex.name, at: indexOffset, of: file, fileSize: fileSize)
     // The checkpoint is opened through the outline while the rest of the index is read: an
     // edit reads the items it needs through the source, any other reader all of them.
-    let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset) { outline, ids, location in
+    let (index, outlined) = try ArchiveIndex.decode(indexData, at: indexOffset, readingHistory: trailer.delta == nil) {
+      outline, ids, location in
       Result { try outlinedCheckpoint(at: location, outline: outline, ids: ids, of: file, entry: modelEntry) }
     }
     let deltas = try self.deltas(after: (indexOffset, indexSpan, index), upTo: trailer.delta, of: file, fileSize: fileSize)
@@ -205,12 +206,19 @@ package enum DocumentArchive {
     var working: WorkingModel
     var itemSource: ItemSource?
     var startIDs: (@Sendable (String) -> Bool)?
+    var entries = index.entries
     if let outlined {
       let (opened, source, ids) = try outlined.get()
       checkpoint = opened
       guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
       if !deltas.isEmpty {
-        let (model, combined, contains) = try modelOfDeltas(deltas, checkpoint: source, ids: ids)
+        // The deltas' model on one core, their entries on the other.
+        let indexLocation = EntryLocation(offset: indexOffset, span: indexSpan, size: Int64(indexData.count))
+        let (opened, merged) = ForkJoin.both(
+          { Result { try modelOfDeltas(deltas, checkpoint: source, ids: ids) } },
+          { entriesOfDeltas(deltas, after: index.entries, at: indexLocation) })
+        let (model, combined, contains) = try opened.get()
+        entries = merged
         itemSource = combined
         startIDs = contains
         working = model
@@ -233,19 +241,6 @@ package enum DocumentArchive {
       checkpoint = try ModelCoding.decode(try read(index.entries[modelEntry]!, named: modelEntry, from: file))
       guard checkpoint.revision == index.revision else { throw IndexMismatch("the index is not its checkpoint's") }
       working = WorkingModel(checkpoint)
-    }
-    var entries = index.entries
-    if !deltas.isEmpty {
-      // The index itself (which the scan adds when it starts there), then each delta's
-      // entries, and each delta but the last (which the scan adds), which lists none of them.
-      entries.update(
-        EntryLocation(offset: indexOffset, span: indexSpan, size: Int64(indexData.count)), for: ArchiveIndex.name)
-      for delta in deltas {
-        entries.update(delta.index.entries)
-        if delta.offset != deltas.last!.offset {
-          entries.update(EntryLocation(offset: delta.offset, span: delta.span, size: delta.size), for: ArchiveIndex.deltaName)
-        }
-      }
     }
     var history: [History.Entry] = []
     var digest: History.Digest?
@@ -297,7 +292,7 @@ package enum DocumentArchive {
       layout.damage == nil
     else { throw IndexMismatch("the trailer does not describe the revisions after the index") }
     layout.readThroughIndex = true
-    layout.indexIsComplete = index.outline != nil && index.history != nil
+    layout.indexIsComplete = index.outline != nil && last.history != nil
     layout.itemSource = itemSource
     layout.summary = trailer.summary
     layout.deltas = deltas.count
@@ -349,12 +344,14 @@ package enum DocumentArchive {
     while next != index.offset {
       guard next > index.offset, chain.count < deltaLimit else { throw IndexMismatch("its deltas do not lead to its index") }
       let (data, span) = try bookkeeping(ArchiveIndex.deltaName, at: next, of: file, fileSize: fileSize)
-      let (delta, opened) = try ArchiveIndex.decode(data, at: next) { outline, ids, location in
+      // Only the last delta's history is used: it carries the whole history.
+      let isLast = chain.isEmpty
+      let (delta, opened) = try ArchiveIndex.decode(data, at: next, readingHistory: isLast) { outline, ids, location in
         Result {
           try outlinedCheckpoint(at: location, outline: outline, ids: ids, of: file, entry: ArchiveIndex.deltaModelEntry)
         }
       }
-      guard let info = delta.delta, let opened, delta.history != nil else {
+      guard let info = delta.delta, let opened, delta.history != nil || !isLast else {
         throw IndexMismatch("a delta without its model or its history")
       }
       let (model, source, _) = try opened.get()
@@ -373,6 +370,23 @@ package enum DocumentArchive {
       previous = (delta.offset + delta.span, delta.index.revision)
     }
     return chain
+  }
+
+  /// The entries of the index (`indexed`, its own at `location`), then each delta's, and
+  /// each delta but the last (which the scan after it adds), which lists none of them.
+  private static func entriesOfDeltas(
+    _ deltas: [ReadDelta], after indexed: EntryTable, at location: EntryLocation
+  ) -> EntryTable {
+    var entries = indexed
+    entries.reserveCapacity(adding: deltas.reduce(deltas.count) { $0 + $1.index.entries.count })
+    entries.update(location, for: ArchiveIndex.name)
+    for delta in deltas {
+      entries.update(delta.index.entries)
+      if delta.offset != deltas.last!.offset {
+        entries.update(EntryLocation(offset: delta.offset, span: delta.span, size: delta.size), for: ArchiveIndex.deltaName)
+      }
+    }
+    return entries
   }
 
   /// The model the last of `deltas` holds: its title, settings and trash, and its items as

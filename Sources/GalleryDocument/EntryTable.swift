@@ -46,6 +46,10 @@ package struct EntryTable: Sendable, Sequence {
     for (name, location) in locations { update(location, for: name) }
   }
 
+  /// Makes room for `count` more names written or read after the index, at once: a
+  /// dictionary grown table by table would be rehashed each time.
+  package mutating func reserveCapacity(adding count: Int) { newer.reserveCapacity(newer.count + count) }
+
   /// Records where the entries of `table` (read after this one's) lie now.
   package mutating func update(_ table: EntryTable) {
     // A chain of deltas brings thousands of names: room made once, and each name its index
