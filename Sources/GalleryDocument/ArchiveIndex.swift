@@ -41,6 +41,7 @@ package struct ArchiveIndex {
 
   package func encode() -> Data {
     var writer = JSONWriter(capacity: 256 + entries.count * 80)
+    HugePages.advise(&writer.bytes)
     writer.object { o in
       if let outline, let checkpoint = entries[outlinedEntry] {
         o.value("checkpointOutline") { w in
@@ -225,6 +226,8 @@ package struct ArchiveIndex {
     mutating func reserve(bytes: Int, ids: Int) {
       self.bytes.reserveCapacity(bytes)
       ends.reserveCapacity(ids)
+      HugePages.advise(&self.bytes)
+      HugePages.advise(&ends)
     }
 
     package mutating func append(_ id: some Collection<UInt8>) {
@@ -264,6 +267,8 @@ package struct ArchiveIndex {
         case "items":
           ids.reserveCapacity(raw.count / 16)
           lengths.reserveCapacity(raw.count / 16)
+          HugePages.advise(&ids)
+          HugePages.advise(&lengths)
           idBytes.reserve(bytes: raw.count / 2, ids: raw.count / 16)
           try reader.array { reader in
             var compact = CompactReader(bytes: raw, index: reader.index)
@@ -532,6 +537,9 @@ private struct EntryList {
     names.reserveCapacity(bytes)
     ends.reserveCapacity(bytes / 14)
     locations.reserveCapacity(bytes / 14)
+    HugePages.advise(&names)
+    HugePages.advise(&ends)
+    HugePages.advise(&locations)
   }
 
   /// `[[name, offset, span, size], ...]`: entries in file order, all before `offset`.

@@ -125,6 +125,9 @@ package final class FileHandleFD {
   /// is `pread`.
   package func read(at offset: Int64, count: Int) throws(FileSystemError) -> Data {
     var data = Data(count: count)
+    data.withUnsafeMutableBytes { raw in
+      if let base = raw.baseAddress { HugePages.advise(base, count: raw.count) }
+    }
     var filled = 0
     while filled < count {
       let n = data.withUnsafeMutableBytes { raw in
