@@ -24,6 +24,10 @@ int CGallerySystem_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 const int CGallerySystem_O_PATH = O_PATH;
 
+int CGallerySystem_start_writeback(int fd, long long offset, long long count) {
+  return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}
+
 int CGallerySystem_clear_nonblock(int fd) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0) return -1;

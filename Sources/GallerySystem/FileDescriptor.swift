@@ -1,3 +1,4 @@
+import CGallerySystem
 import Foundation
 
 #if canImport(Glibc)
@@ -85,6 +86,13 @@ package final class FileHandleFD {
     guard retryingEINTR({ ftruncate(rawValue, off_t(length)) }) == 0 else {
       throw FileSystemError(errno: errno, operation: "ftruncate", path: path)
     }
+  }
+
+  /// Starts writing `count` bytes from `offset` to the disk without waiting for them: a
+  /// later `sync` then waits for less. Only a hint; the corresponding C function is
+  /// `sync_file_range` (`SYNC_FILE_RANGE_WRITE`).
+  package func startWriteback(from offset: Int64, count: Int64) {
+    _ = CGallerySystem_start_writeback(rawValue, offset, count)
   }
 
   /// The corresponding C function is `fsync`.

@@ -14,6 +14,10 @@ int CGallerySystem_pipe_cloexec(int fds[2]);
 /// O_PATH (behind _GNU_SOURCE): a descriptor that names a file without opening it.
 extern const int CGallerySystem_O_PATH;
 
+/// sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE): starts writing those bytes to
+/// the disk and returns without waiting for them.
+int CGallerySystem_start_writeback(int fd, long long offset, long long count);
+
 /// Clears O_NONBLOCK on `fd` (fcntl F_GETFL / F_SETFL).
 int CGallerySystem_clear_nonblock(int fd);
 
