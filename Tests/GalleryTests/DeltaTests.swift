@@ -214,7 +214,7 @@ extension DeltaTests {
   @Test("A process's saves keep the ids opening knew, through records, a delta and an emptied trash")
   func savesKeepTheKnownIDs() throws {
     let work = try TestWorkspace()
-    let (document, _, after) = try Self.documentEndingWithADelta(work)
+    let (document, _, _) = try Self.documentEndingWithADelta(work)
     LayoutCache.forget(document)
     var left: Set<String> = []
     var deltaWritten = false
@@ -241,8 +241,7 @@ extension DeltaTests {
       let now = try DocumentArchive.openThroughIndex(FileHandleFD(path: document, flags: O_RDONLY), lazily: true).deltas
       deltaWritten = deltaWritten || now > deltas
     }
-    #expect(deltaWritten)
-    #expect(!left.isEmpty && after.items.count > 0)
+    #expect(deltaWritten && !left.isEmpty)
   }
 
   @Test("New ids ask the ids opening knew: none an item, the trash or this edit's own items hold is given")
