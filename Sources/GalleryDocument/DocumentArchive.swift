@@ -791,10 +791,8 @@ package enum DocumentArchive {
         idsRevision = current
       }
       let change = record.change
-      let leaving = Set(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
-      if idsRevision != current,
-        (change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)).allSatisfy(leaving.contains)
-      {
+      let leaving = Set(change.leavingIDs)
+      if idsRevision != current, change.arrivingIDs.allSatisfy(leaving.contains) {
         var unused = ModelIDs([])
         try change.replay(on: &model!, ids: &unused, reading: read)
       } else {

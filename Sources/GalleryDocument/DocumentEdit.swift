@@ -221,10 +221,10 @@ extension GalleryDocument {
     guard problems.isEmpty else { throw DocumentError.saveFailed(lock.file.path, ModelValidation.Failure(problems: problems)) }
     // Likewise an id put in that the document holds already (and does not take out), or
     // twice: replaying the record, the reader refuses it.
-    let arriving = change.items.inserted.map(\.element.key) + change.trash.inserted.map(\.element.key)
+    let arriving = change.arrivingIDs
     if !arriving.isEmpty {
       let held = (layout.ids.map { ids in Set(arriving.filter(ids.contains)) } ?? layout.working.held(arriving))
-        .subtracting(change.items.removed.map(\.element.key) + change.trash.removed.map(\.element.key))
+        .subtracting(change.leavingIDs)
       var seen = Set<String>()
       if let twice = arriving.first(where: { held.contains($0) || !seen.insert($0).inserted }) {
         throw DocumentError.saveFailed(lock.file.path, ChangeMismatch("id \(twice) would be used twice"))

@@ -54,7 +54,7 @@ package struct EntryTable: Sendable, Sequence {
   package mutating func update(_ table: EntryTable) {
     // A chain of deltas brings thousands of names: room made once, and each name its index
     // listed found here by its bytes (printable ASCII), a String made only to keep it.
-    newer.reserveCapacity(newer.count + table.count)
+    reserveCapacity(adding: table.count)
     table.indexed.forEachEntry { position, name, location in
       guard table.replaced.isEmpty || !table.replaced.contains(position) else { return }
       if newer.updateValue(location, forKey: String(decoding: name, as: UTF8.self)) == nil,

@@ -58,15 +58,18 @@ public struct ModelChange: Sendable, Equatable {
     return change
   }
 
-  /// The ids the change takes out of the items and the trash.
-  private var leavingIDs: Set<String> { Set(items.removed.map(\.element.key) + trash.removed.map(\.element.key)) }
+  /// The ids the change takes out of the items and the trash (an item trashed or restored
+  /// is taken out of one and put into the other).
+  package var leavingIDs: [String] { items.removed.map(\.element.key) + trash.removed.map(\.element.key) }
+  /// The ids the change puts into the items and the trash, in order.
+  package var arrivingIDs: [String] { items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) }
 
   /// `ids` after this change, one a save made of the model they are the ids of (so that
   /// it gives no id twice: `replay` checks that of a change read from a file).
   package func ids(after ids: ModelIDs) -> ModelIDs {
     var ids = ids
-    ids.remove(leavingIDs)
-    ids.insert(Set(items.inserted.map(\.element.key) + trash.inserted.map(\.element.key)))
+    ids.remove(Set(leavingIDs))
+    ids.insert(Set(arrivingIDs))
     return ids
   }
 
@@ -96,9 +99,9 @@ public struct ModelChange: Sendable, Equatable {
     try items.check(model.items, list: "items", reading: read)
     try trash.check(model.trash, list: "trash", reading: WorkingModel.neverStored)
     if let head, Head(model.head) != head.before { throw ChangeMismatch("the document's title or settings differ") }
-    let leaving = leavingIDs
+    let leaving = Set(leavingIDs)
     var arriving = Set<String>()
-    for key in items.inserted.map(\.element.key) + trash.inserted.map(\.element.key) {
+    for key in arrivingIDs {
       guard arriving.insert(key).inserted, !ids.contains(key) || leaving.contains(key) else {
         throw ChangeMismatch("id \(key) would be used twice")
       }
@@ -134,7 +137,7 @@ public struct ModelChange: Sendable, Equatable {
     // one pass comparing the few ids inserted (a set of every id of 100,000 items would
     // cost more than the rest of an undo of a trash).
     var taken = Set<String>()
-    let arriving = items.inserted.map(\.element.key) + trash.inserted.map(\.element.key)
+    let arriving = arrivingIDs
     if !arriving.isEmpty {
       let wanted = IDSet(arriving)
       taken = wanted.found(in: model.items.keys).union(wanted.found(in: model.trash.keys))
