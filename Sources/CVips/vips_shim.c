@@ -36,7 +36,7 @@ static int load_status = -1;
 static char load_error[512];
 
 // libvips loads every module in its modules folder when it starts: HEIF, JPEG XL, ImageMagick,
-// OpenSlide and PDF, each with its libraries (about 25 ms of a command's start-up). All but
+// OpenSlide and PDF, each with its libraries, a cost to every command's start-up. All but
 // HEIF are loaders libvips marks untrusted, which Gallery blocks. Started by `gallery`
 // (CVips_prepare_environment), libvips looks for modules where there are none, and the HEIF
 // module alone is loaded from the folder beside libvips.
@@ -183,8 +183,8 @@ int CVips_thumbnail_buffer(const void *data, size_t length, int size, VipsImage 
   const char *profile = export_profile(header);
   // A JPEG is decoded at the smallest DCT scale that still has `size` pixels on its longer
   // side. libvips' thumbnail leaves a factor of two for its resize (1/8 only from a shrink of
-  // 16): a 3872-pixel photo thumbnailed to 256 would be decoded at 1/4, 13% more decoding
-  // and a resize from 968 pixels instead of 484. The thumbnail is then made as before
+  // 16): a 3872-pixel photo thumbnailed to 256 would be decoded at 1/4 instead of 1/8, and
+  // resized from 968 pixels instead of 484. The thumbnail is then made as before
   // (EXIF orientation, colour), from the decoded image.
   const char *loader = vips.vips_foreign_find_load_buffer(data, length);
   int longest = MAX(vips.vips_image_get_width(header), vips.vips_image_get_height(header));

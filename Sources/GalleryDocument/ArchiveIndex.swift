@@ -601,9 +601,8 @@ private struct EntryList {
     let start = ends.last ?? 0
     let fits = names.withUnsafeBytes { all in
       let name = UnsafeRawBufferPointer(rebasing: all[start...])
-      // Printable ASCII: all our names are, and bytes then compare as Strings do.
-      guard name.allSatisfy({ (0x20..<0x7F).contains($0) }), let limit = DocumentArchive.sizeLimit(ofASCII: name)
-      else { return false }
+      // Printable ASCII, as all our names are: bytes then compare as Strings do.
+      guard let limit = DocumentArchive.sizeLimit(of: name) else { return false }
       return (0...limit).contains(location.size)
     }
     func named() -> String { String(decoding: names[start...], as: UTF8.self) }

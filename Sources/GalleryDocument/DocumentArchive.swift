@@ -31,26 +31,21 @@ package enum DocumentArchive {
   package static let endOfArchiveMarkerSize: Int64 = 1024
 
   /// The largest data an entry of this name may hold, or nil for names the model never
-  /// refers to (skipped, never read).
+  /// refers to (skipped, never read). Names are judged as the bytes they are: every name a
+  /// document holds is printable ASCII, and any other is not one of them.
   package static func sizeLimit(of name: String) -> Int64? {
-    // A document names 100,000 entries: an ASCII name (all of ours) is compared as bytes,
-    // which for ASCII without a carriage return is what comparing Characters means.
     var contiguous = name  // `withUTF8` may make its String contiguous first
-    return contiguous.withUTF8 { utf8 in
-      guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return sizeLimit(comparingCharacters: name) }
-      return sizeLimit(ofASCII: UnsafeRawBufferPointer(utf8))
-    }
+    return contiguous.withUTF8 { sizeLimit(of: UnsafeRawBufferPointer($0)) }
   }
 
-  /// The same rule on the bytes of an ASCII name without a carriage return.
-  package static func sizeLimit(ofASCII utf8: UnsafeRawBufferPointer) -> Int64? {
-    // Compared byte by byte with the names' bytes, made once: an index lists 100,000.
+  package static func sizeLimit(of name: UnsafeRawBufferPointer) -> Int64? {
+    guard name.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return nil }
     func starts(_ prefix: [UInt8]) -> Bool {
-      guard utf8.count >= prefix.count else { return false }
-      for index in prefix.indices where utf8[index] != prefix[index] { return false }
+      guard name.count >= prefix.count else { return false }
+      for index in prefix.indices where name[index] != prefix[index] { return false }
       return true
     }
-    func equals(_ other: [UInt8]) -> Bool { utf8.count == other.count && starts(other) }
+    func equals(_ other: [UInt8]) -> Bool { name.count == other.count && starts(other) }
     let names = NameBytes.shared
     if starts(names.thumbnails) || equals(names.cover) { return thumbnailSizeLimit }
     if starts(names.journal) || equals(names.model) || equals(names.index) || equals(names.delta)
@@ -64,7 +59,7 @@ package enum DocumentArchive {
     return nil
   }
 
-  /// The bytes of the names `sizeLimit(ofASCII:)` knows.
+  /// The bytes of the names `sizeLimit(of:)` knows, made once: an index lists 100,000.
   private final class NameBytes: Sendable {
     static let shared = NameBytes()
     let thumbnails = Array(thumbnailFolder.utf8)
@@ -77,18 +72,6 @@ package enum DocumentArchive {
     let deltaModel = Array(ArchiveIndex.deltaModelEntry.utf8)
     let trailer = Array(ArchiveTrailer.name.utf8)
     let mimetype = Array(mimetypeEntry.utf8)
-  }
-
-  /// The same rule on Characters, for names that are not plain ASCII.
-  package static func sizeLimit(comparingCharacters name: String) -> Int64? {
-    if name == modelEntry || name.hasPrefix(journalFolder) || name == ArchiveIndex.name || ArchiveIndex.isDeltaName(name) {
-      return modelSizeLimit
-    }
-    if name == ArchiveTrailer.name { return Int64(ArchiveTrailer.blockLimit) * 512 }
-    if name == mimetypeEntry { return 256 }
-    if name == coverEntry || name.hasPrefix(thumbnailFolder) { return thumbnailSizeLimit }
-    if name.hasPrefix(originalsFolder) { return originalSizeLimit }
-    return nil
   }
 
   /// `journal/0000000042.json`: padded, so that a listing sorts by revision.
@@ -609,7 +592,8 @@ package enum DocumentArchive {
           at: position)
         return true
       }
-      if let limit = sizeLimit(of: entry.name), entry.size > limit {
+      let limit = sizeLimit(of: entry.name)
+      if let limit, entry.size > limit {
         damaged("entry \(ModelValidation.quoted(entry.name)) of \(entry.size) bytes is over its limit of \(limit)", at: position)
         do { try reader.skipData() } catch {
           tornReason = "\(error)"
@@ -619,7 +603,8 @@ package enum DocumentArchive {
       }
       previous = (entry.name, position, entry.size)
       do {
-        if entry.name == modelEntry {
+        // (A name that is not one of ours has no limit, and is never read.)
+        if limit != nil, entry.name == modelEntry {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit, available: fileSize - position)
           do {
             // A checkpoint: the complete model (after the record of its own revision, if any).
@@ -630,7 +615,7 @@ package enum DocumentArchive {
           } catch {
             try unreadable(error, "a gallery.json revision", at: position)
           }
-        } else if entry.name.hasPrefix(journalFolder) {
+        } else if limit != nil, entry.name.hasPrefix(journalFolder) {
           let data = try reader.readData(size: entry.size, limit: modelSizeLimit)
           do {
             let modified = model?.head.modified

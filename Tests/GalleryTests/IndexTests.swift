@@ -87,17 +87,23 @@ struct IndexTests {
     #expect(swapped.model == before.model)
   }
 
-  @Test("Entry names are judged as bytes as they were as Characters: combining marks, look-alikes, CR LF")
+  @Test("Entry names are judged as bytes: only printable ASCII names are a document's")
   func sizeLimitsOnBytes() {
-    let names = [
-      "gallery.json", "gallery.index", "gallery.end", "mimetype", "cover.jpg", "thumbnails/abc.jpg", "journal/0000000001.json",
-      "originals/x.jpeg", "thumbnails/", "journal/", "originals", "gallery.json ", "Gallery.json", "cover.jpg\u{301}",
-      "journal/\u{301}x", "thumbnails\u{301}/a.jpg", "gallery.json\r\n", "journal/\r\n", "\u{212A}", "mimetype\u{0}", "",
-      "thumbnails/\u{FF0E}jpg", "originals/\r", "gallery.end\r",
+    let model = DocumentArchive.modelSizeLimit
+    let thumbnail = DocumentArchive.thumbnailSizeLimit
+    let expected: [(String, Int64?)] = [
+      ("gallery.json", model), ("gallery.index", model), ("journal/0000000001.json", model), ("journal/", model),
+      ("cover.jpg", thumbnail), ("thumbnails/abc.jpg", thumbnail), ("thumbnails/", thumbnail),
+      ("originals/x.jpeg", DocumentArchive.originalSizeLimit), ("mimetype", 256),
+      ("gallery.end", Int64(ArchiveTrailer.blockLimit) * 512),
+      // Near misses, look-alikes, and names that are not printable ASCII.
+      ("originals", nil), ("gallery.json ", nil), ("Gallery.json", nil), ("cover.jpg\u{301}", nil),
+      ("journal/\u{301}x", nil), ("thumbnails\u{301}/a.jpg", nil), ("gallery.json\r\n", nil), ("journal/\r\n", nil),
+      ("\u{212A}", nil), ("mimetype\u{0}", nil), ("", nil), ("thumbnails/\u{FF0E}jpg", nil), ("originals/\r", nil),
+      ("gallery.end\r", nil), ("journal/caf\u{E9}.json", nil),
     ]
-    for name in names {
-      #expect(
-        DocumentArchive.sizeLimit(of: name) == DocumentArchive.sizeLimit(comparingCharacters: name), "\(name.debugDescription)")
+    for (name, limit) in expected {
+      #expect(DocumentArchive.sizeLimit(of: name) == limit, "\(name.debugDescription)")
     }
   }
 

@@ -1,7 +1,7 @@
 #ifndef GALLERY_CVIPS_H
 #define GALLERY_CVIPS_H
 // libvips, loaded on first use (dlopen) rather than at start-up: it links about a hundred
-// shared libraries, which cost every `gallery` command ~40 ms even when it draws nothing.
+// shared libraries, whose loading every `gallery` command would pay even when it draws nothing.
 //
 // Swift calls only the CVips_ functions below. libvips' own API is variadic (NULL-terminated
 // option lists), which Swift cannot call, and is reached through pointers looked up when the
