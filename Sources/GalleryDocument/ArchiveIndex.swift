@@ -39,9 +39,12 @@ package struct ArchiveIndex {
   /// The entry whose items `outline` places: the checkpoint's, or the delta's model.
   private var outlinedEntry: String { delta == nil ? DocumentArchive.modelEntry : Self.deltaModelEntry }
 
-  package func encode() -> Data {
-    var writer = JSONWriter(capacity: 256 + entries.count * 80)
-    HugePages.advise(&writer.bytes)
+  /// The index's JSON, as bytes: written as they are, not copied into a `Data` (a large
+  /// gallery's index is megabytes, and a checkpoint's edit is at its peak of memory here).
+  package func encode() -> [UInt8] {
+    // An index lists every entry and outlines every item; a delta the few since the last.
+    var writer = JSONWriter(capacity: delta == nil ? 256 + entries.count * 80 : 4096 + (outline?.ids.count ?? 0) * 160)
+    if delta == nil { HugePages.advise(&writer.bytes) }
     writer.object { o in
       if let outline, let checkpoint = entries[outlinedEntry] {
         o.value("checkpointOutline") { w in
@@ -92,7 +95,7 @@ package struct ArchiveIndex {
       o.int("revision", revision)
       o.int("revisions", revisions)
     }
-    return Data(writer.bytes)
+    return writer.bytes
   }
 
   /// Decodes an index found at `offset` and checks that it can describe the file before it,
@@ -226,8 +229,6 @@ package struct ArchiveIndex {
     mutating func reserve(bytes: Int, ids: Int) {
       self.bytes.reserveCapacity(bytes)
       ends.reserveCapacity(ids)
-      HugePages.advise(&self.bytes)
-      HugePages.advise(&ends)
     }
 
     package mutating func append(_ id: some Collection<UInt8>) {
@@ -267,8 +268,6 @@ package struct ArchiveIndex {
         case "items":
           ids.reserveCapacity(raw.count / 16)
           lengths.reserveCapacity(raw.count / 16)
-          HugePages.advise(&ids)
-          HugePages.advise(&lengths)
           idBytes.reserve(bytes: raw.count / 2, ids: raw.count / 16)
           try reader.array { reader in
             var compact = CompactReader(bytes: raw, index: reader.index)
@@ -537,9 +536,6 @@ private struct EntryList {
     names.reserveCapacity(bytes)
     ends.reserveCapacity(bytes / 14)
     locations.reserveCapacity(bytes / 14)
-    HugePages.advise(&names)
-    HugePages.advise(&ends)
-    HugePages.advise(&locations)
   }
 
   /// `[[name, offset, span, size], ...]`: entries in file order, all before `offset`.

@@ -1153,8 +1153,10 @@ package final class EntryWriter {
 
   package var offset: Int64 { file.offset }
 
-  package func write(name: String, data: Data, modified: Date) throws {
-    try write(name: name, size: data.count, modified: modified) { write in try data.withUnsafeBytes(write) }
+  package func write(name: String, data: some ContiguousBytes, modified: Date) throws {
+    try data.withUnsafeBytes { bytes in
+      try write(name: name, size: bytes.count, modified: modified) { write in try write(bytes) }
+    }
   }
 
   /// Writes an entry of `size` bytes that `produce` hands over a piece at a time.

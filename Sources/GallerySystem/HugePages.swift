@@ -2,11 +2,12 @@
   import Glibc
 #endif
 
-/// Buffers of megabytes that a process fills once (an index of 100,000 entries read into
-/// arrays): the kernel is asked to back them with huge pages, so that filling one faults
-/// once every 2 MiB instead of once every 4 KiB. Only a hint: where transparent huge pages
-/// are off, or the buffer is smaller than two of them, nothing changes. The corresponding
-/// C function is `madvise` (`MADV_HUGEPAGE`).
+/// Buffers of megabytes that a process fills once, whole (an index of 100,000 entries as it
+/// is read, or as it is written): the kernel is asked to back them with huge pages, so that
+/// filling one faults once every 2 MiB instead of once every 4 KiB. Not for a buffer reserved
+/// larger than it will be filled: a huge page is resident whole once touched. Only a hint:
+/// where transparent huge pages are off, or the buffer is smaller than two of them, nothing
+/// changes. The corresponding C function is `madvise` (`MADV_HUGEPAGE`).
 package enum HugePages {
   private static let size = 2 << 20
 

@@ -26,7 +26,7 @@ struct EntryTableTests {
   func newerWins() throws {
     let names = (0..<500).map { "thumbnails/item\($0).jpg" } + ["journal/0000000001.json", "journal/0000000002.json"]
     let written = index(names)
-    var table = try ArchiveIndex.decode(written.encode(), at: Int64(names.count + 1) * 1024).entries
+    var table = try ArchiveIndex.decode(Data(written.encode()), at: Int64(names.count + 1) * 1024).entries
     #expect(table == written.entries)
     #expect(table.count == 503)
     #expect(table["thumbnails/item7.jpg"] == at(7 * 1024))
@@ -55,11 +55,11 @@ struct EntryTableTests {
   @Test("A table read after another is merged into it as its names would be one by one")
   func mergedTable() throws {
     let names = (0..<50).map { "thumbnails/item\($0).jpg" }
-    let base = try ArchiveIndex.decode(index(names).encode(), at: Int64(names.count + 1) * 1024).entries
+    let base = try ArchiveIndex.decode(Data(index(names).encode()), at: Int64(names.count + 1) * 1024).entries
     // A later table: its index lists a name the base holds and new ones, and names written
     // after it replace one of each.
     let laterNames = ["thumbnails/item3.jpg", "thumbnails/new1.jpg", "thumbnails/new2.jpg"]
-    var later = try ArchiveIndex.decode(index(laterNames).encode(), at: Int64(laterNames.count + 1) * 1024).entries
+    var later = try ArchiveIndex.decode(Data(index(laterNames).encode()), at: Int64(laterNames.count + 1) * 1024).entries
     later.update(at(9000), for: "thumbnails/new1.jpg")
     later.update(at(9100), for: "thumbnails/item4.jpg")
     var merged = base
@@ -76,7 +76,7 @@ struct EntryTableTests {
 
   @Test("A name is found as a String would find it: canonically equal Strings are one name, other bytes are not")
   func stringEquality() throws {
-    let table = try ArchiveIndex.decode(index(["thumbnails/K.jpg"]).encode(), at: 2048).entries
+    let table = try ArchiveIndex.decode(Data(index(["thumbnails/K.jpg"]).encode()), at: 2048).entries
     #expect(table["thumbnails/\u{212A}.jpg"] == at(0))  // KELVIN SIGN is K
     #expect(table["thumbnails/k.jpg"] == nil)
     #expect(table["thumbnails/K.jpg\u{301}"] == nil)
