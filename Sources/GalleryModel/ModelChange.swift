@@ -493,9 +493,18 @@ public struct ListChange<Element: KeyedElement>: Sendable, Equatable {
     // a run, it does not break it), so most are found by one comparison, not by hashing.
     var finder = OldIndexFinder(before, range: start..<endBefore)
     var kept: [(from: Int, to: Int)] = []
+    kept.reserveCapacity(min(endBefore, endAfter) - start)
     var taken = [Bool](repeating: false, count: endBefore - start)
     var expected = start
     for index in start..<endAfter {
+      // The very element expected (its handle, in a copy of the list): kept, known without
+      // its key; what a move to the end of 100,000 items shifts by one is all found so.
+      if expected < endBefore, !taken[expected - start], before.isSame(at: expected, as: after, at: index) {
+        taken[expected - start] = true
+        kept.append((expected, index))
+        expected += 1
+        continue
+      }
       let key = after.key(at: index)
       guard let from = finder.index(of: key, expectedAt: expected), !taken[from - start] else {
         inserted.append(Placed(index: index, element: try after.element(at: index, reading: read)))

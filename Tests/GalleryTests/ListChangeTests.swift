@@ -87,6 +87,29 @@ struct ListChangeTests {
     }
   }
 
+  @Test("Random edits of a copy of one list (its elements shared, as an edit's are): the definition's change")
+  func copiesMatchTheDefinition() {
+    for seed in UInt64(1)...300 {
+      var random = SplitMix(state: seed)
+      var next = 0
+      let before = (0..<Int.random(in: 0...300, using: &random)).map { Element(key: "k\($0)") }
+      let list = HandleList(before)
+      var after = before
+      for _ in 0..<Int.random(in: 1...4, using: &random) { Self.randomEdit(&after, &random, next: &next) }
+      // The copy keeps the handle of each element it holds unchanged, and stores the others.
+      var copy = list
+      var handleOf: [String: Int32] = [:]
+      for (index, element) in before.enumerated() { handleOf[element.key] = list.order[index] }
+      copy.order = after.map { element in
+        if let handle = handleOf[element.key], before[Int(handle)] == element { return handle }
+        return copy.store(element)
+      }
+      #expect(copy.elements == after, "seed \(seed)")
+      let change = ListChange(from: list, to: copy, reading: WorkingModel.neverStored)
+      #expect(change == Self.expected(from: before, to: after), "seed \(seed)")
+    }
+  }
+
   @Test("The first element moved to the end of 100,000 is one move, found without a table")
   func firstToTheEnd() {
     let before = (0..<100_000).map { Element(key: "k\($0)") }
@@ -96,6 +119,13 @@ struct ListChangeTests {
     #expect(change.removed.isEmpty && change.inserted.isEmpty && change.updated.isEmpty)
     let back = ListChange(from: after, to: before)
     #expect(back.moved == [.init(key: "k0", from: 99_999, to: 0)])
+    // The same in a copy of one list, its elements found by their handles.
+    let list = HandleList(before)
+    var moved = list
+    moved.order = Array(list.order.dropFirst()) + [list.order[0]]
+    let change2 = ListChange(from: list, to: moved, reading: WorkingModel.neverStored)
+    #expect(change2.moved == [.init(key: "k0", from: 0, to: 99_999)])
+    #expect(change2.removed.isEmpty && change2.inserted.isEmpty && change2.updated.isEmpty)
   }
 
   @Test("One longest increasing subsequence")
