@@ -40,7 +40,7 @@ package struct ArchiveIndex {
   private var outlinedEntry: String { delta == nil ? DocumentArchive.modelEntry : Self.deltaModelEntry }
 
   /// The index's JSON, as bytes: written as they are, not copied into a `Data` (a large
-  /// gallery's index is megabytes, and a checkpoint's edit is at its peak of memory here).
+  /// gallery's index is megabytes).
   package func encode() -> [UInt8] {
     // An index lists every entry and outlines every item; a delta the few since the last.
     var writer = JSONWriter(capacity: delta == nil ? 256 + entries.count * 80 : 4096 + (outline?.ids.count ?? 0) * 160)
