@@ -71,7 +71,21 @@ struct ListChangeTests {
     }
   }
 
-  @Test("Random edits of lists up to a few hundred elements: the change is the definition's")
+  /// A list of `before` and a copy of it edited into `after`, as an edit's copy is: each
+  /// element it holds unchanged keeps its handle, the others are stored anew.
+  static func listAndCopy(_ before: [Element], editedInto after: [Element]) -> (HandleList<Element>, HandleList<Element>) {
+    let list = HandleList(before)
+    var copy = list
+    var handleOf: [String: Int32] = [:]
+    for (index, element) in before.enumerated() { handleOf[element.key] = list.order[index] }
+    copy.order = after.map { element in
+      if let handle = handleOf[element.key], before[Int(handle)] == element { return handle }
+      return copy.store(element)
+    }
+    return (list, copy)
+  }
+
+  @Test("Random edits of lists up to a few hundred elements, apart or in a copy: the definition's change")
   func matchesTheDefinition() {
     for seed in UInt64(1)...300 {
       var random = SplitMix(state: seed)
@@ -80,33 +94,14 @@ struct ListChangeTests {
       for _ in 0..<6 {
         var after = before
         for _ in 0..<Int.random(in: 1...4, using: &random) { Self.randomEdit(&after, &random, next: &next) }
-        let change = ListChange(from: before, to: after)
-        #expect(change == Self.expected(from: before, to: after), "seed \(seed)")
+        let expected = Self.expected(from: before, to: after)
+        #expect(ListChange(from: before, to: after) == expected, "seed \(seed)")
+        // In a copy of one list, its unchanged elements found by their handles.
+        let (list, copy) = Self.listAndCopy(before, editedInto: after)
+        #expect(copy.elements == after, "seed \(seed)")
+        #expect(ListChange(from: list, to: copy, reading: WorkingModel.neverStored) == expected, "seed \(seed)")
         before = after
       }
-    }
-  }
-
-  @Test("Random edits of a copy of one list (its elements shared, as an edit's are): the definition's change")
-  func copiesMatchTheDefinition() {
-    for seed in UInt64(1)...300 {
-      var random = SplitMix(state: seed)
-      var next = 0
-      let before = (0..<Int.random(in: 0...300, using: &random)).map { Element(key: "k\($0)") }
-      let list = HandleList(before)
-      var after = before
-      for _ in 0..<Int.random(in: 1...4, using: &random) { Self.randomEdit(&after, &random, next: &next) }
-      // The copy keeps the handle of each element it holds unchanged, and stores the others.
-      var copy = list
-      var handleOf: [String: Int32] = [:]
-      for (index, element) in before.enumerated() { handleOf[element.key] = list.order[index] }
-      copy.order = after.map { element in
-        if let handle = handleOf[element.key], before[Int(handle)] == element { return handle }
-        return copy.store(element)
-      }
-      #expect(copy.elements == after, "seed \(seed)")
-      let change = ListChange(from: list, to: copy, reading: WorkingModel.neverStored)
-      #expect(change == Self.expected(from: before, to: after), "seed \(seed)")
     }
   }
 
