@@ -11,7 +11,7 @@ SWIFT ?= swift
 # photographs (mate-backgrounds) and colour profiles (icc-profiles-free) its tests use;
 # libraw (camera RAW files) is opened with dlopen, its headers are needed to build; the
 # tests write EXIF blocks with exiftool.
-DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev libjpeg62-turbo-dev \
+DEBIAN_PACKAGES = pkg-config libvips-dev libvips-tools libarchive-dev libarchive-tools libssl-dev libjpeg62-turbo-dev zlib1g-dev \
 	libinotifytools0-dev inotify-tools tar rsync python3 python3-jsonschema \
 	desktop-file-utils libxml2-utils shared-mime-info libglib2.0-bin mandoc man-db curl ca-certificates \
 	xvfb xclip openssl libx11-dev time systemd tmux fish zsh bubblewrap fonts-dejavu-core \

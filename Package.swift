@@ -41,6 +41,9 @@ let package = Package(
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]),
     // libc calls Swift cannot make directly (variadic, or _GNU_SOURCE only).
     .target(name: "CGallerySystem"),
     // Covers of JPEG thumbnails with libjpeg alone (libjpeg62-turbo-dev): a save that
@@ -56,7 +59,7 @@ let package = Package(
     .target(
       name: "GallerySystem",
       dependencies: [
-        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem", "CJPEG", "CRaw",
+        "CArchive", "CVips", "CCrypto", "CInotifyTools", "CX11Selection", "CGallerySystem", "CJPEG", "CRaw", "CZlib",
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // The document model: items, their rules, their one JSON codec. No I/O but a process's

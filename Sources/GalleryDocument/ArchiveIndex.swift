@@ -64,6 +64,7 @@ package struct ArchiveIndex {
               }
               w.bytes.append(UInt8(ascii: "]"))
             }
+            if let crc = outline.itemsCRC32 { o.int("itemsCRC32", Int(crc)) }
           }
         }
       }
@@ -250,6 +251,7 @@ package struct ArchiveIndex {
     var ids: [String] = []
     var idBytes = IDBytes()
     var lengths: [Int] = []
+    var crc: UInt32?
     let end: Int = try data.withUnsafeBytes { raw in
       var reader = JSONReader(raw)
       reader.index = start
@@ -289,6 +291,10 @@ package struct ArchiveIndex {
             lengths.append(try reader.int())
             try reader.expect(UInt8(ascii: "]"))
           }
+        case "itemsCRC32":
+          let value = try reader.int()
+          guard value >= 0, value <= UInt32.max else { throw IndexMismatch("its items' checksum is out of range") }
+          crc = UInt32(value)
         default: try reader.skipValue()
         }
       }
@@ -304,7 +310,10 @@ package struct ArchiveIndex {
       guard !overflow, sum < Int.max else { throw IndexMismatch("an item of its outline is out of range") }
       next = sum + 1
     }
-    return (CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths), idBytes, checkpoint, end)
+    return (
+      CheckpointOutline(array: array, ids: ids, starts: starts, lengths: lengths, itemsCRC32: crc), idBytes, checkpoint,
+      end
+    )
   }
 
 }

@@ -449,9 +449,7 @@ package enum DocumentArchive {
       throw IndexMismatch("the outline names item \(error.name) twice")
     }
     let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)
-    let source = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths, entry: name) {
-      offset, count in try items.read(at: offset, count: count)
-    }
+    let source = ItemSource(outline, entry: name) { offset, count in try items.read(at: offset, count: count) }
     return (checkpoint, source, table)
   }
 
@@ -906,9 +904,13 @@ package enum DocumentArchive {
         result.journalRecords += 1
       }
     }
+    // Each outline as written, with its items' CRC.
+    var checkpointOutline = checkpoint?.outline
     if let checkpoint {
       let start = writer.offset
-      try writer.write(name: modelEntry, size: checkpoint.size, modified: model.modified, produce: checkpoint.write)
+      try writer.write(name: modelEntry, size: checkpoint.size, modified: model.modified) {
+        checkpointOutline = try checkpoint.write(to: $0)
+      }
       // Its megabytes set off for the disk while the index is made: the save's fsync then
       // waits for less.
       file.startWriteback(from: start, count: writer.offset - start)
@@ -928,21 +930,27 @@ package enum DocumentArchive {
     // A delta is written only with the history it must carry.
     let deltaHistory =
       checkpoint == nil && delta != nil && layout.entries[ArchiveIndex.name] != nil ? indexedHistory(of: result) : nil
+    var deltaOutline = delta?.outline
     if let delta, deltaHistory != nil {
-      try writer.write(
-        name: ArchiveIndex.deltaModelEntry, size: delta.size, modified: model.modified, produce: delta.write)
+      try writer.write(name: ArchiveIndex.deltaModelEntry, size: delta.size, modified: model.modified) {
+        deltaOutline = try delta.write(to: $0)
+      }
     }
     try finishRevision(
-      writer, layout: &result, index: checkpoint?.outline, delta: deltaHistory.map { (delta!, $0) },
-      change: record.change)
+      writer, layout: &result, index: checkpointOutline,
+      delta: deltaHistory.map { (delta!, deltaOutline!, $0) }, change: record.change)
     if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
     // As opening through what was just written would give it, so that this process's next
     // save may write a delta too (its items numbered as the file numbers them).
-    if let checkpoint, let location = result.entries[modelEntry] {
-      storeAgain(&result, in: checkpoint, at: location, entry: modelEntry, after: nil, file: file)
-    } else if let delta, deltaHistory != nil, let location = result.entries[ArchiveIndex.deltaModelEntry] {
-      storeAgain(&result, in: delta, at: location, entry: ArchiveIndex.deltaModelEntry, after: layout.itemSource, file: file)
+    if let checkpointOutline, let location = result.entries[modelEntry] {
+      storeAgain(&result, in: checkpointOutline, order: [], at: location, entry: modelEntry, after: nil, file: file)
+    } else if let delta, let deltaOutline, deltaHistory != nil,
+      let location = result.entries[ArchiveIndex.deltaModelEntry]
+    {
+      storeAgain(
+        &result, in: deltaOutline, order: delta.order, at: location, entry: ArchiveIndex.deltaModelEntry,
+        after: layout.itemSource, file: file)
     }
     result.fileSize = file.offset
     result.tornBytes = 0
@@ -950,23 +958,21 @@ package enum DocumentArchive {
     return result
   }
 
-  /// `layout`'s items stored where `plan` wrote them (a checkpoint's, or a delta's after the
-  /// parts of `before`), numbered as opening through it numbers them. Left as they were,
-  /// and not numbered so (no delta refers to them then), if the file cannot be opened again.
+  /// `layout`'s items stored where a plan wrote them (a checkpoint's, or a delta's after the
+  /// parts of `before`, in `order`), numbered as opening through it numbers them. Left as
+  /// they were, and not numbered so (no delta refers to them then), if the file cannot be
+  /// opened again.
   private static func storeAgain(
-    _ layout: inout ArchiveLayout, in plan: CheckpointPlan, at location: EntryLocation, entry: String,
-    after before: ItemSource?, file: FileHandleFD
+    _ layout: inout ArchiveLayout, in outline: CheckpointOutline, order: [Range<Int>], at location: EntryLocation,
+    entry: String, after before: ItemSource?, file: FileHandleFD
   ) {
     guard let reopened = try? file.reopenedForReading() else { return }
     let items = CheckpointItemsFile(reopened, dataStart: location.dataOffset)
-    let outline = plan.outline
-    let part = ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths, entry: entry) {
-      offset, count in try items.read(at: offset, count: count)
-    }
+    let part = ItemSource(outline, entry: entry) { offset, count in try items.read(at: offset, count: count) }
     let source = before.map { ItemSource([$0, part]) } ?? part
     var head = layout.working.head
     head.trash = layout.working.trash.elements
-    let order = before == nil ? nil : plan.order.flatMap { $0.map(Int32.init) }
+    let order = before == nil ? nil : order.flatMap { $0.map(Int32.init) }
     layout.working = WorkingModel(head: head, storedItemIDs: source.itemIDs, order: order)
     layout.itemSource = source
     layout.storedAsIndexed = true
@@ -978,7 +984,7 @@ package enum DocumentArchive {
   /// `change` made the revision from the one `layout.summary` describes, when it is a save.
   private static func finishRevision(
     _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?,
-    delta: (plan: CheckpointPlan, history: IndexedHistory)? = nil, change: ModelChange?
+    delta: (plan: CheckpointPlan, outline: CheckpointOutline, history: IndexedHistory)? = nil, change: ModelChange?
   ) throws {
     if let outline {
       // The deltas before a new index are dead: it lists none.
@@ -996,7 +1002,7 @@ package enum DocumentArchive {
       let previous = max(index.offset, writer.entries[ArchiveIndex.deltaName]?.offset ?? -1)
       let data = ArchiveIndex(
         revision: layout.head.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
-        entries: writer.entries, outline: delta.plan.outline, history: delta.history,
+        entries: writer.entries, outline: delta.outline, history: delta.history,
         delta: IndexDelta(
           previous: previous, checkpointRevision: layout.checkpointRevision, checkpointBytes: layout.checkpointBytes,
           journalBytes: layout.journalBytes, journalRecords: layout.journalRecords, order: delta.plan.order)
@@ -1224,7 +1230,8 @@ public enum ModelCoding {
   /// The checkpoint and where its items lie in it, for the index.
   package static func encodeWithOutline(_ model: GalleryModel) -> (data: Data, outline: CheckpointOutline) {
     var writer = JSONWriter(capacity: 512 + model.items.count * 400)
-    let outline = writer.model(model)
+    var outline = writer.model(model)
+    outline.itemsCRC32 = writer.bytes.withUnsafeBytes { CRC32(UnsafeRawBufferPointer(rebasing: $0[outline.array])).value }
     return (Data(writer.bytes), outline)
   }
 

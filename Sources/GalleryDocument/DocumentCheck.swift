@@ -153,6 +153,10 @@ extension DocumentCheck {
     else {
       return "the index or the trailer's summary does not match the document: `gallery check --fix` writes new ones"
     }
+    if let entry = indexed.itemSource?.changedSinceWritten.first {
+      return "the items of \(entry) are not as a save wrote them (their CRC-32 differs), though they read as valid:"
+        + " `gallery check --fix` takes them as they are"
+    }
     // What the index says of the history: where its records are, the undo stack and the
     // ids they name (with the model's, those a new item may not take).
     let scanned = document.layout.history

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryModel
+import GallerySystem
 import Synchronization
 
 // An edit of a 100,000-item document moves, trashes or retitles a few items. Reading and
@@ -32,6 +33,9 @@ final class StoredItems: Sendable {
   private let starts: [Int]
   private let lengths: [Int]
   private let ids: [String]
+  /// The items array, and its CRC as written (see `CheckpointOutline.itemsCRC32`).
+  private let array: Range<Int>
+  private let itemsCRC32: UInt32?
   private let state = Mutex<State>(State())
 
   private struct State {
@@ -59,14 +63,18 @@ final class StoredItems: Sendable {
     }
   }
 
-  /// `starts`, `lengths` and `ids` come from an outline already checked to tile the
-  /// checkpoint's items array (see `CheckpointOutline.check`).
-  init(ids: [String], starts: [Int], lengths: [Int], entry: String, reader: @escaping Reader) {
-    precondition(ids.count == starts.count && starts.count == lengths.count && ids.count < Int32.max)
+  /// `outline` is already checked to tile the checkpoint's items array (see
+  /// `CheckpointOutline.check`).
+  init(_ outline: CheckpointOutline, entry: String, reader: @escaping Reader) {
+    precondition(
+      outline.ids.count == outline.starts.count && outline.starts.count == outline.lengths.count
+        && outline.ids.count < Int32.max)
     self.entry = entry
-    self.ids = ids
-    self.starts = starts
-    self.lengths = lengths
+    ids = outline.ids
+    starts = outline.starts
+    lengths = outline.lengths
+    array = outline.array
+    itemsCRC32 = outline.itemsCRC32
     self.reader = reader
     state.withLock { $0.read = [UInt64](repeating: 0, count: (ids.count + 63) / 64) }
   }
@@ -300,12 +308,28 @@ private struct ItemReadError: Error, CustomStringConvertible {
 extension StoredItems {
   /// Checks the items at `indices` that no read has brought yet, by the rules a read
   /// applies, without keeping their fields: a checkpoint about to copy them from the file
-  /// must not copy one that breaks a rule. Neighbours are read together; on both cores; an
-  /// item that fails becomes `failure`.
+  /// must not copy one that breaks a rule. Items whose array is as written (its CRC the
+  /// outline's) were checked or encoded then. Otherwise neighbours are read together, on
+  /// both cores; an item that fails becomes `failure`.
   func check(_ indices: [Int]) {
     let unread = state.withLock { state in indices.filter { !state.wasRead($0) } }
+    guard !unread.isEmpty, isAsWritten() != true else { return }
     let half = unread.count / 2
     _ = ForkJoin.both({ self.check(unread[..<half]) }, { self.check(unread[half...]) })
+  }
+
+  /// Whether the items array's CRC is the outline's (false when a read fails, nil without one).
+  func isAsWritten() -> Bool? {
+    guard let expected = itemsCRC32 else { return nil }
+    var crc = CRC32()
+    var offset = array.lowerBound
+    while offset < array.upperBound {
+      let count = min(Self.copyBytes, array.upperBound - offset)
+      guard let data = try? reader(offset, count), data.count == count else { return false }
+      data.withUnsafeBytes { crc.update($0) }
+      offset += count
+    }
+    return crc.value == expected
   }
 
   private func check(_ indices: ArraySlice<Int>) {
@@ -396,13 +420,12 @@ package final class ItemSource: Sendable {
   /// Every part's ids, one after another.
   package let itemIDs: [String]
 
-  /// The items of one checkpoint: `starts`, `lengths` and `ids` come from an outline
-  /// already checked to tile its items array (see `CheckpointOutline.check`).
+  /// The items of one checkpoint, placed by an outline already checked to tile its items
+  /// array (see `CheckpointOutline.check`).
   package convenience init(
-    ids: [String], starts: [Int], lengths: [Int], entry: String = DocumentArchive.modelEntry,
-    reader: @escaping Reader
+    _ outline: CheckpointOutline, entry: String = DocumentArchive.modelEntry, reader: @escaping Reader
   ) {
-    self.init(parts: [StoredItems(ids: ids, starts: starts, lengths: lengths, entry: entry, reader: reader)])
+    self.init(parts: [StoredItems(outline, entry: entry, reader: reader)])
   }
 
   /// The items of `sources`, in order: a checkpoint's, then its deltas'.
@@ -489,6 +512,10 @@ package final class ItemSource: Sendable {
     for (part, placing) in zip(parts, placings) { found += try part.matches(of: query, placing: placing) }
     return found.sorted { $0.position < $1.position }
   }
+
+  /// The entries whose items array is not as written (its CRC not the outline's): bytes
+  /// no save wrote, though each item may still read. One without a CRC is not told.
+  package var changedSinceWritten: [String] { parts.filter { $0.isAsWritten() == false }.map(\.entry) }
 
   /// Checks the items at `indices` (ascending within each part) by the rules a read
   /// applies (see `StoredItems.check`).
@@ -633,13 +660,28 @@ package struct CheckpointPlan {
     }
   }
 
-  /// Writes the checkpoint, a piece at a time.
-  package func write(to write: (UnsafeRawBufferPointer) throws -> Void) throws {
+  /// Writes the checkpoint, a piece at a time. Returns its outline with the CRC of the
+  /// items array as written.
+  @discardableResult
+  package func write(to write: (UnsafeRawBufferPointer) throws -> Void) throws -> CheckpointOutline {
+    var offset = 0
+    var crc = CRC32()
+    let array = outline.array
+    func written(_ bytes: UnsafeRawBufferPointer) throws {
+      let lower = max(array.lowerBound - offset, 0)
+      let upper = min(array.upperBound - offset, bytes.count)
+      if lower < upper { crc.update(UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])) }
+      offset += bytes.count
+      try write(bytes)
+    }
     for piece in pieces {
       switch piece {
-      case .bytes(let bytes): try bytes.withUnsafeBytes(write)
-      case .copied(let run): try source!.copy(run, to: write)
+      case .bytes(let bytes): try bytes.withUnsafeBytes(written)
+      case .copied(let run): try source!.copy(run, to: written)
       }
     }
+    var outline = outline
+    outline.itemsCRC32 = crc.value
+    return outline
   }
 }

@@ -9,12 +9,19 @@ package struct CheckpointOutline: Sendable, Equatable {
   package var ids: [String]
   package var starts: [Int]
   package var lengths: [Int]
+  /// The CRC-32 of the items array (`array`) as written: a checkpoint that copies items
+  /// takes a match for proof that they are still what was checked or encoded, and checks
+  /// them one by one only without it (nil in an index written before it).
+  package var itemsCRC32: UInt32?
 
-  package init(array: Range<Int>, ids: [String] = [], starts: [Int] = [], lengths: [Int] = []) {
+  package init(
+    array: Range<Int>, ids: [String] = [], starts: [Int] = [], lengths: [Int] = [], itemsCRC32: UInt32? = nil
+  ) {
     self.array = array
     self.ids = ids
     self.starts = starts
     self.lengths = lengths
+    self.itemsCRC32 = itemsCRC32
   }
 
   /// Whether the outline can describe a checkpoint of `size` bytes: the items tile the

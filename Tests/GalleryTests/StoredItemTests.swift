@@ -22,7 +22,7 @@ struct StoredItemTests {
 
   /// A source reading `data` as the checkpoint, counting the reads it makes.
   static func source(_ data: Data, _ outline: CheckpointOutline, reads: Reads = Reads()) -> ItemSource {
-    ItemSource(ids: outline.ids, starts: outline.starts, lengths: outline.lengths) { offset, count in
+    ItemSource(outline) { offset, count in
       reads.count.withLock { $0 += 1 }
       reads.bytes.withLock { $0 += count }
       return data.subdata(in: offset..<min(data.count, offset + count))
@@ -148,11 +148,13 @@ struct StoredItemTests {
     #expect(source.failure == nil)
     #expect(plan.pieces.count < 40, "runs, not items")
     var written: [UInt8] = []
-    try plan.write { written += $0 }
+    let writtenOutline = try plan.write { written += $0 }
     let whole = ModelCoding.encodeWithOutline(try edited.model(reading: source.item))
     #expect(written.count == plan.size)
     #expect(Data(written) == whole.data)
-    #expect(plan.outline == whole.outline)
+    // The same outline, with the CRC of the items array as written.
+    #expect(writtenOutline == whole.outline && plan.outline.itemsCRC32 == nil)
+    #expect(whole.outline.itemsCRC32 == whole.data[whole.outline.array].withUnsafeBytes { CRC32($0).value })
     // Without a source, every item is encoded.
     var unsourced: [UInt8] = []
     try CheckpointPlan(WorkingModel(try edited.model(reading: source.item)), source: nil).write { unsourced += $0 }
@@ -182,6 +184,55 @@ struct StoredItemTests {
     #expect(throws: (any Error).self) { try plan.write { _ in } }
   }
 
+  @Test("CRC-32 is zlib's (gzip's), the same given whole or in pieces")
+  func crcIsZlibs() {
+    let bytes = Array("123456789".utf8)
+    #expect(bytes.withUnsafeBytes { CRC32($0).value } == 0xCBF4_3926)
+    #expect(CRC32().value == 0)
+    var pieces = CRC32()
+    bytes.withUnsafeBytes { raw in
+      for cut in [(0, 1), (1, 1), (2, 5), (7, 2)] { pieces.update(UnsafeRawBufferPointer(rebasing: raw[cut.0..<cut.0 + cut.1])) }
+    }
+    #expect(pieces.value == 0xCBF4_3926)
+  }
+
+  @Test(
+    "Items whose array is as written (the outline's CRC) are not checked again before a copy; changed bytes, or no CRC, are checked item by item"
+  )
+  func checkTrustsTheCRC() throws {
+    let (_, data, outline) = Self.encoded(count: 300)
+    let all = Array(0..<300)
+    let broken = try Self.withUnknownState(item: 200, in: data, outline)
+    // The CRC written with the intact items: the changed byte sends the check item by item.
+    let changed = Self.source(broken, outline)
+    #expect(changed.changedSinceWritten == [DocumentArchive.modelEntry])
+    changed.check(all)
+    #expect(changed.failure?.contains("item 201") == true, "\(changed.failure ?? "")")
+    // So does an outline without a CRC (an index of an earlier version).
+    var unsummed = outline
+    unsummed.itemsCRC32 = nil
+    let earlier = Self.source(broken, unsummed)
+    #expect(earlier.changedSinceWritten.isEmpty)
+    earlier.check(all)
+    #expect(earlier.failure?.contains("item 201") == true)
+    // A CRC of the bytes as they lie is taken as a save's word that it checked or encoded
+    // them: one read of the array, no item decoded. A read of the item still applies the
+    // rules, and refuses it.
+    var asWritten = outline
+    asWritten.itemsCRC32 = broken[outline.array].withUnsafeBytes { CRC32($0).value }
+    let reads = Reads()
+    let trusted = Self.source(broken, asWritten, reads: reads)
+    #expect(trusted.changedSinceWritten.isEmpty)
+    trusted.check(all)
+    #expect(trusted.failure == nil && reads.value == 2 && reads.bytes.withLock { $0 } == 2 * outline.array.count)
+    #expect(throws: (any Error).self) { try trusted.item(200) }
+    #expect(trusted.failure?.contains("item 201") == true)
+    // Intact: nothing to find either way.
+    let intact = Self.source(data, outline)
+    intact.check(all)
+    #expect(intact.failure == nil && intact.changedSinceWritten.isEmpty)
+  }
+
   @Test("An item that breaks a rule throws and is recorded when it is read, not when a neighbour is")
   func brokenItemRecordedWhenRead() throws {
     let (model, data, outline) = Self.encoded(count: 100)
@@ -196,7 +247,7 @@ struct StoredItemTests {
     // An item whose object holds another id than the outline's is refused too.
     var renamed = outline
     renamed.ids[7] = "other7"
-    let lying = ItemSource(ids: renamed.ids, starts: renamed.starts, lengths: renamed.lengths) { offset, count in
+    let lying = ItemSource(renamed) { offset, count in
       data.subdata(in: offset..<offset + count)
     }
     #expect(throws: (any Error).self) { try lying.item(7) }
@@ -323,6 +374,22 @@ extension StoredItemTests {
     let reopened = try DocumentArchive.openThroughIndex(now, lazily: true)
     #expect(reopened.head.revision == revision + savedBefore && reopened.tornBytes == 0)
     #expect(try archiveNames(other).filter { $0 == DocumentArchive.modelEntry }.count == 1)
+
+    // A byte changed where the item still reads (bit rot in a reason): `check` tells the CRC
+    // differs, an edit's checkpoint checks the items one by one and copies them, and from
+    // there the CRC is the new checkpoint's.
+    let rotten = try Self.largeDocument(work, count: 300, name: "rotten.gallery")
+    let reason = try GalleryDocument.open(rotten).model.items[150]
+    var reasonWriter = JSONWriter()
+    reasonWriter.item(reason)
+    let reasonText = try #require(String(bytes: reasonWriter.bytes, encoding: .utf8))
+    try IndexTests().patch(rotten, reasonText, reasonText.replacingOccurrences(of: "made by the test", with: "made by the tesT"))
+    let rotCheck = try Run.gallery(["check", rotten])
+    #expect(rotCheck.status != 0 && rotCheck.stdout.contains("CRC-32"), "\(rotCheck.stdout)")
+    #expect(try GalleryDocument.open(rotten).model.items[150].failure == "made by the tesT")
+    #expect(try Self.editUntilCheckpoint(rotten).thrown == nil)
+    let mended = try Run.gallery(["check", rotten])
+    #expect(mended.status == 0, "\(mended.stdout)")
 
     // A space instead of the comma between two items: every item reads, but the copy finds
     // it while writing, and the save already under way is cut off.
