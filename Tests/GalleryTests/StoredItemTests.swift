@@ -340,7 +340,17 @@ extension StoredItemTests {
     return (400, nil)
   }
 
-  @Test("An edit that writes a checkpoint copies the items it did not read, checked; one broken stops it (65, nothing saved)")
+  /// Item `index` of `document`, and its JSON as a checkpoint holds it.
+  static func itemText(_ document: String, at index: Int) throws -> (item: Item, text: String) {
+    let item = try GalleryDocument.open(document).model.items[index]
+    var writer = JSONWriter()
+    writer.item(item)
+    return (item, try #require(String(bytes: writer.bytes, encoding: .utf8)))
+  }
+
+  @Test(
+    "An edit that writes a checkpoint copies the items it did not read, checked when their CRC differs; one broken stops it (65, nothing saved)"
+  )
   func checkpointCopiesCheckedItems() throws {
     let work = try TestWorkspace()
     let document = try Self.largeDocument(work, count: 300)
@@ -354,10 +364,7 @@ extension StoredItemTests {
     // The same, with an item deep in the checkpoint broken: the edits before the checkpoint
     // do not read it and save; the one that would copy it refuses and writes nothing.
     let other = try Self.largeDocument(work, count: 300, name: "other.gallery")
-    let victim = try GalleryDocument.open(other).model.items[250]
-    var writer = JSONWriter()
-    writer.item(victim)
-    let text = try #require(String(bytes: writer.bytes, encoding: .utf8))
+    let (victim, text) = try Self.itemText(other, at: 250)
     try IndexTests().patch(other, text, text.replacingOccurrences(of: "\"state\":\"failed\"", with: "\"state\":\"faiLed\""))
     let revision = try DocumentArchive.openThroughIndex(FileHandleFD(path: other, flags: O_RDONLY), lazily: true).head.revision
     let (savedBefore, refusal) = try Self.editUntilCheckpoint(other)
@@ -379,10 +386,7 @@ extension StoredItemTests {
     // differs, an edit's checkpoint checks the items one by one and copies them, and from
     // there the CRC is the new checkpoint's.
     let rotten = try Self.largeDocument(work, count: 300, name: "rotten.gallery")
-    let reason = try GalleryDocument.open(rotten).model.items[150]
-    var reasonWriter = JSONWriter()
-    reasonWriter.item(reason)
-    let reasonText = try #require(String(bytes: reasonWriter.bytes, encoding: .utf8))
+    let (_, reasonText) = try Self.itemText(rotten, at: 150)
     try IndexTests().patch(rotten, reasonText, reasonText.replacingOccurrences(of: "made by the test", with: "made by the tesT"))
     let rotCheck = try Run.gallery(["check", rotten])
     #expect(rotCheck.status != 0 && rotCheck.stdout.contains("CRC-32"), "\(rotCheck.stdout)")
@@ -394,10 +398,7 @@ extension StoredItemTests {
     // A space instead of the comma between two items: every item reads, but the copy finds
     // it while writing, and the save already under way is cut off.
     let third = try Self.largeDocument(work, count: 300, name: "third.gallery")
-    let neighbour = try GalleryDocument.open(third).model.items[101]
-    var encoded = JSONWriter()
-    encoded.item(neighbour)
-    let object = try #require(String(bytes: encoded.bytes, encoding: .utf8))
+    let (_, object) = try Self.itemText(third, at: 101)
     try IndexTests().patch(third, "," + object, " " + object)
     let (savedFirst, stopped) = try Self.editUntilCheckpoint(third)
     let copyError = try #require(stopped as? DocumentError)
