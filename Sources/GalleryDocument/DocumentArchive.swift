@@ -938,7 +938,7 @@ package enum DocumentArchive {
     }
     try finishRevision(
       writer, layout: &result, index: checkpointOutline,
-      delta: deltaHistory.map { (delta!, deltaOutline!, $0) }, change: record.change)
+      delta: deltaHistory.map { (delta!.order, deltaOutline!, $0) }, change: record.change)
     if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
     // As opening through what was just written would give it, so that this process's next
@@ -984,7 +984,7 @@ package enum DocumentArchive {
   /// `change` made the revision from the one `layout.summary` describes, when it is a save.
   private static func finishRevision(
     _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?,
-    delta: (plan: CheckpointPlan, outline: CheckpointOutline, history: IndexedHistory)? = nil, change: ModelChange?
+    delta: (order: [Range<Int>], outline: CheckpointOutline, history: IndexedHistory)? = nil, change: ModelChange?
   ) throws {
     if let outline {
       // The deltas before a new index are dead: it lists none.
@@ -1005,7 +1005,7 @@ package enum DocumentArchive {
         entries: writer.entries, outline: delta.outline, history: delta.history,
         delta: IndexDelta(
           previous: previous, checkpointRevision: layout.checkpointRevision, checkpointBytes: layout.checkpointBytes,
-          journalBytes: layout.journalBytes, journalRecords: layout.journalRecords, order: delta.plan.order)
+          journalBytes: layout.journalBytes, journalRecords: layout.journalRecords, order: delta.order)
       ).encode()
       try writer.write(name: ArchiveIndex.deltaName, data: data, modified: layout.head.modified)
       layout.deltas += 1

@@ -18,5 +18,4 @@ package struct CRC32: Sendable {
       rest = UnsafeRawBufferPointer(rebasing: rest[count...])
     }
   }
-
 }
