@@ -53,6 +53,8 @@ for name in sorted(os.listdir(folder)):
         # The exit statuses of --help's text become a table of their own.
         text = re.sub(r"\.Pp\nEXIT STATUS\n.*?130 interrupted\n", "", text, flags=re.S)
         text = text.replace('.Sh "EXIT STATUS"\n.Ex -std\n', "")
+        # So does the paragraph on file names.
+        text = re.sub(r"\.Pp\nFILE NAMES\n.*?(?=\.Bl |\.Pp\n)", "", text, flags=re.S)
         with open(sections) as f:
             extra = f.read()
         text = text.replace('.Sh "SEE ALSO"', extra + '.Sh "SEE ALSO"')

@@ -15,6 +15,14 @@ public struct GalleryCommand: ParsableCommand {
       Items are named by 1-based position or by id. Read commands take --json. Data goes \
       to standard output, messages to standard error.
 
+      FILE NAMES
+        A file name need not be UTF-8 (a Latin-1 name from an old camera or a FAT
+        card). Text and messages show each byte that is not as \\xE9. JSON gives
+        such a path as that text and, exactly, as a file: URL in a member named
+        after it with URL (pathURL, documentURL, fileURL); every command that
+        takes a document or a folder takes that URL back:
+          gallery info "$(gallery browse --json | jq -r '.[0] | .pathURL // .path')"
+
       EXIT STATUS
         0   success
         1   partly done: sources not dropped, a move that only copied,

@@ -68,6 +68,22 @@ public enum DocumentConflict {
     public var revision: Int?
     /// Where the copy went (the Trash).
     public var copyTrashedTo: String?
+
+    private enum CodingKeys: String, CodingKey {
+      case base, theirs, ours, conflicts, revision, copyTrashedTo, copyTrashedToURL
+    }
+
+    /// The path as JSON gives one (`PathBytes.exactURL`).
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(base, forKey: .base)
+      try container.encode(theirs, forKey: .theirs)
+      try container.encode(ours, forKey: .ours)
+      try container.encode(conflicts, forKey: .conflicts)
+      try container.encodeIfPresent(revision, forKey: .revision)
+      try container.encodeIfPresent(copyTrashedTo.map(PathBytes.displayed), forKey: .copyTrashedTo)
+      try container.encodeIfPresent(copyTrashedTo.flatMap(PathBytes.exactURL), forKey: .copyTrashedToURL)
+    }
   }
 
   public enum Failure: Error, CustomStringConvertible, GalleryError {

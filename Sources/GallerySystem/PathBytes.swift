@@ -172,6 +172,22 @@ package enum PathBytes {
     text.firstIndex { $0 == "?" || $0 == "#" }.map { text[..<$0] } ?? text
   }
 
+  // MARK: - JSON
+
+  /// A path's exact bytes for JSON, whose strings are Unicode text: nil for a path that is
+  /// UTF-8 (its text is exact), else its `file:` URL (made absolute). JSON gives a path as
+  /// `displayed` text, and this URL beside it in a member named after it with `URL`
+  /// (`pathURL`); every command that takes a document or folder takes the URL back.
+  package static func exactURL(_ path: String) -> String? { hasRawBytes(path) ? fileURL(of: path) : nil }
+
+  /// The `file:` URL of a path, a relative one taken from the current folder.
+  package static func fileURL(of path: String) -> String {
+    guard !path.hasPrefix("/") else { return fileURL(absolutePath: path) }
+    var relative = Substring(path)
+    while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+    return fileURL(absolutePath: FileSystem.currentDirectory() + "/" + relative)
+  }
+
   /// The bytes of URL text, `%XX` decoded; an escape that is not one is refused
   /// (`strict`) or kept as it is.
   package static func percentDecoded(_ text: Substring, strict: Bool) -> [UInt8]? {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GalleryDocument
 @testable import GalleryKit
 @testable import GallerySystem
 
@@ -122,6 +123,89 @@ struct FileNameTests {
     let info = try FileSystem.entries(of: trash + "/info").filter { PathBytes.bytes($0).starts(with: [0x83, 0x65]) }
     let text = String(decoding: try FileSystem.read(trash + "/info/" + (try #require(info.first)), limit: 4096), as: UTF8.self)
     #expect(text.contains("Path=" + work.folder.path + "/%83e%83X%83g.gallery"), "\(text)")
+  }
+
+  @Test("JSON gives such a path as text and exactly as a file: URL, which every document and folder argument takes back")
+  func jsonPaths() throws {
+    let work = try TestWorkspace()
+    let folder = work.path(bytes: Array("alb".utf8) + [0xFC] + Array("m".utf8))
+    try OutputFile.makeFolder(folder)
+    let document = folder + "/" + PathBytes.string(Array("gal".utf8) + [0xE9] + Array("rie.gallery".utf8))
+    #expect(try Run.gallery(["new", document]).status == 0)
+    let photo = try photos(work)[0]
+    #expect(try Run.gallery(["drop", document, photo]).status == 0)
+    let documentURL = PathBytes.fileURL(absolutePath: document)
+    #expect(documentURL.hasSuffix("/alb%FCm/gal%E9rie.gallery"), "\(documentURL)")
+    func json(_ arguments: [String], in directory: String? = nil) throws -> Any {
+      let run = try Run.gallery(arguments, in: directory)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      return try JSONSerialization.jsonObject(with: run.stdoutData)
+    }
+    // Given by a relative path, as browse lists a folder: the text shows the bytes, the URL is absolute.
+    let browse = try #require(try json(["browse", "--json", "."], in: folder) as? [[String: Any]])
+    #expect(browse.first?["path"] as? String == "./gal\\xE9rie.gallery", "\(browse)")
+    #expect(browse.first?["pathURL"] as? String == documentURL, "\(browse)")
+    // The URL names the document to every command that takes one, and a folder to those that take folders.
+    let info = try #require(try json(["info", "--json", documentURL]) as? [String: Any])
+    #expect(info["path"] as? String == PathBytes.displayed(document) && info["pathURL"] as? String == documentURL)
+    let folderURL = PathBytes.fileURL(absolutePath: folder)
+    let found = try #require(try json(["find", "--json", folderURL, "state:ready"]) as? [String: Any])
+    let documents = try #require(found["documents"] as? [[String: Any]])
+    #expect(documents.count == 1 && documents.first?["pathURL"] as? String == documentURL, "\(found)")
+    let out = folder + "/out"
+    let exported = try #require(
+      try json(["export", "--json", "--xmp", documentURL, "1", "--to", PathBytes.fileURL(absolutePath: out)]) as? [[String: Any]])
+    let fileURL = try #require(exported.first?["fileURL"] as? String)
+    #expect(PathBytes.path(fromFileURL: fileURL) == out + "/" + PathBytes.string(Self.latin1), "\(exported)")
+    #expect(exported.first?["file"] as? String == PathBytes.displayed(out) + "/caf\\xE9.jpg", "\(exported)")
+    let sidecar = try #require(exported.first?["sidecarURL"] as? String).flatMap(PathBytes.path(fromFileURL:))
+    #expect(FileSystem.linkStatus(of: try #require(sidecar)) != nil)
+    // A drop folder's events; its configuration file names the folder and the document in Latin-1.
+    let inbox = folder + "/in"
+    try OutputFile.makeFolder(inbox)
+    #expect(try Run.program("cp", [photo, inbox + "/"]).status == 0)
+    let config = work.path("watch.conf")
+    try Data(PathBytes.bytes(inbox + ":" + document + "\n")).write(to: URL(fileURLWithPath: config))
+    let watch = try Run.gallery(["watch", "--once", "--config", config, "--events", "json", "--allow-duplicates"])
+    #expect(watch.status == 0, "\(watch.stderr)")
+    let events = try watch.stdoutData.split(separator: 10).map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+    }
+    let committed = try #require(events.first { $0["event"] as? String == "committed" }, "\(watch.stdout)")
+    #expect(committed["documentURL"] as? String == documentURL, "\(committed)")
+    #expect(committed["pathURL"] as? String == PathBytes.fileURL(absolutePath: inbox + "/" + PathBytes.string(Self.latin1)))
+    #expect(committed["path"] as? String == PathBytes.displayed(inbox) + "/caf\\xE9.jpg")
+    // A sync tool's conflict copy beside it, listed with it.
+    let copy =
+      folder + "/"
+      + PathBytes.string(Array("gal".utf8) + [0xE9] + Array("rie.sync-conflict-20261123-031500-ABCDEFG.gallery".utf8))
+    #expect(try Run.program("cp", [document, copy]).status == 0)
+    let listed = try #require(try json(["browse", "--json", folderURL]) as? [[String: Any]])
+    let original = try #require(listed.first { $0["pathURL"] as? String == documentURL }, "\(listed)")
+    #expect(
+      (original["conflictCopies"] as? [String])?.first?.hasSuffix("gal\\xE9rie.sync-conflict-20261123-031500-ABCDEFG.gallery")
+        == true)
+    #expect(original["conflictCopyURLs"] as? [String] == [PathBytes.fileURL(absolutePath: copy)], "\(original)")
+    // A path that is UTF-8 is its own exact form: no URL beside it.
+    let plain = try work.document("plain.gallery")
+    let plainInfo = try #require(try json(["info", "--json", plain]) as? [String: Any])
+    #expect(plainInfo["path"] as? String == plain && plainInfo["pathURL"] == nil)
+    // Nothing but a local file: URL is taken as one.
+    #expect(PathBytes.exactURL(plain) == nil)
+    #expect(try Run.gallery(["info", "file://server" + plain]).status == 66)
+  }
+
+  @Test("The library's reports encode a path as JSON gives one")
+  func reportsEncodePaths() throws {
+    let trashed = "/t/" + PathBytes.string(Array("gal".utf8) + [0xE9] + Array("rie.gallery".utf8))
+    let report = DocumentConflict.Report(base: 1, theirs: 2, ours: 3, conflicts: [], revision: 4, copyTrashedTo: trashed)
+    let merged = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
+    #expect(merged["copyTrashedTo"] as? String == "/t/gal\\xE9rie.gallery" && merged["revision"] as? Int == 4)
+    #expect(merged["copyTrashedToURL"] as? String == "file:///t/gal%E9rie.gallery", "\(merged)")
+    let event = WatchEvent(event: .committed, path: "/in/a.jpg", document: trashed, id: "abc", reason: nil)
+    let encoded = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? [String: Any])
+    #expect(encoded["path"] as? String == "/in/a.jpg" && encoded["pathURL"] == nil && encoded["id"] as? String == "abc")
+    #expect(encoded["documentURL"] as? String == "file:///t/gal%E9rie.gallery", "\(encoded)")
   }
 
   @Test("A drop folder takes such names, fed by cp, mv and rsync, and watch --once at start")

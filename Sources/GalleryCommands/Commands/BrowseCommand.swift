@@ -17,7 +17,7 @@ struct BrowseCommand: ParsableCommand {
       that does not open is listed with the reason.
       """)
 
-  @Argument(help: "Folders to list.", completion: .directory)
+  @Argument(help: "Folders to list.", completion: .directory, transform: PathArgument.local)
   var folders: [String] = []
 
   @Flag(help: "Only the recently used documents.")
@@ -25,8 +25,10 @@ struct BrowseCommand: ParsableCommand {
 
   @OptionGroup var output: OutputOptions
 
+  /// Paths as JSON gives them (`PathBytes.exactURL`).
   struct Entry: Encodable {
     var path: String
+    var pathURL: String?
     var title: String?
     var items: Int?
     var pending: Int?
@@ -35,6 +37,13 @@ struct BrowseCommand: ParsableCommand {
     var error: String?
     /// Conflict copies of this document that a sync tool left beside it; nil for none.
     var conflictCopies: [String]? = nil
+    /// Each copy's exact URL, when one of them is not UTF-8.
+    var conflictCopyURLs: [String]? = nil
+
+    init(_ path: String, bytes: Int64, modified: Date, error: String? = nil) {
+      (self.path, pathURL) = (PathBytes.displayed(path), PathBytes.exactURL(path))
+      (self.bytes, self.modified, self.error) = (bytes, modified, error)
+    }
   }
 
   func run() throws {
@@ -79,11 +88,17 @@ struct BrowseCommand: ParsableCommand {
     let modified = info.map { Date(timeIntervalSince1970: Double($0.st_mtim.tv_sec)) } ?? Date(timeIntervalSince1970: 0)
     do {
       let summary = try GalleryDocument.summary(path).summary
-      return Entry(
-        path: path, title: summary.title, items: summary.items, pending: summary.placeholderCount, bytes: bytes,
-        modified: modified, conflictCopies: conflictCopies.isEmpty ? nil : conflictCopies)
+      var entry = Entry(path, bytes: bytes, modified: modified)
+      (entry.title, entry.items, entry.pending) = (summary.title, summary.items, summary.placeholderCount)
+      if !conflictCopies.isEmpty {
+        entry.conflictCopies = conflictCopies.map(PathBytes.displayed)
+        if conflictCopies.contains(where: PathBytes.hasRawBytes) {
+          entry.conflictCopyURLs = conflictCopies.map(PathBytes.fileURL(of:))
+        }
+      }
+      return entry
     } catch {
-      return Entry(path: path, bytes: bytes, modified: modified, error: "\(error)")
+      return Entry(path, bytes: bytes, modified: modified, error: PathBytes.displayed("\(error)"))
     }
   }
 }

@@ -56,7 +56,10 @@ struct CacheCommand: ParsableCommand {
     guard info || (!clear && trim == nil) || output.json else { return }
     let usage = cache.usage()
     if output.json {
-      try JSONOutput.write(CacheInfo(folder: cache.folder, entries: usage.entries, bytes: usage.bytes, limit: cache.limit))
+      try JSONOutput.write(
+        CacheInfo(
+          folder: PathBytes.displayed(cache.folder), folderURL: PathBytes.exactURL(cache.folder), entries: usage.entries,
+          bytes: usage.bytes, limit: cache.limit))
     } else {
       Terminal.out(
         """
@@ -74,8 +77,10 @@ struct CacheCommand: ParsableCommand {
   }
 }
 
+/// The folder as JSON gives a path (`PathBytes.exactURL`).
 private struct CacheInfo: Encodable {
   var folder: String
+  var folderURL: String?
   var entries: Int
   var bytes: Int
   var limit: Int

@@ -73,7 +73,7 @@ struct CheckCommand: ParsableCommand {
     let opened = Result { () throws(DocumentError) in try GalleryDocument.open(target.document, scanningWhole: true) }
     guard case .failure(.invalid(let path, let problems)) = opened else { return try opened.get() }
     if output.json {
-      try JSONOutput.write(CheckReport(problems: problems, note: "\(path) cannot be opened"))
+      try JSONOutput.write(CheckReport(problems: problems, note: PathBytes.displayed(path) + " cannot be opened"))
     } else {
       Terminal.out(problems.map { "problem: \(TerminalText.escaped($0))\n" }.joined())
     }

@@ -25,7 +25,9 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
   @Argument(help: "Items to export, by position or id (default: every ready item).", completion: ItemCompletion.items)
   var items: [ItemReference] = []
 
-  @Option(name: .customLong("to"), help: "The folder to copy into (created if missing).", completion: .directory)
+  @Option(
+    name: .customLong("to"), help: "The folder to copy into (created if missing).", completion: .directory,
+    transform: PathArgument.local)
   var folder: String
 
   @Flag(help: "Export the thumbnails instead of the originals.")
@@ -44,12 +46,18 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
 
   @OptionGroup var output: OutputOptions
 
-  /// One item exported, as `--json` gives it.
+  /// One item exported, as `--json` gives it (paths as JSON gives them: `PathBytes.exactURL`).
   struct Exported: Encodable {
     var position: Int
     var id: String
     var file: String
+    var fileURL: String?
     var sidecar: String?
+    var sidecarURL: String?
+
+    init(position: Int, id: String, file: String) {
+      (self.position, self.id, self.file, fileURL) = (position, id, PathBytes.displayed(file), PathBytes.exactURL(file))
+    }
   }
 
   func run() async throws {
@@ -94,7 +102,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
             throw ExportFailure("its sidecar \(path).xmp was not written: \(error)")
           }
           if !output.json { Terminal.path(path + ".xmp") }
-          written.sidecar = path + ".xmp"
+          (written.sidecar, written.sidecarURL) = (PathBytes.displayed(path + ".xmp"), PathBytes.exactURL(path + ".xmp"))
         }
         exported.append(written)
       } catch {

@@ -36,7 +36,7 @@ struct FindCommand: ParsableCommand {
 
   func run() throws {
     let query = try ItemQuery(arguments.last ?? "")
-    let places = arguments.count > 1 ? Array(arguments.dropLast()) : ["."]
+    let places = arguments.count > 1 ? arguments.dropLast().map(PathArgument.local) : ["."]
     var paths: [String] = []
     for place in places {
       if FileSystem.isDirectory(place) {
@@ -83,7 +83,9 @@ struct FindResults: JSONWritable {
         w.array(found) { w, document in
           w.object { d in
             d.value("items") { w in w.array(document.items) { w, match in w.item(match.item, position: match.position) } }
-            d.string("path", document.path)
+            // As JSON gives a path (`PathBytes.exactURL`).
+            d.string("path", PathBytes.displayed(document.path))
+            d.string("pathURL", PathBytes.exactURL(document.path))
           }
         }
       }

@@ -15,7 +15,9 @@ struct InfoCommand: ParsableCommand {
   @OptionGroup var output: OutputOptions
 
   struct Report: Encodable {
+    /// As JSON gives a path (`PathBytes.exactURL`).
     var path: String
+    var pathURL: String?
     var title: String
     var format: Int
     var revision: Int
@@ -37,7 +39,8 @@ struct InfoCommand: ParsableCommand {
     // The summary a save leaves at the end of the file: no need to read 100,000 items.
     let (summary, storage) = try GalleryDocument.summary(target.document)
     let report = Report(
-      path: target.document, title: summary.title, format: summary.format, revision: summary.revision,
+      path: PathBytes.displayed(target.document), pathURL: PathBytes.exactURL(target.document), title: summary.title,
+      format: summary.format, revision: summary.revision,
       created: summary.created, modified: summary.modified, items: summary.items, ready: summary.ready,
       pending: summary.pending, stale: summary.stale, failed: summary.failed, notes: summary.notes,
       trashed: summary.trashed,

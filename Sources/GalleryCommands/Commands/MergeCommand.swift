@@ -27,13 +27,17 @@ struct MergeCommand: ParsableCommand {
       `gallery check` and `gallery browse` point out conflict copies.
       """)
 
-  @Argument(help: "The documents to merge.", completion: .file(extensions: ["gallery"]))
+  @Argument(help: "The documents to merge.", completion: .file(extensions: ["gallery"]), transform: PathArgument.local)
   var documents: [String]
 
-  @Option(name: .customShort("o"), help: "A new document to make.", completion: .file(extensions: ["gallery"]))
+  @Option(
+    name: .customShort("o"), help: "A new document to make.", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var output: String?
 
-  @Option(help: "An existing document to merge into (it comes first).", completion: .file(extensions: ["gallery"]))
+  @Option(
+    help: "An existing document to merge into (it comes first).", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var into: String?
 
   @Flag(help: "Merge a sync tool's conflict copy back: DOC COPY.")

@@ -15,7 +15,9 @@ struct NewCommand: ParsableCommand {
       gives the path made.
       """)
 
-  @Argument(help: "The document to create (default: Untitled.gallery).", completion: .file(extensions: ["gallery"]))
+  @Argument(
+    help: "The document to create (default: Untitled.gallery).", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var document: String?
 
   @Option(help: "The title (default: the file name without .gallery).")

@@ -18,7 +18,7 @@ struct OpenCommand: AsyncParsableCommand {
       double-click on a .gallery runs this.
       """)
 
-  @Argument(help: "The document to open.", completion: .file(extensions: ["gallery"]))
+  @Argument(help: "The document to open.", completion: .file(extensions: ["gallery"]), transform: PathArgument.local)
   var document: String?
 
   @Flag(help: "Print the page's address (with its access token) instead of opening a browser.")

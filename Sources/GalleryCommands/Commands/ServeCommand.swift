@@ -27,7 +27,9 @@ struct ServeCommand: AsyncParsableCommand {
       loaded. `gallery open` starts one of these for you.
       """)
 
-  @Argument(help: "Documents and folders of documents to serve.", completion: .file(extensions: ["gallery"]))
+  @Argument(
+    help: "Documents and folders of documents to serve.", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var paths: [String] = []
 
   @Option(help: "The port to listen on (default: a free one).")

@@ -51,7 +51,9 @@ struct WatchCommand: AsyncParsableCommand {
   @Argument(help: "DIR (with --into DOC), or DIR:DOC pairs.", completion: .directory)
   var folders: [String] = []
 
-  @Option(name: .customLong("into"), help: "The document to drop into.", completion: .file(extensions: ["gallery"]))
+  @Option(
+    name: .customLong("into"), help: "The document to drop into.", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var document: String?
 
   @Option(
@@ -97,7 +99,7 @@ struct WatchCommand: AsyncParsableCommand {
   }
 
   func pairs() throws -> [DropFolder] {
-    if let document { return [DropFolder(folder: folders[0], document: document)] }
+    if let document { return [DropFolder(folder: PathArgument.local(folders[0]), document: document)] }
     if !folders.isEmpty {
       return try folders.map { pair in
         guard let parsed = DropFolder(pair: pair) else {
@@ -107,7 +109,8 @@ struct WatchCommand: AsyncParsableCommand {
       }
     }
     let path = config ?? Self.defaultConfig
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+    // As bytes: a folder's name need not be UTF-8 (see PathBytes).
+    guard let text = (try? FileSystem.read(path, limit: 1 << 20)).map(PathBytes.string) else {
       throw CommandFailure.notFound(
         "nothing to watch: give DIR --into DOC, DIR:DOC pairs, or a config file (\(path) cannot be read)")
     }

@@ -109,4 +109,22 @@ public struct WatchEvent: Sendable, Encodable {
   public var reason: String?
   /// When it happened, in seconds since 1970 (for latency measurements and logs).
   public var time: Double = Date().timeIntervalSince1970
+
+  private enum CodingKeys: String, CodingKey {
+    case event, path, pathURL, document, documentURL, id, reason, time
+  }
+
+  /// Paths as JSON gives them: their text, and a path that is not UTF-8 also exactly, as a
+  /// `file:` URL (`PathBytes.exactURL`).
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(event, forKey: .event)
+    try container.encode(PathBytes.displayed(path), forKey: .path)
+    try container.encodeIfPresent(PathBytes.exactURL(path), forKey: .pathURL)
+    try container.encode(PathBytes.displayed(document), forKey: .document)
+    try container.encodeIfPresent(PathBytes.exactURL(document), forKey: .documentURL)
+    try container.encodeIfPresent(id, forKey: .id)
+    try container.encodeIfPresent(reason.map(PathBytes.displayed), forKey: .reason)
+    try container.encode(time, forKey: .time)
+  }
 }

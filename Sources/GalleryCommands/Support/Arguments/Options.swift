@@ -17,9 +17,21 @@ struct ItemsArgument: ParsableArguments {
   }
 }
 
+/// A document or folder on the command line: a path, or a local `file:` URL, the exact form
+/// in which `--json` gives a path that is not UTF-8 (`PathBytes.exactURL`). Anything else
+/// that starts `file://` is taken as a path.
+enum PathArgument {
+  @Sendable static func local(_ argument: String) -> String {
+    guard argument.prefix(7).lowercased() == "file://" else { return argument }
+    return PathBytes.path(fromFileURL: argument) ?? argument
+  }
+}
+
 /// The document a command works on.
 struct DocumentArgument: ParsableArguments {
-  @Argument(help: "The gallery document (NAME.gallery).", completion: .file(extensions: ["gallery"]))
+  @Argument(
+    help: "The gallery document (NAME.gallery).", completion: .file(extensions: ["gallery"]),
+    transform: PathArgument.local)
   var document: String
 
   /// Opens the document to read it, warning on standard error when it is damaged: what is
