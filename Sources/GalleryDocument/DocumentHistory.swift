@@ -29,39 +29,27 @@ public enum DocumentHistory {
   }
 
   /// Takes back the last operation that can be.
-  public static func undo(_ path: String) throws -> Outcome {
-    try GalleryDocument.edit(path) { edit in
-      let stack = try edit.history.undoStack()
-      guard let target = stack.undoable.last, let records = try operation(target, in: edit.history, stack: stack) else {
-        throw Failure.nothingToUndo(path)
-      }
-      let record = records[0]
-      var skipped: [String] = []
-      let read = edit.read
-      do {
-        for record in records.reversed() { skipped += try record.change.reversed.apply(to: &edit.working, reading: read) }
-      } catch { throw edit.damage(error) }
-      edit.undoing = target
-      edit.summary = "undo of r\(target) (\(record.summary))"
-      return Outcome(revision: edit.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
-    }
-  }
+  public static func undo(_ path: String) throws -> Outcome { try step(path, back: true) }
 
   /// Brings back the last operation undone, if no other operation was made since.
-  public static func redo(_ path: String) throws -> Outcome {
+  public static func redo(_ path: String) throws -> Outcome { try step(path, back: false) }
+
+  /// An undo (`back`, the operation's changes reversed, last first) or a redo.
+  private static func step(_ path: String, back: Bool) throws -> Outcome {
     try GalleryDocument.edit(path) { edit in
       let stack = try edit.history.undoStack()
-      guard let target = stack.redoable.last, let records = try operation(target, in: edit.history, stack: stack) else {
-        throw Failure.nothingToRedo(path)
-      }
-      let record = records[0]
+      guard let target = (back ? stack.undoable : stack.redoable).last,
+        let records = try operation(target, in: edit.history, stack: stack)
+      else { throw back ? Failure.nothingToUndo(path) : Failure.nothingToRedo(path) }
       var skipped: [String] = []
       let read = edit.read
       do {
-        for record in records { skipped += try record.change.apply(to: &edit.working, reading: read) }
+        for record in back ? records.reversed() : records {
+          skipped += try (back ? record.change.reversed : record.change).apply(to: &edit.working, reading: read)
+        }
       } catch { throw edit.damage(error) }
-      edit.redoing = target
-      edit.summary = "redo of r\(target) (\(record.summary))"
+      if back { edit.undoing = target } else { edit.redoing = target }
+      edit.summary = "\(back ? "undo" : "redo") of r\(target) (\(records[0].summary))"
       return Outcome(revision: edit.revision + 1, target: target, summary: edit.summary!, skipped: skipped)
     }
   }
