@@ -132,7 +132,8 @@ struct FileNameTests {
     try OutputFile.makeFolder(folder)
     let document = folder + "/" + PathBytes.string(Array("gal".utf8) + [0xE9] + Array("rie.gallery".utf8))
     #expect(try Run.gallery(["new", document]).status == 0)
-    let photo = try photos(work)[0]
+    let photoFiles = try photos(work)
+    let photo = photoFiles[0]
     #expect(try Run.gallery(["drop", document, photo]).status == 0)
     let documentURL = PathBytes.fileURL(absolutePath: document)
     #expect(documentURL.hasSuffix("/alb%FCm/gal%E9rie.gallery"), "\(documentURL)")
@@ -175,6 +176,17 @@ struct FileNameTests {
     #expect(committed["documentURL"] as? String == documentURL, "\(committed)")
     #expect(committed["pathURL"] as? String == PathBytes.fileURL(absolutePath: inbox + "/" + PathBytes.string(Self.latin1)))
     #expect(committed["path"] as? String == PathBytes.displayed(inbox) + "/caf\\xE9.jpg")
+    // Its folders as URLs: the one watched, where committed files go, where the others go.
+    let (done, rejected) = (folder + "/done", folder + "/rejected")
+    try Data("not an image".utf8).write(to: URL(fileURLWithPath: work.path("note.jpg")))
+    #expect(try Run.program("cp", [work.path("note.jpg"), photoFiles[1], inbox + "/"]).status == 0)
+    let moving = try Run.gallery([
+      "watch", "--once", PathBytes.fileURL(absolutePath: inbox), "--into", documentURL, "--allow-duplicates",
+      "--then", "move:" + PathBytes.fileURL(absolutePath: done), "--reject-to", PathBytes.fileURL(absolutePath: rejected),
+    ])
+    #expect(moving.status == 0, "\(moving.stderr)")
+    #expect(FileSystem.linkStatus(of: done + "/" + PathBytes.string(Self.shiftJIS)) != nil, "\(moving.stderr)")
+    #expect(FileSystem.linkStatus(of: rejected + "/note.jpg") != nil, "\(moving.stderr)")
     // A sync tool's conflict copy beside it, listed with it.
     let copy =
       folder + "/"

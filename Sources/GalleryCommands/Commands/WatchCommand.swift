@@ -81,7 +81,9 @@ struct WatchCommand: AsyncParsableCommand {
   @Flag(help: "Embed the originals in the document (default: the document's setting).")
   var embed = false
 
-  @Option(help: "Move files that are not usable images into this folder.", completion: .directory)
+  @Option(
+    help: "Move files that are not usable images into this folder.", completion: .directory,
+    transform: PathArgument.local)
   var rejectTo: String?
 
   @Flag(help: "Import the same content again when it appears again.")
@@ -176,7 +178,7 @@ struct AfterCommitArgument: ExpressibleByArgument {
     case "keep": value = .keep
     case "delete": value = .delete
     case _ where argument.hasPrefix("move:") && argument.count > 5:
-      value = .move(DropSourceParser.absoluteForCommand(String(argument.dropFirst(5))))
+      value = .move(DropSourceParser.absoluteForCommand(PathArgument.local(String(argument.dropFirst(5)))))
     default: return nil
     }
   }
