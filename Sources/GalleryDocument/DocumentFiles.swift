@@ -84,7 +84,7 @@ public enum DocumentFiles {
     try GalleryDocument.edit(target) { edit in
       edit.title = DocumentName.title(forPath: target)
       // Undo gives the title back; the file keeps its new name.
-      edit.summary = "rename: \((target as NSString).lastPathComponent)"
+      edit.summary = "rename: \(PathBytes.displayed((target as NSString).lastPathComponent))"
     }
   }
 

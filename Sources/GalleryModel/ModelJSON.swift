@@ -1,4 +1,5 @@
 import Foundation
+import GallerySystem
 import Synchronization
 
 // `gallery.json` and the journal are read and written on every open and save, and hold one
@@ -1217,7 +1218,9 @@ public enum DocumentListingJSON {
         w.bytes.append(UInt8(ascii: "]"))
       }
       o.date("modified", model.modified)
-      o.string("path", path)
+      // A path as JSON gives one (`PathBytes.exactURL`).
+      o.string("path", PathBytes.displayed(path))
+      o.string("pathURL", PathBytes.exactURL(path))
       o.int("revision", model.revision)
       o.string("title", model.title)
       o.int("trashed", model.trash.count)

@@ -187,6 +187,12 @@ struct FileNameTests {
     #expect(moving.status == 0, "\(moving.stderr)")
     #expect(FileSystem.linkStatus(of: done + "/" + PathBytes.string(Self.shiftJIS)) != nil, "\(moving.stderr)")
     #expect(FileSystem.linkStatus(of: rejected + "/note.jpg") != nil, "\(moving.stderr)")
+    // show gives its document's path so; a revision's summary names the drop folder as text.
+    let shown = try #require(try json(["show", "--json", documentURL]) as? [String: Any])
+    #expect(shown["path"] as? String == PathBytes.displayed(document) && shown["pathURL"] as? String == documentURL)
+    let history = try #require(try json(["history", "--json", documentURL]) as? [[String: Any]])
+    let summaries = history.compactMap { $0["summary"] as? String }.filter { $0.hasPrefix("watch ") }
+    #expect(!summaries.isEmpty && summaries.allSatisfy { $0.contains("alb\\xFCm/in:") }, "\(summaries)")
     // A sync tool's conflict copy beside it, listed with it.
     let copy =
       folder + "/"

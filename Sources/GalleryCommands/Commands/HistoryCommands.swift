@@ -90,7 +90,9 @@ struct HistoryLine: Encodable {
 
   /// `record` is the operation's last record (read without its change).
   init(record: JournalRecord, first: Int, stack: UndoStack) {
-    (revision, id, parent, time, summary) = (record.revision, record.id, record.parent, record.time, record.summary)
+    (revision, id, parent, time) = (record.revision, record.id, record.parent, record.time)
+    // Text that may name a file (a drop folder's), written before summaries showed its bytes.
+    summary = PathBytes.displayed(record.summary)
     (undoing, redoing, continues) = (record.undoing, record.redoing, record.continues)
     self.first = first
     nextUndo = stack.undoable.last == first

@@ -268,7 +268,7 @@ public struct DropFolderWatcher: Service {
         let resumed = resuming
         for path in paths { resuming[path] = nil }
         let (ids, document) = try await edit(pair) { edit in
-          edit.summary = "watch \(folder): " + JournalRecord.counted(paths.count, "file")
+          edit.summary = "watch \(PathBytes.displayed(folder)): " + JournalRecord.counted(paths.count, "file")
           // Their loads are committed by saves that follow.
           edit.saveFollows = true
           let taken = try Self.takeOver(paths.map { resumed[$0] }, sources: paths.map(DropSource.fileURL), in: &edit)
@@ -524,7 +524,7 @@ public struct DropFolderWatcher: Service {
       // then brought forward by the records saved since.
       let (previous, movedTo) = (censuses[pairs[commit.pair].document], result.movedTo)
       let (saved, _) = try await edit(commit.pair) { edit in
-        edit.summary = "watch \(folder): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
+        edit.summary = "watch \(PathBytes.displayed(folder)): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
         let census = try ContentCensus.current(
           previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
           counting: edit.wholeModel)
