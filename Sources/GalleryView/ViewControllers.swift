@@ -111,11 +111,12 @@ struct DocumentListController {
           summary.trashed = counts.trashed
           summary.modified = counts.modified
         } catch {
-          summary.problem = "\(error)"
+          summary.problem = PathBytes.displayed("\(error)")
         }
         return summary
       }
-      return DocumentListing(documents: summaries, folders: documents.servedFolders)
+      // As each document's `folder`: the text a person reads.
+      return DocumentListing(documents: summaries, folders: documents.servedFolders.map(PathBytes.displayed))
     }
   }
 

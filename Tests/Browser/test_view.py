@@ -3,6 +3,7 @@ Every edit made on a page is checked with `gallery show --json`, the CLI's own r
 
 import base64
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -551,6 +552,26 @@ def test_the_document_browser_creates_renames_duplicates_and_deletes(workspace, 
     # A document made by the CLI appears on the open page without a reload.
     run("new", workspace / "Later.gallery")
     page.wait_for_selector("li.document >> text=Later")
+
+
+def test_a_folder_named_in_latin1_lists_its_galleries_under_its_own_heading(workspace, images, serve, context):
+    # os.fsdecode keeps each byte that is not UTF-8 (surrogateescape): the names are bytes.
+    folder = workspace / os.fsdecode(b"alb\xfcm")
+    folder.mkdir()
+    new_document(folder, os.fsdecode(b"gal\xe9rie.gallery"), images[:1])
+    server = serve(folder)
+    listing = json.loads(server_request(server, "GET", "/api/documents")[1])
+    shown = str(workspace) + "/alb\\xFCm"
+    assert listing["folders"] == [shown]
+    assert [(document["folder"], document["name"]) for document in listing["documents"]] == [(shown, "gal\\xE9rie.gallery")]
+    page = open_page(context, server)
+    page.wait_for_selector("li.document")
+    library = page.locator("section.library").first
+    assert library.locator("h2").text_content() == shown
+    assert library.locator("li.document").count() == 1
+    assert "1 item" in library.locator("li.document .counts").text_content()
+    assert page.locator("section.library").count() == 1, "listed again under the recent ones"
+    assert not page.errors
 
 
 def card_of(page, path):
