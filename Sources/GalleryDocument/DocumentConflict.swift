@@ -73,7 +73,7 @@ public enum DocumentConflict {
       case base, theirs, ours, conflicts, revision, copyTrashedTo, copyTrashedToURL
     }
 
-    /// The path as JSON gives one (`PathBytes.exactURL`).
+    /// The path as JSON gives one (`PathBytes.forJSON`).
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(base, forKey: .base)
@@ -81,8 +81,7 @@ public enum DocumentConflict {
       try container.encode(ours, forKey: .ours)
       try container.encode(conflicts, forKey: .conflicts)
       try container.encodeIfPresent(revision, forKey: .revision)
-      try container.encodeIfPresent(copyTrashedTo.map(PathBytes.displayed), forKey: .copyTrashedTo)
-      try container.encodeIfPresent(copyTrashedTo.flatMap(PathBytes.exactURL), forKey: .copyTrashedToURL)
+      try container.encodePath(copyTrashedTo, forKey: .copyTrashedTo, urlKey: .copyTrashedToURL)
     }
   }
 

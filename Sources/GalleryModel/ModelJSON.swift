@@ -1218,9 +1218,9 @@ public enum DocumentListingJSON {
         w.bytes.append(UInt8(ascii: "]"))
       }
       o.date("modified", model.modified)
-      // A path as JSON gives one (`PathBytes.exactURL`).
-      o.string("path", PathBytes.displayed(path))
-      o.string("pathURL", PathBytes.exactURL(path))
+      let (text, url) = PathBytes.forJSON(path)
+      o.string("path", text)
+      o.string("pathURL", url)
       o.int("revision", model.revision)
       o.string("title", model.title)
       o.int("trashed", model.trash.count)

@@ -174,11 +174,14 @@ package enum PathBytes {
 
   // MARK: - JSON
 
-  /// A path's exact bytes for JSON, whose strings are Unicode text: nil for a path that is
-  /// UTF-8 (its text is exact), else its `file:` URL (made absolute). JSON gives a path as
-  /// `displayed` text, and this URL beside it in a member named after it with `URL`
-  /// (`pathURL`); every command that takes a document or folder takes the URL back.
-  package static func exactURL(_ path: String) -> String? { hasRawBytes(path) ? fileURL(of: path) : nil }
+  /// A path as JSON gives it, whose strings are Unicode text: `text` as a person reads it
+  /// (`displayed`), and `url`, its exact bytes as a `file:` URL (made absolute), for a path
+  /// that is not UTF-8 only (the text of one that is is exact). The URL goes beside the text
+  /// in a member named after it with `URL` (`pathURL`); every command that takes a document
+  /// or folder takes it back.
+  package static func forJSON(_ path: String) -> (text: String, url: String?) {
+    hasRawBytes(path) ? (displayed(path), fileURL(of: path)) : (path, nil)
+  }
 
   /// The `file:` URL of a path, a relative one taken from the current folder.
   package static func fileURL(of path: String) -> String {
@@ -216,5 +219,16 @@ package enum PathBytes {
     case 0x61...0x66: byte - 0x61 + 10
     default: nil
     }
+  }
+}
+
+extension KeyedEncodingContainer {
+  /// `path` under `key` and, when it is not UTF-8, its exact URL under `urlKey`, as JSON
+  /// gives a path (see `PathBytes.forJSON`).
+  package mutating func encodePath(_ path: String?, forKey key: Key, urlKey: Key) throws {
+    guard let path else { return }
+    let (text, url) = PathBytes.forJSON(path)
+    try encode(text, forKey: key)
+    try encodeIfPresent(url, forKey: urlKey)
   }
 }

@@ -209,7 +209,7 @@ struct FileNameTests {
     let plainInfo = try #require(try json(["info", "--json", plain]) as? [String: Any])
     #expect(plainInfo["path"] as? String == plain && plainInfo["pathURL"] == nil)
     // Nothing but a local file: URL is taken as one.
-    #expect(PathBytes.exactURL(plain) == nil)
+    #expect(PathBytes.forJSON(plain).url == nil)
     #expect(try Run.gallery(["info", "file://server" + plain]).status == 66)
   }
 

@@ -25,7 +25,7 @@ struct BrowseCommand: ParsableCommand {
 
   @OptionGroup var output: OutputOptions
 
-  /// Paths as JSON gives them (`PathBytes.exactURL`).
+  /// Paths as JSON gives them (`PathBytes.forJSON`).
   struct Entry: Encodable {
     var path: String
     var pathURL: String?
@@ -41,7 +41,7 @@ struct BrowseCommand: ParsableCommand {
     var conflictCopyURLs: [String]? = nil
 
     init(_ path: String, bytes: Int64, modified: Date, error: String? = nil) {
-      (self.path, pathURL) = (PathBytes.displayed(path), PathBytes.exactURL(path))
+      (self.path, pathURL) = PathBytes.forJSON(path)
       (self.bytes, self.modified, self.error) = (bytes, modified, error)
     }
   }

@@ -56,10 +56,9 @@ struct CacheCommand: ParsableCommand {
     guard info || (!clear && trim == nil) || output.json else { return }
     let usage = cache.usage()
     if output.json {
+      let (folder, folderURL) = PathBytes.forJSON(cache.folder)
       try JSONOutput.write(
-        CacheInfo(
-          folder: PathBytes.displayed(cache.folder), folderURL: PathBytes.exactURL(cache.folder), entries: usage.entries,
-          bytes: usage.bytes, limit: cache.limit))
+        CacheInfo(folder: folder, folderURL: folderURL, entries: usage.entries, bytes: usage.bytes, limit: cache.limit))
     } else {
       Terminal.out(
         """
@@ -77,7 +76,7 @@ struct CacheCommand: ParsableCommand {
   }
 }
 
-/// The folder as JSON gives a path (`PathBytes.exactURL`).
+/// The folder as JSON gives a path (`PathBytes.forJSON`).
 private struct CacheInfo: Encodable {
   var folder: String
   var folderURL: String?

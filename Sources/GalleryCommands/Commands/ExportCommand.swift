@@ -46,7 +46,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
 
   @OptionGroup var output: OutputOptions
 
-  /// One item exported, as `--json` gives it (paths as JSON gives them: `PathBytes.exactURL`).
+  /// One item exported, as `--json` gives it (paths as JSON gives them: `PathBytes.forJSON`).
   struct Exported: Encodable {
     var position: Int
     var id: String
@@ -56,7 +56,8 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
     var sidecarURL: String?
 
     init(position: Int, id: String, file: String) {
-      (self.position, self.id, self.file, fileURL) = (position, id, PathBytes.displayed(file), PathBytes.exactURL(file))
+      (self.position, self.id) = (position, id)
+      (self.file, fileURL) = PathBytes.forJSON(file)
     }
   }
 
@@ -102,7 +103,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
             throw ExportFailure("its sidecar \(path).xmp was not written: \(error)")
           }
           if !output.json { Terminal.path(path + ".xmp") }
-          (written.sidecar, written.sidecarURL) = (PathBytes.displayed(path + ".xmp"), PathBytes.exactURL(path + ".xmp"))
+          (written.sidecar, written.sidecarURL) = PathBytes.forJSON(path + ".xmp")
         }
         exported.append(written)
       } catch {

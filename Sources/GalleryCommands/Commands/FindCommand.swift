@@ -83,9 +83,9 @@ struct FindResults: JSONWritable {
         w.array(found) { w, document in
           w.object { d in
             d.value("items") { w in w.array(document.items) { w, match in w.item(match.item, position: match.position) } }
-            // As JSON gives a path (`PathBytes.exactURL`).
-            d.string("path", PathBytes.displayed(document.path))
-            d.string("pathURL", PathBytes.exactURL(document.path))
+            let (text, url) = PathBytes.forJSON(document.path)
+            d.string("path", text)
+            d.string("pathURL", url)
           }
         }
       }

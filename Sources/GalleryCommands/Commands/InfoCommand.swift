@@ -15,7 +15,7 @@ struct InfoCommand: ParsableCommand {
   @OptionGroup var output: OutputOptions
 
   struct Report: Encodable {
-    /// As JSON gives a path (`PathBytes.exactURL`).
+    /// As JSON gives a path (`PathBytes.forJSON`).
     var path: String
     var pathURL: String?
     var title: String
@@ -38,8 +38,9 @@ struct InfoCommand: ParsableCommand {
   func run() throws {
     // The summary a save leaves at the end of the file: no need to read 100,000 items.
     let (summary, storage) = try GalleryDocument.summary(target.document)
+    let (path, pathURL) = PathBytes.forJSON(target.document)
     let report = Report(
-      path: PathBytes.displayed(target.document), pathURL: PathBytes.exactURL(target.document), title: summary.title,
+      path: path, pathURL: pathURL, title: summary.title,
       format: summary.format, revision: summary.revision,
       created: summary.created, modified: summary.modified, items: summary.items, ready: summary.ready,
       pending: summary.pending, stale: summary.stale, failed: summary.failed, notes: summary.notes,

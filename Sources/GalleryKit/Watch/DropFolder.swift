@@ -115,14 +115,12 @@ public struct WatchEvent: Sendable, Encodable {
   }
 
   /// Paths as JSON gives them: their text, and a path that is not UTF-8 also exactly, as a
-  /// `file:` URL (`PathBytes.exactURL`).
+  /// `file:` URL (`PathBytes.forJSON`).
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(event, forKey: .event)
-    try container.encode(PathBytes.displayed(path), forKey: .path)
-    try container.encodeIfPresent(PathBytes.exactURL(path), forKey: .pathURL)
-    try container.encode(PathBytes.displayed(document), forKey: .document)
-    try container.encodeIfPresent(PathBytes.exactURL(document), forKey: .documentURL)
+    try container.encodePath(path, forKey: .path, urlKey: .pathURL)
+    try container.encodePath(document, forKey: .document, urlKey: .documentURL)
     try container.encodeIfPresent(id, forKey: .id)
     try container.encodeIfPresent(reason.map(PathBytes.displayed), forKey: .reason)
     try container.encode(time, forKey: .time)

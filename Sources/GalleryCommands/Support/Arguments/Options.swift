@@ -18,13 +18,10 @@ struct ItemsArgument: ParsableArguments {
 }
 
 /// A document or folder on the command line: a path, or a local `file:` URL, the exact form
-/// in which `--json` gives a path that is not UTF-8 (`PathBytes.exactURL`). Anything else
-/// that starts `file://` is taken as a path.
+/// in which `--json` gives a path that is not UTF-8 (`PathBytes.forJSON`). Anything else,
+/// another host's URL too, is taken as a path.
 enum PathArgument {
-  @Sendable static func local(_ argument: String) -> String {
-    guard argument.prefix(7).lowercased() == "file://" else { return argument }
-    return PathBytes.path(fromFileURL: argument) ?? argument
-  }
+  @Sendable static func local(_ argument: String) -> String { PathBytes.path(fromFileURL: argument) ?? argument }
 }
 
 /// The document a command works on.
