@@ -489,9 +489,7 @@ struct DocumentController {
     guard let name = request.name, !name.contains("/") else { throw ViewError.badRequest("rename needs a name (no /)") }
     let renamed = try await BlockingWork.run {
       let target = try DocumentFiles.target(name, beside: path)
-      try DocumentFiles.rename(path, to: target)
-      RecentDocuments.forget(path)
-      RecentDocuments.note(target)
+      try DocumentFiles.renameFollowed(path, to: target)
       return ServedDocuments.absolute(target)
     }
     documents.forget(id)

@@ -40,8 +40,8 @@ struct WatchCommand: AsyncParsableCommand {
       $XDG_CONFIG_HOME/gallery/watch.conf (# comments). SIGINT or SIGTERM stops taking \
       files, commits what is loading, removes the other placeholders and exits 0. A DOC \
       renamed or moved (within its filesystem) while the watcher runs is followed under its \
-      new name, with a warning: a configuration that names it needs the new name before the \
-      next start.
+      new name, with a warning, and the configuration files that name it (--config, and each \
+      *.conf beside watch.conf) are rewritten to name it so; `gallery rename` does the same.
 
       Run it as a service: install Samples/systemd/gallery-watch@.service into \
       ~/.config/systemd/user/ and `systemctl --user enable --now gallery-watch@<name>`, \
@@ -139,6 +139,7 @@ struct WatchCommand: AsyncParsableCommand {
     options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
     options.allowDuplicates = allowDuplicates
     options.embed = embed ? true : nil
+    if document == nil && folders.isEmpty { options.configFile = config ?? Self.defaultConfig }
     let json = events == .json
     let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
       guard json, let line = try? JSONOutput.encoded(event) else { return }

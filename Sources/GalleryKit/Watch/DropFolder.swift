@@ -82,6 +82,9 @@ public struct WatchOptions: Sendable {
   public var commitInterval: TimeInterval = 0.5
   /// Where what was imported is remembered (default: `$XDG_STATE_HOME`).
   public var stateFolder: String?
+  /// The configuration file the pairs were read from: it follows a document renamed while
+  /// the watcher runs, as those of `WatchConfig.folder` do.
+  public var configFile: String?
 
   public init() {}
 }

@@ -193,18 +193,37 @@ public struct DropFolderWatcher: Service {
       remembered = watcher.pairs.map { _ in [] }
       var byPath: [String: FollowedDocument] = [:]
       let logger = watcher.logger
+      let configFile = watcher.options.configFile
       documents = watcher.pairs.map { pair in
         if let shared = byPath[pair.document] { return shared }
         let document = FollowedDocument(pair.document) { from, to in
-          logger.warning(
-            """
-            \(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new \
-            name (a --config file or unit that names the old one needs the new one before the next start)
-            """)
+          // It writes files, and the one who noticed may be on the cooperative pool.
+          Task {
+            let followed = (try? await BlockingWork.run { WatchConfig.follow(renameOf: from, to: to, also: configFile) })
+            logger.warning(
+              "\(Self.renamedMessage(from: from, to: to, followed: followed ?? .init(), fromConfig: configFile != nil))")
+          }
         }
         byPath[pair.document] = document
         return document
       }
+    }
+
+    /// What the watcher says when a document it saves into was renamed.
+    private static func renamedMessage(from: String, to: String, followed: WatchConfig.Followed, fromConfig: Bool) -> String {
+      var message = "\(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new name"
+      if !followed.rewritten.isEmpty {
+        let files = followed.rewritten.map(PathBytes.displayed).joined(separator: ", ")
+        message += "; \(files) now name\(followed.rewritten.count == 1 ? "s" : "") it"
+      }
+      if !followed.unwritable.isEmpty {
+        message +=
+          "; " + followed.unwritable.map(PathBytes.displayed).joined(separator: ", ")
+          + " could not be rewritten and need the new name before the next start"
+      } else if !fromConfig {
+        message += " (a unit that names the old one needs the new one before the next start)"
+      }
+      return message
     }
 
     /// The document of `pair` as it is named now.

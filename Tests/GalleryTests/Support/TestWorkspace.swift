@@ -137,6 +137,7 @@ enum Run {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
     return [
       "XDG_STATE_HOME": base + "/state", "XDG_DATA_HOME": base + "/data", "XDG_CACHE_HOME": base + "/cache",
+      "XDG_CONFIG_HOME": base + "/config",
       // libvips in this process set VIPSHOME (it does when it starts); the binary must start
       // libvips as it does for a user, whose environment has none.
       "VIPSHOME": VipsRuntime.homeWithoutModules,

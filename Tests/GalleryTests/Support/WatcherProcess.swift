@@ -22,6 +22,9 @@ final class WatcherProcess: @unchecked Sendable {
   init(_ arguments: [String], stateHome: String) throws {
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_STATE_HOME"] = stateHome
+    // Configuration files of the test run's own: a watcher rewrites those naming a document
+    // renamed while it runs.
+    environment["XDG_CONFIG_HOME"] = Run.isolatedHome["XDG_CONFIG_HOME"]
     process = try TestProcess(
       Run.galleryBinary, ["watch"] + arguments + ["--events", "json", "--log-level", "debug"], environment: environment,
       stdout: output.fileHandleForWriting.fileDescriptor, stderr: errorPipe.fileHandleForWriting.fileDescriptor)

@@ -1,0 +1,106 @@
+import Foundation
+import GalleryKit
+import GalleryTestSupport
+import Testing
+
+@testable import GalleryDocument
+@testable import GallerySystem
+
+/// Drop folders' configuration files follow a renamed document (`WatchConfig`).
+struct WatchConfigTests {
+  @Test("A rename rewrites the pairs naming the document, and no other byte")
+  func renaming() throws {
+    let home = XDGDirectory.home
+    let text = """
+      # /srv/a.gallery is the inbox
+        /srv/drop:/srv/a.gallery
+      /srv/other:/srv/b.gallery
+      /srv/time 10:30:/srv/x/../a.gallery
+      ~/camera:~/a.gallery
+      /srv/drop:\(home)/a.gallery\t
+      """
+    let renamed = WatchConfig.renaming("/srv/a.gallery", to: "/srv/new.gallery", in: text)
+    #expect(
+      renamed == """
+        # /srv/a.gallery is the inbox
+          /srv/drop:/srv/new.gallery
+        /srv/other:/srv/b.gallery
+        /srv/time 10:30:/srv/new.gallery
+        ~/camera:~/a.gallery
+        /srv/drop:\(home)/a.gallery\t
+        """)
+    // `~` is the home folder, as the watcher reads it; the line's end stays (none here).
+    let fromHome = WatchConfig.renaming(home + "/a.gallery", to: home + "/b.gallery", in: text)
+    #expect(fromHome?.hasSuffix("~/camera:\(home)/b.gallery\n/srv/drop:\(home)/b.gallery") == true)
+    #expect(fromHome?.hasPrefix("# /srv/a.gallery is the inbox\n") == true)
+    #expect(WatchConfig.renaming("/srv/c.gallery", to: "/srv/d.gallery", in: text) == nil)
+    // A name with a line break would end the line: not written.
+    #expect(WatchConfig.renaming("/srv/a.gallery", to: "/srv/new\nx.gallery", in: text) == nil)
+    // A name that is not UTF-8 (a byte rides as a private-use scalar) is written as it is.
+    let latin1 = PathBytes.string([UInt8]("/srv/caf".utf8) + [0xE9] + [UInt8](".gallery".utf8))
+    let bytes = WatchConfig.renaming("/srv/a.gallery", to: latin1, in: "/srv/drop:/srv/a.gallery\n").map(PathBytes.bytes)
+    #expect(bytes == [UInt8]("/srv/drop:/srv/caf".utf8) + [0xE9] + [UInt8](".gallery\n".utf8))
+  }
+
+  @Test("gallery rename: the configuration files that name it follow (a link stays a link), and the next watcher finds it")
+  func renameCommand() throws {
+    let work = try TestWorkspace()
+    let config = work.path("config")
+    let folder = work.path("drop")
+    let elsewhere = work.path("dotfiles")
+    for path in [config + "/gallery", folder, elsewhere] {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    let document = try work.document("inbox.gallery")
+    let watchConf = config + "/gallery/watch.conf"
+    try "# inbox\n\(folder):\(document)\n".write(toFile: watchConf, atomically: false, encoding: .utf8)
+    #expect(chmod(watchConf, 0o600) == 0)
+    try "\(folder):\(document)\n".write(toFile: elsewhere + "/camera.conf", atomically: false, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: config + "/gallery/camera.conf", withDestinationPath: elsewhere + "/camera.conf")
+    let untouched = "\(folder):\(work.path("other.gallery"))\n"
+    try untouched.write(toFile: config + "/gallery/other.conf", atomically: false, encoding: .utf8)
+    let environment = ["XDG_CONFIG_HOME": config, "XDG_STATE_HOME": work.path("state")]
+
+    let rename = try Run.gallery(["rename", document, "renamed"], environment: environment)
+    let renamed = work.path("renamed.gallery")
+    #expect(rename.status == 0, "\(rename.stderr)")
+    #expect(rename.stdout == renamed + "\n")
+    #expect(rename.stderr.contains("watch.conf now names \(renamed)") && rename.stderr.contains("camera.conf now names"))
+    #expect(try String(contentsOfFile: watchConf, encoding: .utf8) == "# inbox\n\(folder):\(renamed)\n")
+    #expect(FileSystem.status(of: watchConf).map { $0.st_mode & 0o777 } == 0o600)
+    #expect(try String(contentsOfFile: elsewhere + "/camera.conf", encoding: .utf8) == "\(folder):\(renamed)\n")
+    #expect(FileSystem.linkStatus(of: config + "/gallery/camera.conf").map { $0.st_mode & S_IFMT } == S_IFLNK)
+    #expect(try String(contentsOfFile: config + "/gallery/other.conf", encoding: .utf8) == untouched)
+
+    // The watcher started from watch.conf (as its unit would be) finds the document.
+    try FileManager.default.removeItem(atPath: config + "/gallery/camera.conf")
+    try FileManager.default.removeItem(atPath: config + "/gallery/other.conf")
+    _ = try work.image("arrived.jpg", seed: 7)
+    #expect(try Run.program("mv", [work.path("arrived.jpg"), folder + "/"]).status == 0)
+    let once = try Run.gallery(["watch", "--once"], environment: environment)
+    #expect(once.status == 0, "\(once.stderr)")
+    #expect(try GalleryDocument.open(renamed).model.items.map { URL(string: $0.source)!.lastPathComponent } == ["arrived.jpg"])
+  }
+
+  @Test("A document moved by a file manager while the watcher runs: its --config file follows")
+  func watcherRewritesItsConfig() throws {
+    let setup = try DropFolderSetup()
+    let config = setup.work.path("inbox.conf")
+    try "# the inbox\n\(setup.folder):\(setup.document)\n".write(toFile: config, atomically: false, encoding: .utf8)
+    let watcher = try WatcherProcess(["--config", config], stateHome: setup.state)
+    let end = Date() + 10
+    while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
+    let moved = setup.work.path("moved.gallery")
+    #expect(try Run.program("mv", [setup.document, moved]).status == 0)
+    #expect(try Run.program("cp", [try setup.image("a.jpg", seed: 3), setup.folder + "/"]).status == 0)
+    watcher.waitFor("a.jpg committed") { $0.contains { $0.event == "committed" } }
+    #expect(watcher.events.last { $0.event == "committed" }?.document == moved)
+    // The watcher rewrites it off the thread that noticed, then says so.
+    let said = Date() + 10
+    while Date() < said && !watcher.log.contains("inbox.conf now names it") { usleep(10_000) }
+    #expect(watcher.log.contains("inbox.conf now names it"), "\(watcher.log)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == "# the inbox\n\(setup.folder):\(moved)\n")
+    #expect(watcher.stop() == 0)
+  }
+}
