@@ -139,7 +139,9 @@ struct WatchCommand: AsyncParsableCommand {
     options.rejectTo = rejectTo.map(DropSourceParser.absoluteForCommand)
     options.allowDuplicates = allowDuplicates
     options.embed = embed ? true : nil
-    if document == nil && folders.isEmpty { options.configFile = config ?? Self.defaultConfig }
+    if document == nil && folders.isEmpty {
+      options.configFile = DropSourceParser.absoluteForCommand(config ?? Self.defaultConfig)
+    }
     let json = events == .json
     let watcher = try DropFolderWatcher(pairs: try pairs(), options: options, logger: logger) { event in
       guard json, let line = try? JSONOutput.encoded(event) else { return }
