@@ -26,6 +26,9 @@ public enum WatchConfig {
   @discardableResult
   public static func follow(renameOf old: String, to new: String, also: String? = nil) -> Followed {
     var followed = Followed()
+    let lock = try? FileHandleFD(path: folder, flags: O_RDONLY | O_DIRECTORY)
+    try? lock?.lockExclusive()
+    defer { withExtendedLifetime(lock) {} }
     let names = (try? FileSystem.entries(of: folder)) ?? []
     // `also` may be one of them: rewritten once, the second look finds nothing to change.
     let files = names.filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.sorted().map { folder + "/" + $0 }
@@ -61,9 +64,6 @@ public enum WatchConfig {
   /// True when `file` was rewritten, false when it could not be, nil when it names no
   /// such document (or cannot be read: it is not ours to report).
   private static func rewrite(_ file: String, renaming old: String, to new: String) -> Bool? {
-    let lock = try? FileHandleFD(path: folder, flags: O_RDONLY | O_DIRECTORY)
-    try? lock?.lockExclusive()
-    defer { withExtendedLifetime(lock) {} }
     // As bytes: a folder's name need not be UTF-8 (see PathBytes).
     guard let data = try? FileSystem.read(file, limit: 1 << 20),
       let text = renaming(old, to: new, in: PathBytes.string(data))
