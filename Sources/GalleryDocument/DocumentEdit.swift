@@ -389,6 +389,13 @@ package struct SaveMark {
   /// The zeros after the previous revision (its end marker and any padding), restored by
   /// a roll-back so that the file is byte for byte what it was.
   package var previousTail: Int64 = 0
+
+  /// This save and `next` as one save to take back, when `next` came right after it; nil
+  /// when another save came between them.
+  package func followed(by next: SaveMark) -> SaveMark? {
+    guard next.revision == revision + 1, next.previousEnd == end else { return nil }
+    return SaveMark(previousEnd: previousEnd, end: next.end, revision: next.revision, previousTail: previousTail)
+  }
 }
 
 /// Rewriting a document without its dead bytes: to a temporary file, fsync, rename.

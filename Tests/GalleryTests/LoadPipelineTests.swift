@@ -87,6 +87,30 @@ struct LoadPipelineTests {
     #expect(!batch.isLostCause(keepFailed: false))
   }
 
+  @Test("A drop's saves are one to take back, byte for byte, while no other save comes between them")
+  func ownSavesTakenBack() throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let before = try work.bytes(document)
+    func titled(_ title: String) throws -> SaveMark {
+      try #require(try GalleryDocument.editRecordingSave(document) { $0.title = title }.save)
+    }
+    let first = try titled("one")
+    let second = try titled("two")
+    let both = try #require(first.followed(by: second))
+    #expect(both.previousEnd == first.previousEnd && both.end == second.end && both.revision == 2)
+    #expect(try GalleryDocument.rollBack(document, both))
+    #expect(try work.bytes(document) == before)
+
+    // Another save between them: not the drop's to take back.
+    let own = try titled("three")
+    _ = try titled("another writer's")
+    let later = try titled("four")
+    #expect(own.followed(by: later) == nil)
+    #expect(try !GalleryDocument.rollBack(document, own))
+    #expect(try GalleryDocument.open(document).model.title == "four")
+  }
+
   @Test("A drop whose task is cancelled before it loads anything leaves the document byte for byte as it was")
   func cancelledBeforeLoading() async throws {
     let work = try TestWorkspace()

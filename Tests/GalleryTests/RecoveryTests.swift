@@ -33,6 +33,38 @@ struct RecoveryTests {
     #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready", "ready"])
   }
 
+  @Test("A full disk at a drop's later commit takes back its earlier saves too: exit 74, the document as it was")
+  func fullDiskAtALaterCommit() throws {
+    let web = try WebSetup()
+    let disk = try SmallDisk(in: web.work, size: "1m")
+    defer { disk.unmount() }
+    let document = disk.path + "/later.gallery"
+    #expect(try Run.gallery(["new", document]).status == 0)
+    let before = try web.work.bytes(document)
+    let local = try web.work.image("small.jpg", width: 60, height: 40, seed: 3)
+    let held = try web.image("big.jpg", width: 1600, height: 1200, seed: 41, query: "hold=later")
+    let errors = web.work.path("drop.err")
+    let drop = try Run.start(["drop", document, local, held], environment: web.environment, errors: errors)
+    // The file is saved (with the placeholders or right after them) while the download waits;
+    // then the disk fills, and the download's commit finds no room.
+    ImageServer.waitUntil("the held request") { try web.server.count("/files/big.jpg", "held") == 1 }
+    ImageServer.waitUntil("the file committed") {
+      try Listing.of(document).items.map(\.state) == ["ready", "placeholder"]
+    }
+    try disk.fill(leaving: 2 * 1024)
+    try web.server.release("later")
+    drop.wait()
+    let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+    #expect(drop.terminationStatus == 74, "\(stderr)")
+    #expect(stderr.contains(document) && stderr.contains("No space left on device"), "\(stderr)")
+    #expect(try web.work.bytes(document) == before, "the drop left its earlier saves behind")
+    #expect(try Run.gallery(["check", document]).status == 0)
+
+    try FileManager.default.removeItem(atPath: disk.filler)
+    #expect(try web.gallery(["drop", document, local, held]).status == 0)
+    #expect(try Listing.of(document).items.map(\.state) == ["ready", "ready"])
+  }
+
   @Test("A save cut at any byte (inside a header too) opens as before or after it, and the next edit mends it")
   func saveCutAnywhere() throws {
     let work = try TestWorkspace()

@@ -210,6 +210,9 @@ enum LoadPipeline {
         }
       }
       let (ids, placeholderSave, settled) = saved!
+      // The drop's saves so far as one, from its placeholders to its last commit, while no
+      // other save came between them: what a failure takes back.
+      var ownSaves = placeholderSave
       // What the save did not take (it took nothing, or they came after it).
       early = offered.take() + early
       var cover = try? await BlockingWork.run { CoverPlan(document: document.path, dropped: ids) }
@@ -251,10 +254,10 @@ enum LoadPipeline {
             report.failures += taken.failed.map(\.failure)
             report.cancelled += taken.cancelled.count
           } else {
-            try await takingBackOnFailure(ids: ids, save: placeholderSave, into: document, report: report, restoring: originals) {
+            try await takingBackOnFailure(ids: ids, saves: ownSaves, into: document, report: report, restoring: originals) {
               try await commit(
                 batch.take(), ids: ids, keepFailed: keepFailed, into: document, operation: placeholderSave?.revision,
-                restoring: originals, report: &report)
+                restoring: originals, report: &report, saves: &ownSaves)
             }
           }
           group.cancelAll()
@@ -265,10 +268,10 @@ enum LoadPipeline {
           report.document = document.path
           return report
         case .commitNow:
-          try await takingBackOnFailure(ids: ids, save: placeholderSave, into: document, report: report, restoring: originals) {
+          try await takingBackOnFailure(ids: ids, saves: ownSaves, into: document, report: report, restoring: originals) {
             try await commit(
               batch.take(), ids: ids, keepFailed: keepFailed, into: document, operation: placeholderSave?.revision,
-              restoring: originals, report: &report)
+              restoring: originals, report: &report, saves: &ownSaves)
           }
           batch.committed(at: clock.now)
           continue
@@ -300,18 +303,18 @@ enum LoadPipeline {
   }
 
   /// Runs a commit; when it fails (a full disk: the failed save was cut off again), the
-  /// drop's placeholders not yet committed go too, so that the document is as it was or
-  /// holds what loaded, never placeholders no process will load: the placeholder save is
-  /// taken back byte for byte when nothing was saved after it (which frees room), else the
-  /// placeholders are removed, if that can be saved.
+  /// document is left as it was, or holding what loaded, never with placeholders no process
+  /// will load: the drop's own saves (`saves`, from its placeholders to its last commit) are
+  /// taken back byte for byte when no other save followed them (which frees room), else the
+  /// placeholders not yet committed are removed, if that can be saved.
   private static func takingBackOnFailure(
-    ids: [String], save: SaveMark?, into document: FollowedDocument, report: DropReport,
+    ids: [String], saves: SaveMark?, into document: FollowedDocument, report: DropReport,
     restoring originals: [String: Item],
     _ commit: () async throws -> Void
   ) async throws {
     do { try await commit() } catch {
-      if report.committed.isEmpty, let save,
-        (try? await BlockingWork.run { try document.following { try GalleryDocument.rollBack($0, save) } }) == true
+      if let saves,
+        (try? await BlockingWork.run { try document.following { try GalleryDocument.rollBack($0, saves) } }) == true
       {
         throw error
       }
@@ -330,11 +333,11 @@ enum LoadPipeline {
 
   private static func commit(
     _ taken: CommitBatch.Taken, ids: [String], keepFailed: Bool, into document: FollowedDocument, operation: Int?,
-    restoring originals: [String: Item], report: inout DropReport
+    restoring originals: [String: Item], report: inout DropReport, saves: inout SaveMark?
   ) async throws {
     guard !(taken.loaded.isEmpty && taken.failed.isEmpty && taken.cancelled.isEmpty) else { return }
-    let committed = try await BlockingWork.run {
-      try document.edit { edit in
+    let (committed, save, saved) = try await BlockingWork.run {
+      try document.editRecordingSave { edit in
         // Undo takes the drop back whole: placeholders and what loaded.
         edit.continuing = operation
         edit.summary =
@@ -343,6 +346,7 @@ enum LoadPipeline {
         return try taken.commit(ids: ids, keepFailed: keepFailed, restoring: originals, to: &edit)
       }
     }
+    if saved != nil { saves = save.flatMap { saves?.followed(by: $0) } }
     report.record(taken, committed: committed, keepFailed: keepFailed)
   }
 }
