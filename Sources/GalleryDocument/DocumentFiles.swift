@@ -70,7 +70,8 @@ public enum DocumentFiles {
     try DocumentCompaction.writeLive(source.layout, from: source.file, model: model, to: target, replacing: false)
   }
 
-  /// Renames the file (never over another) and retitles the document after it.
+  /// Renames the file (never over another) and retitles the document after it; when the
+  /// title cannot be saved (a full disk), the file gets its name back.
   public static func rename(_ path: String, to target: String) throws {
     // Opened as an edit opens it: a title change of 100,000 items reads the few it needs.
     let document = try GalleryDocument.openLazily(path)
@@ -81,10 +82,19 @@ public enum DocumentFiles {
     }
     syncDirectory(containing: target)
     LayoutCache.renamed(path, to: target, file: document.file)
-    try GalleryDocument.edit(target) { edit in
-      edit.title = DocumentName.title(forPath: target)
-      // Undo gives the title back; the file keeps its new name.
-      edit.summary = "rename: \(PathBytes.displayed((target as NSString).lastPathComponent))"
+    do {
+      try GalleryDocument.edit(target) { edit in
+        edit.title = DocumentName.title(forPath: target)
+        // Undo gives the title back; the file keeps its new name.
+        edit.summary = "rename: \(PathBytes.displayed((target as NSString).lastPathComponent))"
+      }
+    } catch {
+      if (try? FileSystem.renameWithoutReplacing(target, to: path)) != nil {
+        syncDirectory(containing: path)
+        LayoutCache.renamed(target, to: path, file: document.file)
+        if case DocumentError.saveFailed(_, let cause) = error { throw DocumentError.saveFailed(path, cause) }
+      }
+      throw error
     }
   }
 

@@ -482,22 +482,27 @@ package enum OutputFile {
   /// Writes into `path` in place when it exists (the same file, which the caller may hold
   /// open: tumbler creates a thumbnailer's output and reads it through its own descriptor),
   /// or creates it. Never follows a symlink and never writes into anything but a regular file.
+  /// A file it created is removed again when the write fails (a full disk).
   package static func writeInPlace(_ path: String, data: Data) throws(Failure) {
+    var created = false
     do {
-      let file = try openForOutput(path)
+      let file = try openForOutput(path, created: &created)
       try file.writeAll(data)
       try file.sync()
     } catch {
+      if created { FileSystem.remove(path) }
       throw Failure(path: path, errno: error.errno)
     }
   }
 
-  private static func openForOutput(_ path: String) throws(FileSystemError) -> FileHandleFD {
+  private static func openForOutput(_ path: String, created: inout Bool) throws(FileSystemError) -> FileHandleFD {
     let existing: (file: FileHandleFD, type: mode_t)
     do {
       existing = try FileSystem.openWithoutBlocking(path, flags: O_WRONLY | O_NOFOLLOW)
     } catch  where error.errno == ENOENT {
-      return try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+      let file = try FileHandleFD(path: path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+      created = true
+      return file
     }
     guard existing.type == S_IFREG else { throw FileSystemError(errno: EINVAL, operation: "open", path: path) }
     try existing.file.truncate(to: 0)

@@ -128,6 +128,43 @@ struct RecoveryTests {
     #expect(try Listing.of(document).items.map(\.id) == [moved[3]] + moved[0..<3])
   }
 
+  @Test(
+    "Every command that writes, on a full disk: exit 74 naming what it wrote, nothing half-written left, the document as it was")
+  func fullDiskForEveryWriter() throws {
+    let work = try TestWorkspace()
+    let disk = try SmallDisk(in: work, size: "1m")
+    defer { disk.unmount() }
+    let document = disk.path + "/full.gallery"
+    #expect(try Run.gallery(["new", document]).status == 0)
+    #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
+    try disk.fill(leaving: 0)
+    let before = try work.bytes(document)
+    let writers: [(arguments: [String], names: String)] = [
+      (["move", document, "1", "--to", "3"], document),
+      (["tag", document, "1", "+sea"], document),
+      (["undo", document], document),
+      (["compact", document], document),
+      // The file keeps its name when its title cannot be saved.
+      (["rename", document, "renamed"], document),
+      (["new", disk.path + "/new.gallery"], disk.path + "/new.gallery"),
+      (["duplicate", document, disk.path + "/copy.gallery"], disk.path + "/copy.gallery"),
+      (["thumbnail", document, disk.path + "/cover.png", "128"], disk.path + "/cover.png"),
+      (["sheet", document, "-o", disk.path + "/sheet.png"], disk.path + "/sheet.png"),
+      // An export stops at the first file the folder cannot take.
+      (["export", document, "--to", disk.path + "/out"], disk.path + "/out/img0.jpg"),
+    ]
+    for (arguments, names) in writers {
+      let result = try Run.gallery(arguments)
+      #expect(result.status == 74, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(names) && result.stderr.contains("No space left on device"), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+    #expect(try work.bytes(document) == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted() == ["filler", "full.gallery", "out"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path + "/out").isEmpty)
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   /// A drop of `count` local photos and one download, killed with SIGKILL while the server
   /// holds that download: whatever the machine's speed, the kill lands before the drop ends.
   /// (Local photos alone load in milliseconds; a kill that raced them on a busy machine found

@@ -17,7 +17,8 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
       made safe (no path separators, no leading dot) and unique (an existing file is never \
       overwritten: `name-2.jpg` is used instead). Standard output lists the files written \
       (with --json: each item's position, id, file and sidecar); an item not exported is \
-      named on standard error, and the exit status is 1.
+      named on standard error, and the exit status is 1. A file that cannot be written (a \
+      full disk) ends the export: what was written stays, and the exit status is 74.
       """)
 
   @OptionGroup var target: DocumentArgument
@@ -67,6 +68,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
     let chosen = try model.positions(named: items)
     try OutputFile.makeFolder(folder)
     var failed = false
+    var unwritable: OutputFile.Failure?
     var exported: [Exported] = []
     var names = SafeFileNames(folder: folder)
     let fetcher =
@@ -100,6 +102,7 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
             tags: item.tags ?? [], rating: item.rating, label: item.label?.rawValue, caption: item.caption)
           // Beside its file, by its exact name; like the file, never over an existing one.
           do { try OutputFile.createNew(path + ".xmp", data: sidecar) } catch {
+            guard error.errno == EEXIST else { throw error }
             throw ExportFailure("its sidecar \(path).xmp was not written: \(error)")
           }
           if !output.json { Terminal.path(path + ".xmp") }
@@ -107,12 +110,18 @@ struct ExportCommand: AsyncParsableCommand, TakesManyItems {
         }
         exported.append(written)
       } catch {
+        // The folder takes no more (a full disk): every item after would fail the same way.
+        if let failure = error as? OutputFile.Failure {
+          unwritable = failure
+          break
+        }
         failed = true
         Terminal.message("not exported: \(item.id)\(item.source.isEmpty ? "" : " (\(item.source))"): \(error)")
       }
     }
     await fetcher?.shutdown()
     if output.json { try JSONOutput.write(exported) }
+    if let unwritable { throw unwritable }
     if failed { throw ExitCode(ExitStatus.partial) }
   }
 
@@ -188,14 +197,10 @@ struct SafeFileNames {
     return stem + suffix
   }
 
-  mutating func write(_ data: Data, preferredName: String) throws -> String {
-    do {
-      let (path, number) = try OutputFile.createNew(
-        in: folder, preferredName: preferredName, data: data, from: next[preferredName] ?? 1)
-      next[preferredName] = number + 1
-      return path
-    } catch {
-      throw ExportFailure(error.description)
-    }
+  mutating func write(_ data: Data, preferredName: String) throws(OutputFile.Failure) -> String {
+    let (path, number) = try OutputFile.createNew(
+      in: folder, preferredName: preferredName, data: data, from: next[preferredName] ?? 1)
+    next[preferredName] = number + 1
+    return path
   }
 }
