@@ -344,6 +344,41 @@ struct DropFolderTests {
     #expect(try setup.items().map(\.id) == left.map(\.id))
   }
 
+  @Test("A commit the disk has no room for: exit 74, the file back in the folder with its placeholder, imported next time")
+  func fullDiskAtCommit() throws {
+    let setup = try DropFolderSetup()
+    let disk = try SmallDisk(in: setup.work, size: "1m")
+    defer { disk.unmount() }
+    let document = disk.path + "/full.gallery"
+    #expect(try Run.gallery(["new", document]).status == 0)
+    let aside = setup.work.path("done")
+    let arguments = [setup.folder, "--into", document, "--then", "move:" + aside]
+    let watcher = try WatcherProcess(arguments, stateHome: setup.state)
+    let end = Date() + 10
+    while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
+    // Held open by its writer: its placeholder is saved, its load waits for the close.
+    let writer = try FileHandleWriter(path: setup.folder + "/photo.jpg")
+    try writer.write(FixtureImage.make(width: 1600, height: 1200, seed: 730))
+    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
+    try disk.fill(leaving: 1024)
+    writer.close()
+    watcher.process.wait(upTo: 60)
+    #expect(watcher.process.terminationStatus == 74, "\(watcher.log)")
+    #expect(watcher.log.contains(document) && watcher.log.contains("No space left on device"), "\(watcher.log)")
+    #expect(watcher.log.contains("1 file not committed"), "\(watcher.log)")
+    #expect(FileManager.default.fileExists(atPath: setup.folder + "/photo.jpg"))
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? [] == [])
+    #expect(try Listing.of(document).items.map(\.display) == ["stale"])
+
+    try FileManager.default.removeItem(atPath: disk.filler)
+    let once = try Run.program(
+      Run.galleryBinary, ["watch", "--once"] + arguments, environment: ["XDG_STATE_HOME": setup.state])
+    #expect(once.status == 0, "\(once.stderr)")
+    let items = try Listing.of(document).items
+    #expect(items.map(\.state) == ["ready"])
+    #expect(items.map(\.source) == [URL(fileURLWithPath: aside + "/photo.jpg").absoluteString])
+  }
+
   @Test("--then move:DIR, killed between the move aside and its commit: the next start imports the file")
   func resumeMovedAside() throws {
     let setup = try DropFolderSetup()

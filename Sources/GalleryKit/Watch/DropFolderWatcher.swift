@@ -542,13 +542,28 @@ public struct DropFolderWatcher: Service {
       // What a document holds (also in its trash): counted from every item the first time,
       // then brought forward by the records saved since.
       let (previous, movedTo) = (censuses[pairs[commit.pair].document], result.movedTo)
-      let (saved, _) = try await edit(commit.pair) { edit in
-        edit.summary = "watch \(PathBytes.displayed(folder)): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
-        let census = try ContentCensus.current(
-          previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
-          counting: edit.wholeModel)
-        let plan = WatchCommitPlan(commit, movedTo: movedTo)
-        return (duplicates: try plan.apply(to: &edit, census: census), census: census)
+      let saved: (duplicates: Set<String>, census: ContentCensus)
+      do {
+        (saved, _) = try await edit(commit.pair) { edit in
+          edit.summary =
+            "watch \(PathBytes.displayed(folder)): " + JournalRecord.counted(commit.loaded.count, "file") + " loaded"
+          let census = try ContentCensus.current(
+            previous, revision: edit.revision, revisionID: edit.revisionID, history: edit.history,
+            counting: edit.wholeModel)
+          let plan = WatchCommitPlan(commit, movedTo: movedTo)
+          return (duplicates: try plan.apply(to: &edit, census: census), census: census)
+        }
+      } catch {
+        // Not committed (a full disk): each file goes back where its placeholder names it,
+        // and the next start imports it into that placeholder.
+        for (path, moved) in movedTo where !Self.move(moved, to: path) {
+          logger.warning("\(PathBytes.displayed(moved)) could not be moved back to \(PathBytes.displayed(path))")
+        }
+        let files = JournalRecord.counted(commit.loaded.count, "file")
+        logger.warning(
+          "\(files) not committed: left in \(PathBytes.displayed(folder)), each with its placeholder, which the next start imports it into"
+        )
+        throw error
       }
       result.duplicates = saved.duplicates
       censuses[pairs[commit.pair].document] = saved.census
