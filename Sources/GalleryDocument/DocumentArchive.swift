@@ -1090,8 +1090,8 @@ package enum DocumentArchive {
       FileSystem.remove(temporary)
       // Name the document, not the temporary beside it, and the system's reason (a full disk).
       if error is DocumentError { throw error }
-      if replacing { throw DocumentError.saveFailed(path, error) }
       if let failed = error as? FileSystemError { throw OutputFile.Failure(path: path, errno: failed.errno) }
+      if replacing { throw DocumentError.saveFailed(path, error) }
       if let failed = error as? ArchiveError, let errno = failed.errorNumber {
         throw OutputFile.Failure(path: path, errno: errno)
       }
