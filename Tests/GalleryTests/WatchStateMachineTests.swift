@@ -732,6 +732,69 @@ struct WatchStateMachineTests {
 
 /// The watcher in this process (no `gallery` child): its inotify owner lives exactly as long
 /// as it runs.
+/// What a drop folder remembers having imported, in its file under the state folder.
+@Suite("The watcher's import memory")
+struct ImportMemoryTests {
+  let work: TestWorkspace
+  let folder: String
+  let pair: DropFolder
+  let record = ImportMemory.Record(size: 1, modified: 2, hash: "sha256:00")
+
+  init() throws {
+    work = try TestWorkspace()
+    folder = work.path("in")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    pair = DropFolder(folder: folder, document: work.path("d.gallery"))
+  }
+
+  func memory() -> ImportMemory { ImportMemory(for: pair, stateFolder: work.path("state")) }
+
+  /// Paths of files imported from the folder, the last `present` of them still there.
+  func imported(_ count: Int, present: Int) throws -> [String] {
+    let paths = (0..<count).map { folder + "/IMG_\($0).jpg" }
+    memory().remember(paths.map { ($0, record) })
+    for path in paths.suffix(present) { try Data([1]).write(to: URL(fileURLWithPath: path)) }
+    return paths
+  }
+
+  @Test("Files moved away for years are forgotten once they are most of its lines; the file is rewritten")
+  func forgetsGoneFiles() throws {
+    let paths = try imported(ImportMemory.forgetFloor + 1, present: 3)
+    let memory = memory()
+    #expect(memory.lines == paths.count)
+    memory.forget(allBut: Array(paths.suffix(3)))
+    #expect(Set(memory.records.keys) == Set(paths.suffix(3)))
+    let read = self.memory()
+    #expect(Set(read.records.keys) == Set(paths.suffix(3)) && read.lines == 3)
+    #expect(read.contains(path: paths.last!, size: 1, modified: 2))
+  }
+
+  @Test("A listing that missed the folder's files forgets none of them; below its floor nothing is forgotten")
+  func keepsWhatIsThere() throws {
+    let paths = try imported(ImportMemory.forgetFloor + 1, present: ImportMemory.forgetFloor + 1)
+    let memory = memory()
+    // What the listing of a folder unreadable for a moment gives: nothing.
+    memory.forget(allBut: [])
+    #expect(memory.records.count == paths.count && self.memory().lines == paths.count)
+
+    let few = try ImportMemoryTests()
+    _ = try few.imported(10, present: 0)
+    few.memory().forget(allBut: [])
+    #expect(few.memory().lines == 10)
+  }
+
+  @Test("A name imported again and again leaves one line once the file is rewritten")
+  func oneLinePerName() throws {
+    let path = folder + "/IMG_0001.jpg"
+    try Data([1]).write(to: URL(fileURLWithPath: path))
+    memory().remember(Array(repeating: (path, record), count: ImportMemory.forgetFloor + 1))
+    let memory = memory()
+    #expect(memory.lines == ImportMemory.forgetFloor + 1 && memory.records.count == 1)
+    memory.forget(allBut: [path])
+    #expect(self.memory().lines == 1)
+  }
+}
+
 @Suite("The watcher in process", .serialized)
 struct WatcherInProcessTests {
   struct TimedOut: Error {}

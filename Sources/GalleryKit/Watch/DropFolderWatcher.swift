@@ -359,6 +359,7 @@ public struct DropFolderWatcher: Service {
         : ((try? FileSystem.entries(of: folder)) ?? []).sorted()
           .filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
       let memory = memories[pair]
+      memory.forget(allBut: paths)
       let candidates = paths.compactMap { path -> (path: String, stamp: FileStamp)? in
         guard !DropFolder.isTemporaryName((path as NSString).lastPathComponent),
           let stamp = FileSystem.stamp(of: path, askingWriters: true),

@@ -7,16 +7,25 @@ import GallerySystem
 /// What a drop folder has imported already (path, size, modification time, hash), so that a
 /// restart imports only what arrived while the watcher was not running. An append-only
 /// file of tab-separated lines under `$XDG_STATE_HOME/gallery/watch/`; a torn last line is
-/// ignored.
+/// ignored. Files no longer in the folder are forgotten once they are most of its lines
+/// (`forget(allBut:)`), so that a folder whose imports are moved away for years keeps a
+/// memory the size of what it holds.
 final class ImportMemory {
   struct Record: Equatable {
     var size: Int64
     var modified: Int64
     var hash: String
+
+    /// Its line in the file.
+    func line(_ path: String) -> String { "\(path)\t\(size)\t\(modified)\t\(hash)\n" }
   }
 
   let file: String
   private(set) var records: [String: Record] = [:]
+  /// The lines of the file: one per import, a path imported again leaves its old line.
+  private(set) var lines = 0
+  /// Below this many lines the file is left to grow.
+  static let forgetFloor = 1000
 
   init(for pair: DropFolder, stateFolder: String? = nil) {
     let state = stateFolder ?? XDGDirectory.state.path
@@ -28,12 +37,37 @@ final class ImportMemory {
       guard fields.count == 4, let size = Int64(fields[1]), let modified = Int64(fields[2]), fields[3].hasPrefix("sha256:")
       else { continue }
       records[String(fields[0])] = Record(size: size, modified: modified, hash: String(fields[3]))
+      lines += 1
     }
+  }
+
+  /// Forgets the files that are gone (not in `present`, the folder's files as listed now,
+  /// and no longer there when looked for), rewriting the file, once they are most of its
+  /// lines. Only what is in the folder is ever looked up; a file that cannot be looked at
+  /// now (a folder unreadable for a moment) is kept, or it would be imported again.
+  func forget(allBut present: [String]) {
+    guard lines > Self.forgetFloor else { return }
+    let present = Set(present)
+    let kept = records.filter { present.contains($0.key) || !Self.isGone($0.key) }
+    guard kept.count * 2 < lines else { return }
+    let text = kept.map { $0.value.line($0.key) }.joined()
+    guard (try? FileSystem.writeAtomically(Data(text.utf8), to: file, mode: 0o600)) != nil else { return }
+    records = kept
+    lines = kept.count
   }
 
   func contains(path: String, size: Int64, modified: Int64) -> Bool {
     guard let record = records[path] else { return false }
     return record.size == size && record.modified == modified
+  }
+
+  private static func isGone(_ path: String) -> Bool {
+    do {
+      _ = try FileSystem.statusOrError(of: path)
+      return false
+    } catch {
+      return error.errno == ENOENT || error.errno == ENOTDIR
+    }
   }
 
   func remember(_ entries: [(path: String, record: Record)]) {
@@ -43,9 +77,10 @@ final class ImportMemory {
     var text = ""
     for (path, record) in entries where !path.contains("\n") && !path.contains("\t") {
       records[path] = record
-      text += "\(path)\t\(record.size)\t\(record.modified)\t\(record.hash)\n"
+      lines += 1
+      text += record.line(path)
     }
-    guard let handle = try? FileHandleFD(path: file, flags: O_WRONLY | O_CREAT | O_APPEND) else { return }
+    guard let handle = try? FileHandleFD(path: file, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600) else { return }
     try? handle.writeAll(Data(text.utf8))
   }
 }
