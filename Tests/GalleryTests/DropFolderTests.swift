@@ -349,8 +349,7 @@ struct DropFolderTests {
     let setup = try DropFolderSetup()
     let disk = try SmallDisk(in: setup.work, size: "1m")
     defer { disk.unmount() }
-    let document = disk.path + "/full.gallery"
-    #expect(try Run.gallery(["new", document]).status == 0)
+    let document = try disk.newDocument("full.gallery")
     let aside = setup.work.path("done")
     let arguments = [setup.folder, "--into", document, "--then", "move:" + aside]
     let watcher = try WatcherProcess(arguments, stateHome: setup.state)

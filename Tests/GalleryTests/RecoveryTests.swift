@@ -16,8 +16,7 @@ struct RecoveryTests {
     let images = try (0..<3).map { try work.image("big\($0).jpg", width: 1600, height: 1200, seed: 40 + $0) }
     let disk = try SmallDisk(in: work, size: "512k")
     defer { disk.unmount() }
-    let document = disk.path + "/full.gallery"
-    #expect(try Run.gallery(["new", document]).status == 0)
+    let document = try disk.newDocument("full.gallery")
     // Room for the placeholders' save, not for the thumbnails' commit.
     try disk.fill(leaving: 24 * 1024)
     let before = try work.bytes(document)
@@ -38,8 +37,7 @@ struct RecoveryTests {
     let web = try WebSetup()
     let disk = try SmallDisk(in: web.work, size: "1m")
     defer { disk.unmount() }
-    let document = disk.path + "/later.gallery"
-    #expect(try Run.gallery(["new", document]).status == 0)
+    let document = try disk.newDocument("later.gallery")
     let before = try web.work.bytes(document)
     let local = try web.work.image("small.jpg", width: 60, height: 40, seed: 3)
     let held = try web.image("big.jpg", width: 1600, height: 1200, seed: 41, query: "hold=later")
@@ -91,8 +89,7 @@ struct RecoveryTests {
     let images = try (0..<4).map { try work.image("c\($0).jpg", width: 1600, height: 1200, seed: 60 + $0) }
     let disk = try SmallDisk(in: work, size: "4m")
     defer { disk.unmount() }
-    let document = disk.path + "/compact.gallery"
-    #expect(try Run.gallery(["new", document]).status == 0)
+    let document = try disk.newDocument("compact.gallery")
     #expect(try Run.gallery(["drop", document] + images).status == 0)
     // Moves that change the first four items leave each old cover dead, until one save
     // finds dead bytes past half the file and compacts. The copy before that save is the
@@ -134,8 +131,7 @@ struct RecoveryTests {
     let work = try TestWorkspace()
     let disk = try SmallDisk(in: work, size: "1m")
     defer { disk.unmount() }
-    let document = disk.path + "/full.gallery"
-    #expect(try Run.gallery(["new", document]).status == 0)
+    let document = try disk.newDocument("full.gallery")
     #expect(try Run.gallery(["drop", document] + work.images(3, width: 60, height: 40)).status == 0)
     try disk.fill(leaving: 0)
     let before = try work.bytes(document)

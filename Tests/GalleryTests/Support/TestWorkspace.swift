@@ -95,6 +95,14 @@ struct SmallDisk {
 
   func unmount() { _ = try? Run.program("umount", [path]) }
 
+  /// A new, empty document on it, made by `gallery new`.
+  func newDocument(_ name: String) throws -> String {
+    let document = path + "/" + name
+    let made = try Run.gallery(["new", document])
+    try #require(made.status == 0, "gallery new: \(made.stderr)")
+    return document
+  }
+
   /// Fills it with a file `filler` until `free` bytes are left.
   func fill(leaving free: Int) throws {
     let df = try Run.program("df", ["--output=avail", "-B1", path]).stdout.split(separator: "\n")
