@@ -1,10 +1,10 @@
 import Foundation
-import GalleryKit
 import GalleryTestSupport
 import Testing
 
 @testable import GalleryDocument
 @testable import GalleryImaging
+@testable import GalleryKit
 @testable import GalleryModel
 @testable import GallerySystem
 
@@ -376,6 +376,24 @@ struct DropFolderTests {
     let items = try Listing.of(document).items
     #expect(items.map(\.state) == ["ready"])
     #expect(items.map(\.source) == [URL(fileURLWithPath: aside + "/photo.jpg").absoluteString])
+  }
+
+  @Test("Under --then move:DIR a start forgets the files that left the folder; without --then it remembers them")
+  func memoryOfFilesGone() throws {
+    let setup = try DropFolderSetup()
+    let gone = (0...ImportMemory.forgetFloor).map { setup.folder + "/IMG_\($0).jpg" }
+    let pair = DropFolder(folder: setup.folder, document: setup.document)
+    ImportMemory(for: pair, stateFolder: setup.state).remember(
+      gone.map { ($0, ImportMemory.Record(size: 1, modified: 2, hash: "sha256:00")) })
+    func once(_ extra: [String]) throws -> Int {
+      let run = try Run.program(
+        Run.galleryBinary, ["watch", "--once", setup.folder, "--into", setup.document] + extra,
+        environment: ["XDG_STATE_HOME": setup.state])
+      #expect(run.status == 0, "\(run.stderr)")
+      return ImportMemory(for: pair, stateFolder: setup.state).lines
+    }
+    #expect(try once([]) == gone.count)
+    #expect(try once(["--then", "move:" + setup.work.path("done")]) == 0)
   }
 
   @Test("--then move:DIR, killed between the move aside and its commit: the next start imports the file")

@@ -359,7 +359,10 @@ public struct DropFolderWatcher: Service {
         : ((try? FileSystem.entries(of: folder)) ?? []).sorted()
           .filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
       let memory = memories[pair]
-      memory.forget(allBut: paths)
+      // Files the watcher moves away or deletes once imported leave the folder for good. A
+      // kept file that is gone may come back (a card taken out and put in again): its
+      // memory keeps an item the user removed from coming back with it.
+      if watcher.options.afterCommit != .keep { memory.forget(allBut: paths) }
       let candidates = paths.compactMap { path -> (path: String, stamp: FileStamp)? in
         guard !DropFolder.isTemporaryName((path as NSString).lastPathComponent),
           let stamp = FileSystem.stamp(of: path, askingWriters: true),

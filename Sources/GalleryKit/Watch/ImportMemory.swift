@@ -7,9 +7,9 @@ import GallerySystem
 /// What a drop folder has imported already (path, size, modification time, hash), so that a
 /// restart imports only what arrived while the watcher was not running. An append-only
 /// file of tab-separated lines under `$XDG_STATE_HOME/gallery/watch/`; a torn last line is
-/// ignored. Files no longer in the folder are forgotten once they are most of its lines
-/// (`forget(allBut:)`), so that a folder whose imports are moved away for years keeps a
-/// memory the size of what it holds.
+/// ignored. Under `--then move:` or `--then delete`, files no longer in the folder are
+/// forgotten once they are most of its lines (`forget(allBut:)`), so that a folder whose
+/// imports leave it for years keeps a memory the size of what it holds.
 final class ImportMemory {
   struct Record: Equatable {
     var size: Int64
