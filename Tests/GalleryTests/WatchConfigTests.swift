@@ -1,9 +1,9 @@
 import Foundation
-import GalleryKit
 import GalleryTestSupport
 import Testing
 
 @testable import GalleryDocument
+@testable import GalleryKit
 @testable import GallerySystem
 
 /// Drop folders' configuration files follow a renamed document (`WatchConfig`).
@@ -81,6 +81,72 @@ struct WatchConfigTests {
     let once = try Run.gallery(["watch", "--once"], environment: environment)
     #expect(once.status == 0, "\(once.stderr)")
     #expect(try GalleryDocument.open(renamed).model.items.map { URL(string: $0.source)!.lastPathComponent } == ["arrived.jpg"])
+  }
+
+  @Test(
+    "A document renamed while no watcher ran: the next start finds it by its history (not a copy, not a stranger), and what it remembers follows every rename"
+  )
+  func renamedWhileNoWatcherRan() throws {
+    let setup = try DropFolderSetup()
+    let config = setup.work.path("config/gallery/inbox.conf")
+    try FileManager.default.createDirectory(atPath: setup.work.path("config/gallery"), withIntermediateDirectories: true)
+    try "\(setup.folder):\(setup.document)\n".write(toFile: config, atomically: false, encoding: .utf8)
+    let environment = ["XDG_CONFIG_HOME": setup.work.path("config"), "XDG_STATE_HOME": setup.state]
+    func once() throws -> Run.Result { try Run.gallery(["watch", "--once", "--config", config], environment: environment) }
+    func arrive(_ name: String, seed: Int) throws {
+      #expect(try Run.program("cp", [try setup.image(name, seed: seed), setup.folder + "/"]).status == 0)
+    }
+    func names(_ document: String) throws -> [String] {
+      try GalleryDocument.open(document).model.items.map { URL(string: $0.source)!.lastPathComponent }
+    }
+    func memory(_ document: String) -> ImportMemory {
+      ImportMemory(for: DropFolder(folder: setup.folder, document: document), stateFolder: setup.state)
+    }
+    func configured() throws -> String { try String(contentsOfFile: config, encoding: .utf8) }
+
+    try arrive("a.jpg", seed: 1)
+    #expect(try once().status == 0)
+    // `gallery rename`: the configuration and the memory follow.
+    let named = setup.work.path("named.gallery")
+    #expect(try Run.gallery(["rename", setup.document, "named"], environment: environment).status == 0)
+    #expect(try configured() == "\(setup.folder):\(named)\n")
+    #expect(FileSystem.status(of: memory(setup.document).file) == nil && memory(named).records.count == 1)
+
+    // A file manager renames it (rename(2), as mv does) while no watcher runs.
+    let photos = setup.work.path("photos.gallery")
+    #expect(try Run.program("mv", [named, photos]).status == 0)
+    try arrive("b.jpg", seed: 2)
+    let found = try once()
+    #expect(found.status == 0, "\(found.stderr)")
+    #expect(found.stderr.contains("\(named) was renamed to \(photos)") && found.stderr.contains("inbox.conf now names it"))
+    #expect(try configured() == "\(setup.folder):\(photos)\n")
+    #expect(try names(photos) == ["a.jpg", "b.jpg"])
+    #expect(FileSystem.status(of: memory(named).file) == nil && Set(memory(photos).records.keys).count == 2)
+
+    // A copy beside it, and the document renamed again: the file itself is followed.
+    let copy = setup.work.path("copy.gallery")
+    let moved = setup.work.path("moved.gallery")
+    #expect(try Run.program("cp", [photos, copy]).status == 0)
+    #expect(try Run.program("mv", [photos, moved]).status == 0)
+    try arrive("c.jpg", seed: 3)
+    let again = try once()
+    #expect(again.status == 0 && again.stderr.contains("was renamed to \(moved)"), "\(again.stderr)")
+    #expect(try names(moved) == ["a.jpg", "b.jpg", "c.jpg"] && names(copy) == ["a.jpg", "b.jpg"])
+
+    // Two copies of it and it gone: which one is not guessed.
+    for name in ["x.gallery", "y.gallery"] {
+      #expect(try Run.program("cp", [moved, setup.work.path(name)]).status == 0)
+    }
+    #expect(try Run.program("rm", [moved]).status == 0)
+    let ambiguous = try once()
+    #expect(ambiguous.status == 66 && ambiguous.stderr.contains("each continue it"), "\(ambiguous.stderr)")
+    #expect(try configured() == "\(setup.folder):\(moved)\n")
+    // Only an older copy and a stranger beside it: nothing continues it.
+    for name in ["x.gallery", "y.gallery"] { try FileManager.default.removeItem(atPath: setup.work.path(name)) }
+    _ = try setup.work.document("stranger.gallery")
+    let gone = try once()
+    #expect(gone.status == 66 && !gone.stderr.contains("renamed"), "\(gone.stderr)")
+    #expect(try configured() == "\(setup.folder):\(moved)\n")
   }
 
   @Test("A document moved by a file manager while the watcher runs: its --config file follows")

@@ -783,6 +783,52 @@ struct ImportMemoryTests {
     #expect(few.memory().lines == 10)
   }
 
+  @Test("A renamed document keeps its memory: it follows the name, and a new name's own memory stays")
+  func followsRenamedDocument() throws {
+    let paths = try imported(3, present: 3)
+    let memory = memory()
+    let renamed = work.path("renamed.gallery")
+    memory.follow(document: renamed)
+    #expect(FileSystem.status(of: self.memory().file) == nil)
+    let moved = ImportMemory(for: DropFolder(folder: folder, document: renamed), stateFolder: work.path("state"))
+    #expect(moved.file == memory.file && Set(moved.records.keys) == Set(paths))
+    // What it imports next is written where it is now.
+    memory.remember([(folder + "/next.jpg", record)])
+    #expect(ImportMemory(for: DropFolder(folder: folder, document: renamed), stateFolder: work.path("state")).lines == 4)
+
+    // A name that has a memory of its own keeps it (the old one stays where it was).
+    let otherPair = DropFolder(folder: folder, document: work.path("other.gallery"))
+    ImportMemory(for: otherPair, stateFolder: work.path("state")).remember([(folder + "/other.jpg", record)])
+    ImportMemory.follow(DropFolder(folder: folder, document: renamed), to: otherPair.document, stateFolder: work.path("state"))
+    #expect(Set(ImportMemory(for: otherPair, stateFolder: work.path("state")).records.keys) == [folder + "/other.jpg"])
+    #expect(ImportMemory(for: DropFolder(folder: folder, document: renamed), stateFolder: work.path("state")).lines == 4)
+  }
+
+  @Test("A document that continues the traced one: it holds the traced revision; the traced file wins over copies")
+  func documentTrace() {
+    let trace = DocumentTrace(device: 1, inode: 2, revision: 5, revisionID: "e5")
+    var head = GalleryModel(title: "t")
+    head.revision = 9
+    head.revisionID = "e9"
+    let places = (1...9).map { JournalRecord.Place(revision: $0, id: "e\($0)", parent: $0 == 1 ? nil : "e\($0 - 1)") }
+    #expect(trace.isContinued(head: head, history: places))
+    // Its history forgotten (compacted), or another document's: not it.
+    #expect(!trace.isContinued(head: head, history: Array(places.suffix(3))))
+    #expect(!trace.isContinued(head: head, history: places.map { .init(revision: $0.revision, id: "x" + $0.id, parent: nil) }))
+    // The traced revision is the document's own (no save since).
+    head.revision = 5
+    head.revisionID = "e5"
+    #expect(trace.isContinued(head: head, history: []))
+    // A revision of that number made elsewhere is not it.
+    head.revisionID = "f5"
+    #expect(!trace.isContinued(head: head, history: []))
+
+    #expect(DocumentTrace.choose([("/a.gallery", false)]) == .renamed("/a.gallery"))
+    #expect(DocumentTrace.choose([("/copy.gallery", false), ("/moved.gallery", true)]) == .renamed("/moved.gallery"))
+    #expect(DocumentTrace.choose([("/b.gallery", false), ("/a.gallery", false)]) == .several(["/a.gallery", "/b.gallery"]))
+    #expect(DocumentTrace.choose([]) == .nowhere)
+  }
+
   @Test("A name imported again and again leaves one line once the file is rewritten")
   func oneLinePerName() throws {
     let path = folder + "/IMG_0001.jpg"

@@ -41,7 +41,10 @@ struct WatchCommand: AsyncParsableCommand {
       files, commits what is loading, removes the other placeholders and exits 0. A DOC \
       renamed or moved (within its filesystem) while the watcher runs is followed under its \
       new name, with a warning, and the configuration files that name it (--config, and each \
-      *.conf beside watch.conf) are rewritten to name it so; `gallery rename` does the same.
+      *.conf beside watch.conf) are rewritten to name it so; `gallery rename` does the same. \
+      One renamed in its folder while no watcher ran is found again at the next start: the \
+      document beside it whose history holds the revision the watcher saw last (the renamed \
+      file rather than a copy; none when two copies could be it).
 
       Run it as a service: install Samples/systemd/gallery-watch@.service into \
       ~/.config/systemd/user/ and `systemctl --user enable --now gallery-watch@<name>`, \

@@ -27,6 +27,7 @@ public struct DropFolderWatcher: Service {
     pairs: [DropFolder], options: WatchOptions, logger: Logger,
     onEvent: @escaping @Sendable (WatchEvent) -> Void
   ) throws {
+    let pairs = Self.followingRenames(pairs, options: options, logger: logger)
     self.pairs = pairs
     self.options = options
     self.logger = logger
@@ -43,6 +44,57 @@ public struct DropFolderWatcher: Service {
     for pair in pairs where !FileSystem.isDirectory(pair.folder) {
       throw WatchError.notAFolder(pair.folder)
     }
+    for pair in pairs { DocumentTrace.current(of: pair.document)?.save(for: pair, stateFolder: options.stateFolder) }
+  }
+
+  /// The pairs, each whose document is gone from its name followed to the name it was
+  /// given while no watcher ran (see `DocumentTrace`), with a warning; the configuration
+  /// files that name it, and what is kept for the pair, follow it too.
+  private static func followingRenames(_ pairs: [DropFolder], options: WatchOptions, logger: Logger) -> [DropFolder] {
+    var pairs = pairs
+    var lookedFor: Set<String> = []
+    var renamed: [String: String] = [:]
+    for index in pairs.indices where FileSystem.linkStatus(of: pairs[index].document) == nil {
+      let pair = pairs[index]
+      // Two folders may drop into one document: it is looked for once.
+      if lookedFor.insert(pair.document).inserted {
+        switch DocumentTrace.load(for: pair, stateFolder: options.stateFolder)?.find(beside: pair.document) {
+        case .renamed(let found):
+          let new = XDGDirectory.standardized(found)
+          renamed[pair.document] = new
+          let followed = WatchConfig.follow(
+            renameOf: pair.document, to: new, also: options.configFile, stateFolder: options.stateFolder)
+          logger.warning(
+            "\(renamedMessage(from: pair.document, to: new, followed: followed, fromConfig: options.configFile != nil))")
+        case .several(let paths):
+          let names = paths.map(PathBytes.displayed).joined(separator: ", ")
+          logger.warning(
+            "\(PathBytes.displayed(pair.document)) is gone, and \(names) each continue it: name the one to watch into")
+        case .nowhere, nil: break
+        }
+      }
+      guard let new = renamed[pair.document] else { continue }
+      ImportMemory.follow(pair, to: new, stateFolder: options.stateFolder)
+      pairs[index].document = new
+    }
+    return pairs
+  }
+
+  /// What the watcher says when a document it saves into was renamed.
+  static func renamedMessage(from: String, to: String, followed: WatchConfig.Followed, fromConfig: Bool) -> String {
+    var message = "\(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new name"
+    if !followed.rewritten.isEmpty {
+      let files = followed.rewritten.map(PathBytes.displayed).joined(separator: ", ")
+      message += "; \(files) now name\(followed.rewritten.count == 1 ? "s" : "") it"
+    }
+    if !followed.unwritable.isEmpty {
+      message +=
+        "; " + followed.unwritable.map(PathBytes.displayed).joined(separator: ", ")
+        + " could not be rewritten and need the new name before the next start"
+    } else if !fromConfig {
+      message += " (a unit that names the old one needs the new one before the next start)"
+    }
+    return message
   }
 
   var configuration: WatchStateMachine.Configuration {
@@ -159,7 +211,12 @@ public struct DropFolderWatcher: Service {
     }
     await loader.shutdown()
     for index in pairs.indices {
-      report(.stopped, path: pairs[index].folder, document: performer.document(of: index))
+      let document = performer.document(of: index)
+      report(.stopped, path: pairs[index].folder, document: document)
+      // A revision it holds now, under the name it has now: what the next start looks for.
+      let pair = DropFolder(folder: pairs[index].folder, document: document)
+      let stateFolder = options.stateFolder
+      _ = try? await BlockingWork.run { DocumentTrace.current(of: document)?.save(for: pair, stateFolder: stateFolder) }
     }
     try outcome.get()
   }
@@ -194,36 +251,23 @@ public struct DropFolderWatcher: Service {
       var byPath: [String: FollowedDocument] = [:]
       let logger = watcher.logger
       let configFile = watcher.options.configFile
+      let stateFolder = watcher.options.stateFolder
       documents = watcher.pairs.map { pair in
         if let shared = byPath[pair.document] { return shared }
         let document = FollowedDocument(pair.document) { from, to in
           // It writes files, and the one who noticed may be on the cooperative pool.
           Task {
-            let followed = (try? await BlockingWork.run { WatchConfig.follow(renameOf: from, to: to, also: configFile) })
+            let followed = try? await BlockingWork.run {
+              WatchConfig.follow(renameOf: from, to: to, also: configFile, stateFolder: stateFolder)
+            }
             logger.warning(
-              "\(Self.renamedMessage(from: from, to: to, followed: followed ?? .init(), fromConfig: configFile != nil))")
+              "\(DropFolderWatcher.renamedMessage(from: from, to: to, followed: followed ?? .init(), fromConfig: configFile != nil))"
+            )
           }
         }
         byPath[pair.document] = document
         return document
       }
-    }
-
-    /// What the watcher says when a document it saves into was renamed.
-    private static func renamedMessage(from: String, to: String, followed: WatchConfig.Followed, fromConfig: Bool) -> String {
-      var message = "\(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new name"
-      if !followed.rewritten.isEmpty {
-        let files = followed.rewritten.map(PathBytes.displayed).joined(separator: ", ")
-        message += "; \(files) now name\(followed.rewritten.count == 1 ? "s" : "") it"
-      }
-      if !followed.unwritable.isEmpty {
-        message +=
-          "; " + followed.unwritable.map(PathBytes.displayed).joined(separator: ", ")
-          + " could not be rewritten and need the new name before the next start"
-      } else if !fromConfig {
-        message += " (a unit that names the old one needs the new one before the next start)"
-      }
-      return message
     }
 
     /// The document of `pair` as it is named now.
@@ -339,9 +383,10 @@ public struct DropFolderWatcher: Service {
       }
     }
 
-    /// Writes down what was imported.
+    /// Writes down what was imported (where the document is named now: see `ImportMemory`).
     mutating func flush() {
       for pair in remembered.indices where !remembered[pair].isEmpty {
+        memories[pair].follow(document: document(of: pair))
         memories[pair].remember(remembered[pair])
         remembered[pair].removeAll()
       }

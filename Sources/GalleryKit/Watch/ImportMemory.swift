@@ -9,7 +9,8 @@ import GallerySystem
 /// file of tab-separated lines under `$XDG_STATE_HOME/gallery/watch/`; a torn last line is
 /// ignored. Under `--then move:` or `--then delete`, files no longer in the folder are
 /// forgotten once they are most of its lines (`forget(allBut:)`), so that a folder whose
-/// imports leave it for years keeps a memory the size of what it holds.
+/// imports leave it for years keeps a memory the size of what it holds. It is named by the
+/// folder and the document, and renamed with the document.
 final class ImportMemory {
   struct Record: Equatable {
     var size: Int64
@@ -20,7 +21,10 @@ final class ImportMemory {
     func line(_ path: String) -> String { "\(path)\t\(size)\t\(modified)\t\(hash)\n" }
   }
 
-  let file: String
+  /// The folder and document it is kept for, and where.
+  private var pair: DropFolder
+  private let stateFolder: String?
+  private(set) var file: String
   private(set) var records: [String: Record] = [:]
   /// The lines of the file: one per import, a path imported again leaves its old line.
   private(set) var lines = 0
@@ -28,9 +32,9 @@ final class ImportMemory {
   static let forgetFloor = 1000
 
   init(for pair: DropFolder, stateFolder: String? = nil) {
-    let state = stateFolder ?? XDGDirectory.state.path
-    let key = contentHash(of: Data((pair.folder + "\n" + pair.document).utf8)).dropFirst(7).prefix(16)
-    file = state + "/gallery/watch/\(key).tsv"
+    self.pair = pair
+    self.stateFolder = stateFolder
+    file = Self.stateFile(for: pair, stateFolder: stateFolder, extension: "tsv")
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
     for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
       let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -39,6 +43,36 @@ final class ImportMemory {
       records[String(fields[0])] = Record(size: size, modified: modified, hash: String(fields[3]))
       lines += 1
     }
+  }
+
+  /// A file of what is kept for the pair (`tsv`: this memory; `trace`: `DocumentTrace`),
+  /// named by the folder and the document as the pair gives them.
+  static func stateFile(for pair: DropFolder, stateFolder: String?, extension: String) -> String {
+    let state = stateFolder ?? XDGDirectory.state.path
+    let key = contentHash(of: Data((pair.folder + "\n" + pair.document).utf8)).dropFirst(7).prefix(16)
+    return state + "/gallery/watch/\(key).\(`extension`)"
+  }
+
+  /// What is kept for the pair follows its document to `document` (renamed): so that a
+  /// watcher started under the new name does not hash every file of the folder again.
+  /// Kept as it is when the new name has its own already.
+  static func follow(_ pair: DropFolder, to document: String, stateFolder: String?) {
+    let renamed = DropFolder(folder: pair.folder, document: document)
+    for kind in ["tsv", "trace"] {
+      let from = stateFile(for: pair, stateFolder: stateFolder, extension: kind)
+      let to = stateFile(for: renamed, stateFolder: stateFolder, extension: kind)
+      guard from != to else { continue }
+      try? FileSystem.renameWithoutReplacing(from, to: to)
+    }
+  }
+
+  /// The document is named `document` now (renamed while the watcher runs): the memory
+  /// follows it, as the configuration files that name it do.
+  func follow(document: String) {
+    guard document != pair.document else { return }
+    Self.follow(pair, to: document, stateFolder: stateFolder)
+    pair.document = document
+    file = Self.stateFile(for: pair, stateFolder: stateFolder, extension: "tsv")
   }
 
   /// Forgets the files that are gone (not in `present`, the folder's files as listed now,

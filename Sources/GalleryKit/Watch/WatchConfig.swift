@@ -22,9 +22,15 @@ public enum WatchConfig {
 
   /// Rewrites the lines naming `old` in each configuration file of `folder` and in `also`
   /// (a `--config` file elsewhere): they name `new`. Under a lock on the folder, so that
-  /// two processes following two renames at once keep both.
+  /// two processes following two renames at once keep both. What the watchers of the
+  /// rewritten pairs remember (see `ImportMemory`) follows too, in `stateFolder`
+  /// (`$XDG_STATE_HOME` by default).
   @discardableResult
-  public static func follow(renameOf old: String, to new: String, also: String? = nil) -> Followed {
+  public static func follow(
+    renameOf old: String, to new: String, also: String? = nil, stateFolder: String? = nil
+  )
+    -> Followed
+  {
     var followed = Followed()
     let lock = try? FileHandleFD(path: folder, flags: O_RDONLY | O_DIRECTORY)
     try? lock?.lockExclusive()
@@ -33,13 +39,33 @@ public enum WatchConfig {
     // `also` may be one of them: rewritten once, the second look finds nothing to change.
     let files = names.filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.sorted().map { folder + "/" + $0 }
     for file in files + (also.map { [$0] } ?? []) {
-      switch rewrite(file, renaming: old, to: new) {
-      case .some(true): followed.rewritten.append(file)
+      // As bytes: a folder's name need not be UTF-8 (see PathBytes).
+      guard let text = (try? FileSystem.read(file, limit: 1 << 20)).map(PathBytes.string) else { continue }
+      switch rewrite(file, text: text, renaming: old, to: new) {
+      case .some(true):
+        followed.rewritten.append(file)
+        for pair in pairs(naming: old, in: text) {
+          ImportMemory.follow(pair, to: XDGDirectory.standardized(new), stateFolder: stateFolder)
+        }
       case .some(false): followed.unwritable.append(file)
       case nil: break
       }
     }
     return followed
+  }
+
+  /// The pairs of `text` whose document is `old`.
+  static func pairs(naming old: String, in text: String) -> [DropFolder] {
+    let old = XDGDirectory.standardized(old)
+    return text.split(separator: "\n").compactMap { pair(in: $0, naming: old) }
+  }
+
+  /// The pair of a line of a configuration file, when its document is `old` (standardized).
+  private static func pair(in line: Substring, naming old: String) -> DropFolder? {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.hasPrefix("#"), let pair = DropFolder(pair: trimmed), XDGDirectory.standardized(pair.document) == old
+    else { return nil }
+    return pair
   }
 
   /// `text` with every pair whose document is `old` naming `new` instead, or nil when no
@@ -51,10 +77,7 @@ public enum WatchConfig {
     guard !new.contains("\n") else { return nil }
     var changed = false
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      guard !trimmed.hasPrefix("#"), let pair = DropFolder(pair: trimmed),
-        XDGDirectory.standardized(pair.document) == old, let colon = line.lastIndex(of: ":")
-      else { return String(line) }
+      guard pair(in: line, naming: old) != nil, let colon = line.lastIndex(of: ":") else { return String(line) }
       changed = true
       return line[...colon] + new
     }
@@ -63,11 +86,8 @@ public enum WatchConfig {
 
   /// True when `file` was rewritten, false when it could not be, nil when it names no
   /// such document (or cannot be read: it is not ours to report).
-  private static func rewrite(_ file: String, renaming old: String, to new: String) -> Bool? {
-    // As bytes: a folder's name need not be UTF-8 (see PathBytes).
-    guard let data = try? FileSystem.read(file, limit: 1 << 20),
-      let text = renaming(old, to: new, in: PathBytes.string(data))
-    else { return nil }
+  private static func rewrite(_ file: String, text: String, renaming old: String, to new: String) -> Bool? {
+    guard let text = renaming(old, to: new, in: text) else { return nil }
     // A link (a configuration kept with the user's other dotfiles) stays one.
     let target = FileSystem.resolvingLinks(file)
     let mode = FileSystem.status(of: target).map { $0.st_mode & 0o7777 } ?? 0o644
