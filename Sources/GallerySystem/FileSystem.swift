@@ -264,6 +264,14 @@ package enum FileSystem {
     }
   }
 
+  /// The bytes an unprivileged writer may still write on the filesystem that holds
+  /// `path`, or nil when it cannot be told.
+  package static func availableBytes(at path: String) -> Int64? {
+    var info = statvfs()
+    guard PathBytes.withCString(path, { statvfs($0, &info) }) == 0 else { return nil }
+    return Int64(info.f_bavail) * Int64(info.f_frsize)
+  }
+
   /// Whether `path` is a folder (following links).
   package static func isDirectory(_ path: String) -> Bool {
     guard let info = status(of: path) else { return false }

@@ -344,7 +344,9 @@ struct DropFolderTests {
     #expect(try setup.items().map(\.id) == left.map(\.id))
   }
 
-  @Test("A commit the disk has no room for: exit 74, the file back in the folder with its placeholder, imported next time")
+  @Test(
+    "A commit the disk has no room for waits: saved once there is room; asked to stop, the file back in the folder with its placeholder (exit 74), imported next time"
+  )
   func fullDiskAtCommit() throws {
     let setup = try DropFolderSetup()
     let disk = try SmallDisk(in: setup.work, size: "1m")
@@ -352,30 +354,46 @@ struct DropFolderTests {
     let document = try disk.newDocument("full.gallery")
     let aside = setup.work.path("done")
     let arguments = [setup.folder, "--into", document, "--then", "move:" + aside]
-    let watcher = try WatcherProcess(arguments, stateHome: setup.state)
-    let end = Date() + 10
-    while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
-    // Held open by its writer: its placeholder is saved, its load waits for the close.
-    let writer = try FileHandleWriter(path: setup.folder + "/photo.jpg")
-    try writer.write(FixtureImage.make(width: 1600, height: 1200, seed: 730))
-    watcher.waitFor("the placeholder") { $0.contains { $0.event == "placeholder" } }
-    try disk.fill(leaving: 1024)
-    writer.close()
-    watcher.process.wait(upTo: 60)
-    #expect(watcher.process.terminationStatus == 74, "\(watcher.log)")
-    #expect(watcher.log.contains(document) && watcher.log.contains("No space left on device"), "\(watcher.log)")
-    #expect(watcher.log.contains("1 file not committed"), "\(watcher.log)")
-    #expect(FileManager.default.fileExists(atPath: setup.folder + "/photo.jpg"))
-    #expect((try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? [] == [])
-    #expect(try Listing.of(document).items.map(\.display) == ["stale"])
+    /// A watcher that has found the disk full at the commit of `name`: held open by its
+    /// writer, its placeholder is saved before the disk fills; its load waits for the close.
+    func waitingForRoom(_ name: String, seed: Int) throws -> WatcherProcess {
+      let watcher = try WatcherProcess(arguments, stateHome: setup.state)
+      let end = Date() + 10
+      while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
+      let writer = try FileHandleWriter(path: setup.folder + "/" + name)
+      try writer.write(FixtureImage.make(width: 1600, height: 1200, seed: seed))
+      watcher.waitFor("the placeholder of \(name)") { $0.contains { $0.event == "placeholder" } }
+      try disk.fill(leaving: 1024)
+      writer.close()
+      let waiting = Date() + 60
+      while Date() < waiting && watcher.process.isRunning && !watcher.log.contains("waiting for room") { usleep(10_000) }
+      #expect(watcher.log.contains("No space left on device") && watcher.log.contains("waiting for room"), "\(watcher.log)")
+      return watcher
+    }
+
+    // Room again: the commit is saved, and the watcher goes on.
+    let first = try waitingForRoom("first.jpg", seed: 730)
+    try FileManager.default.removeItem(atPath: disk.filler)
+    first.waitFor("first.jpg committed") { $0.contains { $0.event == "committed" } }
+    #expect(first.log.contains("with room on the disk again"), "\(first.log)")
+    #expect(first.stop() == 0, "\(first.log)")
+    #expect(try Listing.of(document).items.map(\.display) == ["ready"])
+
+    // Asked to stop while it waits: what could not be saved keeps its placeholder.
+    let second = try waitingForRoom("second.jpg", seed: 731)
+    #expect(second.stop() == 74, "\(second.log)")
+    #expect(second.log.contains("1 file not committed"), "\(second.log)")
+    #expect(FileManager.default.fileExists(atPath: setup.folder + "/second.jpg"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: aside) == ["first.jpg"])
+    #expect(try Listing.of(document).items.map(\.display) == ["ready", "stale"])
 
     try FileManager.default.removeItem(atPath: disk.filler)
     let once = try Run.program(
       Run.galleryBinary, ["watch", "--once"] + arguments, environment: ["XDG_STATE_HOME": setup.state])
     #expect(once.status == 0, "\(once.stderr)")
     let items = try Listing.of(document).items
-    #expect(items.map(\.state) == ["ready"])
-    #expect(items.map(\.source) == [URL(fileURLWithPath: aside + "/photo.jpg").absoluteString])
+    #expect(items.map(\.state) == ["ready", "ready"])
+    #expect(items.map(\.source) == ["first.jpg", "second.jpg"].map { URL(fileURLWithPath: aside + "/" + $0).absoluteString })
   }
 
   @Test("Under --then move:DIR a start forgets the files that left the folder; without --then it remembers them")

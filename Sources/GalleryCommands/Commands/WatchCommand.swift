@@ -38,7 +38,10 @@ struct WatchCommand: AsyncParsableCommand {
 
       Several folders: give DIR:DOC pairs, or list them one a line in \
       $XDG_CONFIG_HOME/gallery/watch.conf (# comments). SIGINT or SIGTERM stops taking \
-      files, commits what is loading, removes the other placeholders and exits 0. A DOC \
+      files, commits what is loading, removes the other placeholders and exits 0. A save \
+      the disk has no room for waits for room and is made again (not with --once); stopped \
+      meanwhile, the watcher exits 74, leaving what it could not save with its \
+      placeholders for the next start. A DOC \
       renamed or moved (within its filesystem) while the watcher runs is followed under its \
       new name, with a warning, and the configuration files that name it (--config, and each \
       *.conf beside watch.conf) are rewritten to name it so; `gallery rename` does the same. \

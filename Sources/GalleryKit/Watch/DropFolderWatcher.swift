@@ -5,6 +5,7 @@ import GalleryModel
 import GallerySystem
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Watches drop folders with inotify (libinotifytools) and turns the files that appear in
 /// them into drops: a placeholder at once, the image committed where the placeholder stands
@@ -137,7 +138,8 @@ public struct DropFolderWatcher: Service {
     var dropOptions = DropOptions()
     dropOptions.parallelism = options.parallelism
     let loader = ImageLoader(imageOptions: imageOptions[0], options: dropOptions, needsWeb: false)
-    var performer = ActionPerformer(watcher: self)
+    let stopRequested = StopRequest()
+    var performer = ActionPerformer(watcher: self, stopRequested: stopRequested)
     let (inputs, input) = AsyncStream.makeStream(of: Input.self)
 
     let outcome: Result<Void, any Error> = await withGracefulShutdownHandler {
@@ -207,6 +209,7 @@ public struct DropFolderWatcher: Service {
         }
       }
     } onGracefulShutdown: {
+      stopRequested.request()
       input.yield(.stop)
     }
     await loader.shutdown()
@@ -225,10 +228,19 @@ public struct DropFolderWatcher: Service {
     onEvent(WatchEvent(event: kind, path: path, document: document, id: id, reason: reason))
   }
 
+  /// Set once a graceful shutdown is asked for: seen by work that waits inside an action
+  /// (a save waiting for room on the disk), which the loop's `.stop` input cannot reach.
+  private final class StopRequest: Sendable {
+    private let requested = Atomic(false)
+    func request() { requested.store(true, ordering: .relaxed) }
+    var isRequested: Bool { requested.load(ordering: .relaxed) }
+  }
+
   /// Performs the actions of the state machine that touch the world (the documents, the
   /// files, the logs), and says what they found.
   private struct ActionPerformer {
     let watcher: DropFolderWatcher
+    let stopRequested: StopRequest
     var memories: [ImportMemory]
     /// Imported files to remember, written once the actions of an input are done.
     private var remembered: [[(path: String, record: ImportMemory.Record)]]
@@ -244,8 +256,9 @@ public struct DropFolderWatcher: Service {
     /// watcher runs (`gallery rename`, a file manager); pairs into one document share it.
     private let documents: [FollowedDocument]
 
-    init(watcher: DropFolderWatcher) {
+    init(watcher: DropFolderWatcher, stopRequested: StopRequest) {
       self.watcher = watcher
+      self.stopRequested = stopRequested
       memories = watcher.pairs.map { ImportMemory(for: $0, stateFolder: watcher.options.stateFolder) }
       remembered = watcher.pairs.map { _ in [] }
       var byPath: [String: FollowedDocument] = [:]
@@ -275,11 +288,58 @@ public struct DropFolderWatcher: Service {
 
     /// Edits the document of `pair` under its name now (see `FollowedDocument`); returns
     /// the name it was saved under.
+    ///
+    /// A save the disk has no room for waits for room and is made again (on the document as
+    /// it is then): a watcher that stopped would leave what arrives meanwhile unimported,
+    /// and one that its unit restarts would load every waiting file again and again. Not
+    /// with `--once`, nor once asked to stop: the error is thrown.
     private func edit<T: Sendable>(
       _ pair: Int, _ body: @escaping @Sendable (inout DocumentEdit) throws -> T
     ) async throws -> (result: T, document: String) {
       let document = documents[pair]
-      return try await BlockingWork.run { (try document.edit(body), document.path) }
+      var waited = false
+      while true {
+        do {
+          let result = try await BlockingWork.run { (try document.edit(body), document.path) }
+          if waited { logger.notice("\(PathBytes.displayed(result.1)): saved, with room on the disk again") }
+          return result
+        } catch  where Self.isFullDisk(error) && !watcher.options.once && !stopRequested.isRequested {
+          if !waited {
+            logger.warning(
+              "\(error): waiting for room on the disk, then saving again (SIGTERM stops waiting; what is not saved keeps its placeholder)"
+            )
+          }
+          waited = true
+          guard await waitForRoom(beside: document.path) else { throw error }
+        }
+      }
+    }
+
+    /// Whether a save failed for want of room (a full disk, a quota).
+    static func isFullDisk(_ error: any Error) -> Bool {
+      var cause = error
+      if case DocumentError.saveFailed(_, let underlying) = error { cause = underlying }
+      return [ENOSPC, EDQUOT].contains(SystemErrorText.errorNumber(of: cause))
+    }
+
+    /// How long a save waits for the disk to gain room before it is tried again all the
+    /// same (room a quota gives back is not seen in the filesystem's free space).
+    static let roomRetry: Duration = .seconds(60)
+
+    /// Waits until the filesystem of `document` has more room than now, or `roomRetry`
+    /// has passed; false when the watcher is asked to stop (or cancelled) meanwhile.
+    private func waitForRoom(beside document: String) async -> Bool {
+      let folder = (document as NSString).deletingLastPathComponent
+      let before = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder)
+      let deadline = ContinuousClock.now + Self.roomRetry
+      while !stopRequested.isRequested {
+        guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return false }
+        if ContinuousClock.now >= deadline { return true }
+        if let before, let now = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder), now > before {
+          return true
+        }
+      }
+      return false
     }
 
     func report(_ kind: WatchEvent.Kind, path: String, pair: Int, id: String? = nil, reason: String? = nil) {
