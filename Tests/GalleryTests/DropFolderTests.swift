@@ -376,6 +376,9 @@ struct DropFolderTests {
     try FileManager.default.removeItem(atPath: disk.filler)
     first.waitFor("first.jpg committed") { $0.contains { $0.event == "committed" } }
     #expect(first.log.contains("with room on the disk again"), "\(first.log)")
+    let said = first.events.map(\.event).filter { ["waiting", "resumed", "committed"].contains($0) }
+    #expect(said == ["waiting", "resumed", "committed"], "\(first.events)")
+    #expect(first.events.first { $0.event == "waiting" }?.reason?.contains("No space left on device") == true)
     #expect(first.stop() == 0, "\(first.log)")
     #expect(try Listing.of(document).items.map(\.display) == ["ready"])
 

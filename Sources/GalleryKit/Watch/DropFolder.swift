@@ -101,6 +101,10 @@ public struct WatchEvent: Sendable, Encodable {
     case unwatched
     /// A folder that could not be watched is watched now, and was scanned.
     case watched
+    /// A save found no room on the disk: the watcher waits for room (`reason` says why).
+    case waiting
+    /// The save that waited for room is made.
+    case resumed
     /// The watcher stopped (a signal, or --once done) after saving.
     case stopped
   }

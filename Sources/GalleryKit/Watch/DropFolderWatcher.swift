@@ -301,13 +301,17 @@ public struct DropFolderWatcher: Service {
       while true {
         do {
           let result = try await BlockingWork.run { (try document.edit(body), document.path) }
-          if waited { logger.notice("\(PathBytes.displayed(result.1)): saved, with room on the disk again") }
+          if waited {
+            logger.notice("\(PathBytes.displayed(result.1)): saved, with room on the disk again")
+            report(.resumed, path: pairs[pair].folder, pair: pair)
+          }
           return result
         } catch  where Self.isFullDisk(error) && !watcher.options.once && !stopRequested.isRequested {
           if !waited {
             logger.warning(
               "\(error): waiting for room on the disk, then saving again (SIGTERM stops waiting; what is not saved keeps its placeholder)"
             )
+            report(.waiting, path: pairs[pair].folder, pair: pair, reason: "\(error)")
           }
           waited = true
           guard await waitForRoom(beside: document.path) else { throw error }
