@@ -24,20 +24,21 @@ struct DocumentTrace: Codable, Equatable, Sendable {
   /// The trace of `document` as it is now, or nil when it has no revision identity (a
   /// format-1 document) or cannot be opened.
   static func current(of document: String) -> DocumentTrace? {
-    guard let status = FileSystem.status(of: document),
-      let head = try? GalleryDocument.openLazily(document).modelWithoutItems, let id = head.revisionID
-    else { return nil }
-    return DocumentTrace(
-      device: UInt64(status.st_dev), inode: UInt64(status.st_ino), revision: head.revision, revisionID: id)
+    guard let head = try? GalleryDocument.openLazily(document).modelWithoutItems else { return nil }
+    return DocumentTrace(document, head: head)
   }
 
-  /// After a save made on `revision` (`id`): the same file, a revision it holds.
-  func saved(on revision: Int, id: String?) -> DocumentTrace {
-    guard let id else { return self }
-    var trace = self
-    trace.revision = revision
-    trace.revisionID = id
-    return trace
+  /// The trace of `document`, whose model (as just opened) has the head `head`.
+  init?(_ document: String, head: GalleryModel) {
+    guard let status = FileSystem.status(of: document), let id = head.revisionID else { return nil }
+    self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), revision: head.revision, revisionID: id)
+  }
+
+  init(device: UInt64, inode: UInt64, revision: Int, revisionID: String) {
+    self.device = device
+    self.inode = inode
+    self.revision = revision
+    self.revisionID = revisionID
   }
 
   static func file(for pair: DropFolder, stateFolder: String?) -> String {

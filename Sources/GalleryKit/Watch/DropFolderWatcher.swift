@@ -33,7 +33,8 @@ public struct DropFolderWatcher: Service {
     self.options = options
     self.logger = logger
     self.onEvent = onEvent
-    let settings = try pairs.map { try GalleryDocument.openLazily($0.document).modelWithoutItems.settings }
+    let heads = try pairs.map { try GalleryDocument.openLazily($0.document).modelWithoutItems }
+    let settings = heads.map(\.settings)
     if options.afterCommit == .delete, !settings.allSatisfy({ options.embed ?? $0.embedOriginals }) {
       throw WatchError.deleteNeedsEmbedding
     }
@@ -45,7 +46,9 @@ public struct DropFolderWatcher: Service {
     for pair in pairs where !FileSystem.isDirectory(pair.folder) {
       throw WatchError.notAFolder(pair.folder)
     }
-    for pair in pairs { DocumentTrace.current(of: pair.document)?.save(for: pair, stateFolder: options.stateFolder) }
+    for (pair, head) in zip(pairs, heads) {
+      DocumentTrace(pair.document, head: head)?.save(for: pair, stateFolder: options.stateFolder)
+    }
   }
 
   /// The pairs, each whose document is gone from its name followed to the name it was
