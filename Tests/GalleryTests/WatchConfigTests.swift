@@ -122,6 +122,9 @@ struct WatchConfigTests {
     #expect(try configured() == "\(setup.folder):\(photos)\n")
     #expect(try names(photos) == ["a.jpg", "b.jpg"])
     #expect(FileSystem.status(of: memory(named).file) == nil && Set(memory(photos).records.keys).count == 2)
+    // A command line that still names it as before finds it too.
+    let byName = try Run.gallery(["watch", "--once", setup.folder, "--into", named], environment: environment)
+    #expect(byName.status == 0 && byName.stderr.contains("\(named) was renamed to \(photos)"), "\(byName.stderr)")
 
     // A copy beside it, and the document renamed again: the file itself is followed.
     let copy = setup.work.path("copy.gallery")

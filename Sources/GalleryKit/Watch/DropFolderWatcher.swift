@@ -53,7 +53,7 @@ public struct DropFolderWatcher: Service {
 
   /// The pairs, each whose document is gone from its name followed to the name it was
   /// given while no watcher ran (see `DocumentTrace`), with a warning; the configuration
-  /// files that name it, and what is kept for the pair, follow it too.
+  /// files that name it, and the import memory of the pair, follow it too.
   private static func followingRenames(_ pairs: [DropFolder], options: WatchOptions, logger: Logger) -> [DropFolder] {
     var pairs = pairs
     var lookedFor: Set<String> = []
@@ -219,10 +219,15 @@ public struct DropFolderWatcher: Service {
     for index in pairs.indices {
       let document = performer.document(of: index)
       report(.stopped, path: pairs[index].folder, document: document)
-      // A revision it holds now, under the name it has now: what the next start looks for.
-      let pair = DropFolder(folder: pairs[index].folder, document: document)
+      // A revision it holds now: what the next start looks for, under the name it was
+      // given (a command line that names it so again) and the one it has now.
+      let given = pairs[index]
+      let now = DropFolder(folder: given.folder, document: document)
       let stateFolder = options.stateFolder
-      _ = try? await BlockingWork.run { DocumentTrace.current(of: document)?.save(for: pair, stateFolder: stateFolder) }
+      _ = try? await BlockingWork.run {
+        guard let trace = DocumentTrace.current(of: document) else { return }
+        for pair in given.document == document ? [given] : [given, now] { trace.save(for: pair, stateFolder: stateFolder) }
+      }
     }
     try outcome.get()
   }

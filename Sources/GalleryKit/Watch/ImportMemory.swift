@@ -53,16 +53,19 @@ final class ImportMemory {
     return state + "/gallery/watch/\(key).\(`extension`)"
   }
 
-  /// What is kept for the pair follows its document to `document` (renamed): so that a
-  /// watcher started under the new name does not hash every file of the folder again.
-  /// Kept as it is when the new name has its own already.
+  /// What is kept for the pair follows its document to `document` (renamed), unless the
+  /// new name has its own already: the memory moves, so that a watcher started under the
+  /// new name does not hash every file of the folder again; the document's trace is
+  /// copied, so that one started under either name finds the document (see
+  /// `DocumentTrace`).
   static func follow(_ pair: DropFolder, to document: String, stateFolder: String?) {
     let renamed = DropFolder(folder: pair.folder, document: document)
-    for kind in ["tsv", "trace"] {
-      let from = stateFile(for: pair, stateFolder: stateFolder, extension: kind)
-      let to = stateFile(for: renamed, stateFolder: stateFolder, extension: kind)
-      guard from != to else { continue }
-      try? FileSystem.renameWithoutReplacing(from, to: to)
+    let from = stateFile(for: pair, stateFolder: stateFolder, extension: "tsv")
+    let to = stateFile(for: renamed, stateFolder: stateFolder, extension: "tsv")
+    guard from != to else { return }
+    try? FileSystem.renameWithoutReplacing(from, to: to)
+    if DocumentTrace.load(for: renamed, stateFolder: stateFolder) == nil {
+      DocumentTrace.load(for: pair, stateFolder: stateFolder)?.save(for: renamed, stateFolder: stateFolder)
     }
   }
 

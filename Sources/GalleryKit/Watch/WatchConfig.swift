@@ -84,8 +84,8 @@ public enum WatchConfig {
     return changed ? lines.joined(separator: "\n") : nil
   }
 
-  /// True when `file` was rewritten, false when it could not be, nil when it names no
-  /// such document (or cannot be read: it is not ours to report).
+  /// True when `file` (whose text is `text`) was rewritten, false when it could not be, nil
+  /// when it names no such document. (A file that cannot be read is not ours to report.)
   private static func rewrite(_ file: String, text: String, renaming old: String, to new: String) -> Bool? {
     guard let text = renaming(old, to: new, in: text) else { return nil }
     // A link (a configuration kept with the user's other dotfiles) stays one.
