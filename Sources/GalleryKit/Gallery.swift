@@ -171,7 +171,8 @@ public struct Gallery: Sendable, Hashable {
   /// as a service of a `ServiceGroup` (which stops it gracefully on SIGTERM or when
   /// asked), or with `options.once` to import what is there and return. A save the disk
   /// has no room for waits for room (a `.waiting` event) unless `options.once`; a document
-  /// renamed while no watcher ran is found again beside its old name by its history.
+  /// renamed while no watcher ran is found again beside its old name by its history, and a
+  /// folder renamed within its parent by its inode (also while the watcher runs).
   public func watcher(
     of folder: String, options: WatchOptions = .init(), logger: Logger = Logger(label: "gallery.watch"),
     onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }

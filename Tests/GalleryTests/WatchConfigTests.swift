@@ -36,6 +36,14 @@ struct WatchConfigTests {
     #expect(WatchConfig.renaming("/srv/c.gallery", to: "/srv/d.gallery", in: text) == nil)
     // A name with a line break would end the line: not written.
     #expect(WatchConfig.renaming("/srv/a.gallery", to: "/srv/new\nx.gallery", in: text) == nil)
+    // A folder renamed: the part before the last colon (a folder may hold colons), the
+    // line's indent kept; a document may not take a colon, a folder may.
+    #expect(
+      WatchConfig.renaming(.folder, "/srv/drop", to: "/srv/in: box", in: text)?.split(separator: "\n")[1]
+        == "  /srv/in: box:/srv/a.gallery")
+    #expect(WatchConfig.renaming(.folder, "/srv/time 10:30", to: "/t", in: text)?.contains("\n/t:/srv/x/../a.gallery\n") == true)
+    #expect(WatchConfig.renaming(.folder, "/srv/none", to: "/t", in: text) == nil)
+    #expect(WatchConfig.renaming("/srv/a.gallery", to: "/srv/a:b.gallery", in: text) == nil)
     // A name that is not UTF-8 (a byte rides as a private-use scalar) is written as it is.
     let latin1 = PathBytes.string([UInt8]("/srv/caf".utf8) + [0xE9] + [UInt8](".gallery".utf8))
     let bytes = WatchConfig.renaming("/srv/a.gallery", to: latin1, in: "/srv/drop:/srv/a.gallery\n").map(PathBytes.bytes)
@@ -150,6 +158,60 @@ struct WatchConfigTests {
     let gone = try once()
     #expect(gone.status == 66 && !gone.stderr.contains("renamed"), "\(gone.stderr)")
     #expect(try configured() == "\(setup.folder):\(moved)\n")
+  }
+
+  @Test(
+    "A drop folder renamed while no watcher ran, or while one runs: watched under its new name, its configuration and memory following; one deleted ends the watcher"
+  )
+  func folderRenamed() throws {
+    let setup = try DropFolderSetup()
+    let config = setup.work.path("inbox.conf")
+    try "\(setup.folder):\(setup.document)\n".write(toFile: config, atomically: false, encoding: .utf8)
+    let environment = ["XDG_STATE_HOME": setup.state]
+    func arrive(_ name: String, seed: Int, in folder: String) throws {
+      #expect(try Run.program("cp", [try setup.image(name, seed: seed), folder + "/"]).status == 0)
+    }
+    func configured() throws -> String { try String(contentsOfFile: config, encoding: .utf8) }
+    func names() throws -> [String] {
+      try GalleryDocument.open(setup.document).model.items.map { URL(string: $0.source)!.path }
+    }
+
+    try arrive("a.jpg", seed: 1, in: setup.folder)
+    #expect(try Run.gallery(["watch", "--once", "--config", config], environment: environment).status == 0)
+    // Renamed (a file manager) while no watcher runs.
+    let renamed = setup.work.path("camera")
+    #expect(try Run.program("mv", [setup.folder, renamed]).status == 0)
+    try arrive("b.jpg", seed: 2, in: renamed)
+    let found = try Run.gallery(["watch", "--once", "--config", config], environment: environment)
+    #expect(
+      found.status == 0 && found.stderr.contains("the drop folder \(setup.folder) was renamed to \(renamed)"), "\(found.stderr)")
+    #expect(try configured() == "\(renamed):\(setup.document)\n")
+    #expect(try names() == [setup.folder + "/a.jpg", renamed + "/b.jpg"])
+    // What it imported is remembered where it is now: a.jpg is not looked at again.
+    let memory = ImportMemory(for: DropFolder(folder: renamed, document: setup.document), stateFolder: setup.state)
+    #expect(Set(memory.records.keys) == [renamed + "/a.jpg", renamed + "/b.jpg"])
+
+    // Renamed while the watcher runs: it watches it again under its new name.
+    let watcher = try WatcherProcess(["--config", config], stateHome: setup.state)
+    let end = Date() + 10
+    while Date() < end && !watcher.log.contains("watching") { usleep(5_000) }
+    let moved = setup.work.path("moved")
+    #expect(try Run.program("mv", [renamed, moved]).status == 0)
+    let again = Date() + 10
+    while Date() < again && !watcher.log.contains("watching \(moved)") { usleep(10_000) }
+    try arrive("c.jpg", seed: 3, in: moved)
+    watcher.waitFor("c.jpg committed") { $0.contains { $0.event == "committed" && $0.path == moved + "/c.jpg" } }
+    #expect(try configured() == "\(moved):\(setup.document)\n")
+    #expect(watcher.stop() == 0, "\(watcher.log)")
+    #expect(try names() == [setup.folder + "/a.jpg", renamed + "/b.jpg", moved + "/c.jpg"])
+
+    // Deleted while it runs: the watcher ends, as before.
+    let ending = try WatcherProcess(["--config", config], stateHome: setup.state)
+    let started = Date() + 10
+    while Date() < started && !ending.log.contains("watching") { usleep(5_000) }
+    try FileManager.default.removeItem(atPath: moved)
+    ending.process.wait(upTo: 20)
+    #expect(ending.process.terminationStatus == 66 && ending.log.contains("deleted, moved or unmounted"), "\(ending.log)")
   }
 
   @Test("A document moved by a file manager while the watcher runs: its --config file follows")

@@ -47,7 +47,9 @@ struct WatchCommand: AsyncParsableCommand {
       *.conf beside watch.conf) are rewritten to name it so; `gallery rename` does the same. \
       One renamed in its folder while no watcher ran is found again at the next start: the \
       document beside it whose history holds the revision the watcher saw last (the renamed \
-      file rather than a copy; none when two copies could be it).
+      file rather than a copy; none when two copies could be it). A DIR renamed within its \
+      parent folder, while the watcher runs or not, is watched under its new name the same \
+      way; one deleted or moved elsewhere ends the watcher.
 
       Run it as a service: install Samples/systemd/gallery-watch@.service into \
       ~/.config/systemd/user/ and `systemctl --user enable --now gallery-watch@<name>`, \

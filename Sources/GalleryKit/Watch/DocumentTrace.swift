@@ -3,11 +3,13 @@ import GalleryDocument
 import GalleryModel
 import GallerySystem
 
-/// What a drop folder's watcher last knew of its document: the file (device and inode) and
-/// a revision it held. A watcher that starts and finds nothing under the document's name
-/// (renamed in a file manager while no watcher ran) looks beside it for the document whose
-/// history holds that revision, and drops into it there: otherwise it would stop with "no
-/// such gallery document", and its unit would not start it again.
+/// What a drop folder's watcher last knew of its document and its folder: the document's
+/// file (device and inode) and a revision it held, the folder's device and inode. A watcher
+/// that starts and finds nothing under the document's name (renamed in a file manager while
+/// no watcher ran) looks beside it for the document whose history holds that revision, and
+/// drops into it there; one that finds no folder looks beside it for the folder itself.
+/// Otherwise it would stop with "no such gallery document" or "not a folder", and its unit
+/// would not start it again.
 ///
 /// Kept as one line of JSON under `$XDG_STATE_HOME/gallery/watch/`, beside the import
 /// memory of the same folder and document.
@@ -16,22 +18,28 @@ struct DocumentTrace: Codable, Equatable, Sendable {
   var inode: UInt64
   var revision: Int
   var revisionID: String
+  var folderDevice: UInt64?
+  var folderInode: UInt64?
 
   /// The most documents beside the missing one that are opened to find it: a folder of
   /// many galleries is not read whole at every start.
   static let candidateLimit = 64
 
-  /// The trace of `document` as it is now, or nil when it has no revision identity (a
-  /// format-1 document) or cannot be opened.
-  static func current(of document: String) -> DocumentTrace? {
-    guard let head = try? GalleryDocument.openLazily(document).modelWithoutItems else { return nil }
-    return DocumentTrace(document, head: head)
+  /// The trace of the pair's document and folder as they are now, or nil when the document
+  /// has no revision identity (a format-1 document) or cannot be opened.
+  static func current(of pair: DropFolder) -> DocumentTrace? {
+    guard let head = try? GalleryDocument.openLazily(pair.document).modelWithoutItems else { return nil }
+    return DocumentTrace(pair, head: head)
   }
 
-  /// The trace of `document`, whose model (as just opened) has the head `head`.
-  init?(_ document: String, head: GalleryModel) {
-    guard let status = FileSystem.status(of: document), let id = head.revisionID else { return nil }
+  /// The trace of the pair, whose document (as just opened) has the head `head`.
+  init?(_ pair: DropFolder, head: GalleryModel) {
+    guard let status = FileSystem.status(of: pair.document), let id = head.revisionID else { return nil }
     self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), revision: head.revision, revisionID: id)
+    if let folder = FileSystem.status(of: pair.folder) {
+      folderDevice = UInt64(folder.st_dev)
+      folderInode = UInt64(folder.st_ino)
+    }
   }
 
   init(device: UInt64, inode: UInt64, revision: Int, revisionID: String) {
@@ -51,9 +59,15 @@ struct DocumentTrace: Codable, Equatable, Sendable {
   }
 
   /// Best effort: without it a renamed document is not found again, nothing else changes.
+  /// A folder not there now (moved while the watcher stopped) keeps the identity traced
+  /// before.
   func save(for pair: DropFolder, stateFolder: String?) {
     let path = Self.file(for: pair, stateFolder: stateFolder)
-    guard let data = try? JSONEncoder.sorted().encode(self) else { return }
+    var trace = self
+    if trace.folderInode == nil, let before = Self.load(for: pair, stateFolder: stateFolder) {
+      (trace.folderDevice, trace.folderInode) = (before.folderDevice, before.folderInode)
+    }
+    guard let data = try? JSONEncoder.sorted().encode(trace) else { return }
     try? FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try? FileSystem.writeAtomically(data + [0x0A], to: path, mode: 0o600)
@@ -81,6 +95,22 @@ struct DocumentTrace: Codable, Equatable, Sendable {
     if same.count == 1 { return .renamed(same[0].path) }
     if continuing.count == 1 { return .renamed(continuing[0].path) }
     return continuing.isEmpty ? .nowhere : .several(continuing.map(\.path).sorted())
+  }
+
+  /// The traced folder under another name beside `missing`, its name before (a rename
+  /// keeps the folder's inode), or nil.
+  func folder(beside missing: String) -> String? {
+    guard let folderDevice, let folderInode else { return nil }
+    let parent = (missing as NSString).deletingLastPathComponent
+    let names = (try? FileSystem.entries(of: parent.isEmpty ? "/" : parent)) ?? []
+    for name in names {
+      let path = (parent == "/" ? "" : parent) + "/" + name
+      guard path != missing, let status = FileSystem.linkStatus(of: path), status.st_mode & S_IFMT == S_IFDIR,
+        UInt64(status.st_dev) == folderDevice, UInt64(status.st_ino) == folderInode
+      else { continue }
+      return path
+    }
+    return nil
   }
 
   /// Looks for the traced document beside `missing`, its name before: the `*.gallery`

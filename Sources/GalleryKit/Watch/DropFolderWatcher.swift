@@ -47,7 +47,7 @@ public struct DropFolderWatcher: Service {
       throw WatchError.notAFolder(pair.folder)
     }
     for (pair, head) in zip(pairs, heads) {
-      DocumentTrace(pair.document, head: head)?.save(for: pair, stateFolder: options.stateFolder)
+      DocumentTrace(pair, head: head)?.save(for: pair, stateFolder: options.stateFolder)
     }
   }
 
@@ -56,6 +56,21 @@ public struct DropFolderWatcher: Service {
   /// files that name it, and the import memory of the pair, follow it too.
   private static func followingRenames(_ pairs: [DropFolder], options: WatchOptions, logger: Logger) -> [DropFolder] {
     var pairs = pairs
+    // First the folders: the traces are kept by the folder and document as given.
+    for index in pairs.indices where FileSystem.linkStatus(of: pairs[index].folder) == nil {
+      let pair = pairs[index]
+      guard let found = DocumentTrace.load(for: pair, stateFolder: options.stateFolder)?.folder(beside: pair.folder)
+      else { continue }
+      let followed = WatchConfig.follow(
+        renameOfFolder: pair.folder, to: found, also: options.configFile, stateFolder: options.stateFolder)
+      logger.warning(
+        "\(renamedMessage(from: pair.folder, to: found, followed: followed, fromConfig: options.configFile != nil, folder: true))"
+      )
+      for other in pairs.indices where pairs[other].folder == pair.folder {
+        ImportMemory.follow(pairs[other], toFolder: found, stateFolder: options.stateFolder)
+        pairs[other].folder = found
+      }
+    }
     var lookedFor: Set<String> = []
     var renamed: [String: String] = [:]
     for index in pairs.indices where FileSystem.linkStatus(of: pairs[index].document) == nil {
@@ -84,9 +99,15 @@ public struct DropFolderWatcher: Service {
     return pairs
   }
 
-  /// What the watcher says when a document it saves into was renamed.
-  static func renamedMessage(from: String, to: String, followed: WatchConfig.Followed, fromConfig: Bool) -> String {
-    var message = "\(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): watching into it under its new name"
+  /// What the watcher says when a document it saves into (or a folder it watches) was
+  /// renamed.
+  static func renamedMessage(
+    from: String, to: String, followed: WatchConfig.Followed, fromConfig: Bool, folder: Bool = false
+  ) -> String {
+    let what = folder ? "the drop folder " : ""
+    let doing = folder ? "watching it" : "watching into it"
+    var message =
+      "\(what)\(PathBytes.displayed(from)) was renamed to \(PathBytes.displayed(to)): \(doing) under its new name"
     if !followed.rewritten.isEmpty {
       let files = followed.rewritten.map(PathBytes.displayed).joined(separator: ", ")
       message += "; \(files) now name\(followed.rewritten.count == 1 ? "s" : "") it"
@@ -120,9 +141,18 @@ public struct DropFolderWatcher: Service {
   /// plain JPEGs never loads it (memory it would keep resident, and time at start).
   public func run() async throws {
     if options.once { return try await watch(nil) }
-    // Watches are set before the first scan, so nothing arriving meanwhile falls in between.
-    try await InotifyReader.reading(folders: pairs.map(\.folder), recursive: options.recursive) { events in
-      try await watch(events)
+    do {
+      // Watches are set before the first scan, so nothing arriving meanwhile falls in between.
+      try await InotifyReader.reading(folders: pairs.map(\.folder), recursive: options.recursive) { events in
+        try await watch(events)
+      }
+    } catch WatchError.folderGone(let folder) {
+      // A folder renamed or moved within its parent (a file manager) is watched again under
+      // its new name, as a start finds it; one deleted or moved elsewhere ends the watcher.
+      guard let again = try? DropFolderWatcher(pairs: pairs, options: options, logger: logger, onEvent: onEvent),
+        again.pairs.map(\.folder) != pairs.map(\.folder)
+      else { throw WatchError.folderGone(folder) }
+      try await again.run()
     }
   }
 
@@ -225,7 +255,7 @@ public struct DropFolderWatcher: Service {
       let now = DropFolder(folder: given.folder, document: document)
       let stateFolder = options.stateFolder
       _ = try? await BlockingWork.run {
-        guard let trace = DocumentTrace.current(of: document) else { return }
+        guard let trace = DocumentTrace.current(of: now) else { return }
         for pair in given.document == document ? [given] : [given, now] { trace.save(for: pair, stateFolder: stateFolder) }
       }
     }

@@ -69,6 +69,26 @@ final class ImportMemory {
     }
   }
 
+  /// What is kept for the pair follows its folder to `folder` (renamed), unless the new
+  /// name has its own already: the memory, its paths below the folder now below the new
+  /// one, and the document's trace, copied.
+  static func follow(_ pair: DropFolder, toFolder folder: String, stateFolder: String?) {
+    let renamed = DropFolder(folder: folder, document: pair.document)
+    let to = stateFile(for: renamed, stateFolder: stateFolder, extension: "tsv")
+    let memory = ImportMemory(for: pair, stateFolder: stateFolder)
+    guard to != memory.file else { return }
+    if FileSystem.linkStatus(of: to) == nil, !memory.records.isEmpty {
+      let below = pair.folder + "/"
+      let text = memory.records.map { path, record in
+        record.line(path.hasPrefix(below) ? folder + "/" + path.dropFirst(below.count) : path)
+      }.joined()
+      if (try? FileSystem.writeAtomically(Data(text.utf8), to: to, mode: 0o600)) != nil { _ = FileSystem.remove(memory.file) }
+    }
+    if DocumentTrace.load(for: renamed, stateFolder: stateFolder) == nil {
+      DocumentTrace.load(for: pair, stateFolder: stateFolder)?.save(for: renamed, stateFolder: stateFolder)
+    }
+  }
+
   /// The document is named `document` now (renamed while the watcher runs): the memory
   /// follows it, as the configuration files that name it do.
   func follow(document: String) {

@@ -28,9 +28,26 @@ public enum WatchConfig {
   @discardableResult
   public static func follow(
     renameOf old: String, to new: String, also: String? = nil, stateFolder: String? = nil
-  )
-    -> Followed
-  {
+  ) -> Followed {
+    follow(.document, renameOf: old, to: new, also: also, stateFolder: stateFolder)
+  }
+
+  /// The same for a drop folder renamed: the lines whose folder is `old` name `new`.
+  @discardableResult
+  package static func follow(
+    renameOfFolder old: String, to new: String, also: String? = nil, stateFolder: String? = nil
+  ) -> Followed {
+    follow(.folder, renameOf: old, to: new, also: also, stateFolder: stateFolder)
+  }
+
+  /// The side of a `DIR:DOC` pair that was renamed.
+  enum Side {
+    case folder, document
+  }
+
+  private static func follow(
+    _ side: Side, renameOf old: String, to new: String, also: String?, stateFolder: String?
+  ) -> Followed {
     var followed = Followed()
     let lock = try? FileHandleFD(path: folder, flags: O_RDONLY | O_DIRECTORY)
     try? lock?.lockExclusive()
@@ -41,11 +58,15 @@ public enum WatchConfig {
     for file in files + (also.map { [$0] } ?? []) {
       // As bytes: a folder's name need not be UTF-8 (see PathBytes).
       guard let text = (try? FileSystem.read(file, limit: 1 << 20)).map(PathBytes.string) else { continue }
-      switch rewrite(file, text: text, renaming: old, to: new) {
+      switch rewrite(file, text: renaming(side, old, to: new, in: text)) {
       case .some(true):
         followed.rewritten.append(file)
-        for pair in pairs(naming: old, in: text) {
-          ImportMemory.follow(pair, to: XDGDirectory.standardized(new), stateFolder: stateFolder)
+        let new = XDGDirectory.standardized(new)
+        for pair in pairs(side, naming: old, in: text) {
+          switch side {
+          case .document: ImportMemory.follow(pair, to: new, stateFolder: stateFolder)
+          case .folder: ImportMemory.follow(pair, toFolder: new, stateFolder: stateFolder)
+          }
         }
       case .some(false): followed.unwritable.append(file)
       case nil: break
@@ -54,16 +75,18 @@ public enum WatchConfig {
     return followed
   }
 
-  /// The pairs of `text` whose document is `old`.
-  static func pairs(naming old: String, in text: String) -> [DropFolder] {
+  /// The pairs of `text` whose document (or folder) is `old`.
+  static func pairs(_ side: Side, naming old: String, in text: String) -> [DropFolder] {
     let old = XDGDirectory.standardized(old)
-    return text.split(separator: "\n").compactMap { pair(in: $0, naming: old) }
+    return text.split(separator: "\n").compactMap { pair(in: $0, side, naming: old) }
   }
 
-  /// The pair of a line of a configuration file, when its document is `old` (standardized).
-  private static func pair(in line: Substring, naming old: String) -> DropFolder? {
+  /// The pair of a line of a configuration file, when its document (or folder) is `old`
+  /// (standardized).
+  private static func pair(in line: Substring, _ side: Side, naming old: String) -> DropFolder? {
     let trimmed = line.trimmingCharacters(in: .whitespaces)
-    guard !trimmed.hasPrefix("#"), let pair = DropFolder(pair: trimmed), XDGDirectory.standardized(pair.document) == old
+    guard !trimmed.hasPrefix("#"), let pair = DropFolder(pair: trimmed),
+      XDGDirectory.standardized(side == .document ? pair.document : pair.folder) == old
     else { return nil }
     return pair
   }
@@ -71,23 +94,36 @@ public enum WatchConfig {
   /// `text` with every pair whose document is `old` naming `new` instead, or nil when no
   /// pair names `old`. Comments, other pairs and line ends stay as they were.
   public static func renaming(_ old: String, to new: String, in text: String) -> String? {
+    renaming(.document, old, to: new, in: text)
+  }
+
+  /// `text` with every pair whose document (or folder) is `old` naming `new` instead.
+  static func renaming(_ side: Side, _ old: String, to new: String, in text: String) -> String? {
     let old = XDGDirectory.standardized(old)
     let new = XDGDirectory.standardized(new)
-    // A line break in the new name would end the line: such a name is not written.
-    guard !new.contains("\n") else { return nil }
+    // A line break in the new name would end the line, and a colon in a document's name
+    // would be taken for the pair's last one (a folder's may hold colons): such a name is
+    // not written.
+    guard !new.contains("\n"), side == .folder || !new.contains(":") else { return nil }
     var changed = false
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-      guard pair(in: line, naming: old) != nil, let colon = line.lastIndex(of: ":") else { return String(line) }
+      guard pair(in: line, side, naming: old) != nil, let colon = line.lastIndex(of: ":") else { return String(line) }
       changed = true
-      return line[...colon] + new
+      switch side {
+      case .document: return line[...colon] + new
+      case .folder:
+        let start = line.firstIndex { !$0.isWhitespace } ?? line.startIndex
+        return line[..<start] + new + line[colon...]
+      }
     }
     return changed ? lines.joined(separator: "\n") : nil
   }
 
-  /// True when `file` (whose text is `text`) was rewritten, false when it could not be, nil
-  /// when it names no such document. (A file that cannot be read is not ours to report.)
-  private static func rewrite(_ file: String, text: String, renaming old: String, to new: String) -> Bool? {
-    guard let text = renaming(old, to: new, in: text) else { return nil }
+  /// True when `file` was rewritten with `text`, false when it could not be, nil when there
+  /// is nothing to rewrite (it names no such document or folder). (A file that cannot be
+  /// read is not ours to report.)
+  private static func rewrite(_ file: String, text: String?) -> Bool? {
+    guard let text else { return nil }
     // A link (a configuration kept with the user's other dotfiles) stays one.
     let target = FileSystem.resolvingLinks(file)
     let mode = FileSystem.status(of: target).map { $0.st_mode & 0o7777 } ?? 0o644
