@@ -201,6 +201,9 @@ struct WatchConfigTests {
     while Date() < again && !watcher.log.contains("watching \(moved)") { usleep(10_000) }
     try arrive("c.jpg", seed: 3, in: moved)
     watcher.waitFor("c.jpg committed") { $0.contains { $0.event == "committed" && $0.path == moved + "/c.jpg" } }
+    // Said as one watcher going on: no `stopped` until it stops.
+    #expect(
+      !watcher.events.contains { $0.event == "stopped" } && watcher.events.contains { $0.event == "watched" && $0.path == moved })
     #expect(try configured() == "\(moved):\(setup.document)\n")
     #expect(watcher.stop() == 0, "\(watcher.log)")
     #expect(try names() == [setup.folder + "/a.jpg", renamed + "/b.jpg", moved + "/c.jpg"])
@@ -212,6 +215,7 @@ struct WatchConfigTests {
     try FileManager.default.removeItem(atPath: moved)
     ending.process.wait(upTo: 20)
     #expect(ending.process.terminationStatus == 66 && ending.log.contains("deleted, moved or unmounted"), "\(ending.log)")
+    #expect(ending.events.last?.event == "stopped")
   }
 
   @Test("A document moved by a file manager while the watcher runs: its --config file follows")

@@ -99,7 +99,8 @@ public struct WatchEvent: Sendable, Encodable {
     case rescan
     /// A new folder could not be watched (the watch limit): tried again every few seconds.
     case unwatched
-    /// A folder that could not be watched is watched now, and was scanned.
+    /// A folder that could not be watched is watched now, and was scanned; or a drop
+    /// folder renamed is watched under its new name (its `path`).
     case watched
     /// A save found no room on the disk: the watcher waits for room (`reason` says why).
     case waiting

@@ -151,7 +151,13 @@ public struct DropFolderWatcher: Service {
       // its new name, as a start finds it; one deleted or moved elsewhere ends the watcher.
       guard let again = try? DropFolderWatcher(pairs: pairs, options: options, logger: logger, onEvent: onEvent),
         again.pairs.map(\.folder) != pairs.map(\.folder)
-      else { throw WatchError.folderGone(folder) }
+      else {
+        for pair in pairs { report(.stopped, path: pair.folder, document: pair.document) }
+        throw WatchError.folderGone(folder)
+      }
+      for (before, now) in zip(pairs, again.pairs) where before.folder != now.folder {
+        report(.watched, path: now.folder, document: now.document)
+      }
       try await again.run()
     }
   }
@@ -165,7 +171,6 @@ public struct DropFolderWatcher: Service {
 
   private func watch(_ events: AsyncStream<InotifyItem>?) async throws {
     guard !pairs.isEmpty else { return }
-    for pair in pairs { logger.info("watching \(pair.folder) into \(pair.document)") }
     let clock = ContinuousClock()
     var machine = WatchStateMachine(configuration, allowDuplicates: options.allowDuplicates, now: clock.now)
     var dropOptions = DropOptions()
@@ -173,6 +178,9 @@ public struct DropFolderWatcher: Service {
     let loader = ImageLoader(imageOptions: imageOptions[0], options: dropOptions, needsWeb: false)
     let stopRequested = StopRequest()
     var performer = ActionPerformer(watcher: self, stopRequested: stopRequested)
+    // Said once each document is held (see `FollowedDocument`): from here a rename is
+    // followed.
+    for pair in pairs { logger.info("watching \(pair.folder) into \(pair.document)") }
     let (inputs, input) = AsyncStream.makeStream(of: Input.self)
 
     let outcome: Result<Void, any Error> = await withGracefulShutdownHandler {
@@ -246,9 +254,12 @@ public struct DropFolderWatcher: Service {
       input.yield(.stop)
     }
     await loader.shutdown()
+    // A folder gone may have been renamed: `run` says whether the watcher stops.
+    var folderGone = false
+    if case .failure(WatchError.folderGone) = outcome { folderGone = true }
     for index in pairs.indices {
       let document = performer.document(of: index)
-      report(.stopped, path: pairs[index].folder, document: document)
+      if !folderGone { report(.stopped, path: pairs[index].folder, document: document) }
       // A revision it holds now: what the next start looks for, under the name it was
       // given (a command line that names it so again) and the one it has now.
       let given = pairs[index]
@@ -345,6 +356,8 @@ public struct DropFolderWatcher: Service {
           }
           return result
         } catch  where Self.isFullDisk(error) && !watcher.options.once && !stopRequested.isRequested {
+          // The room there is now, before anything else: room made from here on is seen.
+          let room = Self.room(beside: document.path)
           if !waited {
             logger.warning(
               "\(error): waiting for room on the disk, then saving again (SIGTERM stops waiting; what is not saved keeps its placeholder)"
@@ -352,7 +365,7 @@ public struct DropFolderWatcher: Service {
             report(.waiting, path: pairs[pair].folder, pair: pair, reason: "\(error)")
           }
           waited = true
-          guard await waitForRoom(beside: document.path) else { throw error }
+          guard await waitForRoom(beside: document.path, moreThan: room) else { throw error }
         }
       }
     }
@@ -366,20 +379,22 @@ public struct DropFolderWatcher: Service {
 
     /// How long a save waits for the disk to gain room before it is tried again all the
     /// same (room a quota gives back is not seen in the filesystem's free space).
-    static let roomRetry: Duration = .seconds(60)
+    static let roomRetry: Duration = .seconds(10)
 
-    /// Waits until the filesystem of `document` has more room than now, or `roomRetry`
-    /// has passed; false when the watcher is asked to stop (or cancelled) meanwhile.
-    private func waitForRoom(beside document: String) async -> Bool {
+    /// The bytes free on the filesystem of `document`, when they can be told.
+    static func room(beside document: String) -> Int64? {
       let folder = (document as NSString).deletingLastPathComponent
-      let before = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder)
+      return FileSystem.availableBytes(at: folder.isEmpty ? "." : folder)
+    }
+
+    /// Waits until the filesystem of `document` has more room than `room`, or `roomRetry`
+    /// has passed; false when the watcher is asked to stop (or cancelled) meanwhile.
+    private func waitForRoom(beside document: String, moreThan room: Int64?) async -> Bool {
       let deadline = ContinuousClock.now + Self.roomRetry
       while !stopRequested.isRequested {
         guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return false }
         if ContinuousClock.now >= deadline { return true }
-        if let before, let now = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder), now > before {
-          return true
-        }
+        if let room, let now = Self.room(beside: document), now > room { return true }
       }
       return false
     }
