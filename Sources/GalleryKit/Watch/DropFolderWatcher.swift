@@ -51,9 +51,9 @@ public struct DropFolderWatcher: Service {
     }
   }
 
-  /// The pairs, each whose document is gone from its name followed to the name it was
-  /// given while no watcher ran (see `DocumentTrace`), with a warning; the configuration
-  /// files that name it, and the import memory of the pair, follow it too.
+  /// The pairs, each whose folder or document is gone from its name followed to the name
+  /// it was given while no watcher ran (see `DocumentTrace`), with a warning; the
+  /// configuration files that name it, and the import memory of the pair, follow it too.
   private static func followingRenames(_ pairs: [DropFolder], options: WatchOptions, logger: Logger) -> [DropFolder] {
     var pairs = pairs
     // First the folders: the traces are kept by the folder and document as given.
