@@ -10,7 +10,7 @@ import GallerySystem
 /// ignored. Under `--then move:` or `--then delete`, files no longer in the folder are
 /// forgotten once they are most of its lines (`forget(allBut:)`), so that a folder whose
 /// imports leave it for years keeps a memory the size of what it holds. It is named by the
-/// folder and the document, and renamed with the document.
+/// folder and the document, and renamed with either (its paths too, for the folder).
 final class ImportMemory {
   struct Record: Equatable {
     var size: Int64
