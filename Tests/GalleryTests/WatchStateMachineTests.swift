@@ -799,7 +799,7 @@ struct ImportMemoryTests {
     // A name that has a memory of its own keeps it (the old one stays where it was).
     let otherPair = DropFolder(folder: folder, document: work.path("other.gallery"))
     ImportMemory(for: otherPair, stateFolder: work.path("state")).remember([(folder + "/other.jpg", record)])
-    ImportMemory.follow(DropFolder(folder: folder, document: renamed), to: otherPair.document, stateFolder: work.path("state"))
+    ImportMemory.follow(DropFolder(folder: folder, document: renamed), to: otherPair, stateFolder: work.path("state"))
     #expect(Set(ImportMemory(for: otherPair, stateFolder: work.path("state")).records.keys) == [folder + "/other.jpg"])
     #expect(ImportMemory(for: DropFolder(folder: folder, document: renamed), stateFolder: work.path("state")).lines == 4)
   }

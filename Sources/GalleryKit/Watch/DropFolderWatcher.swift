@@ -67,7 +67,8 @@ public struct DropFolderWatcher: Service {
         "\(renamedMessage(from: pair.folder, to: found, followed: followed, fromConfig: options.configFile != nil, folder: true))"
       )
       for other in pairs.indices where pairs[other].folder == pair.folder {
-        ImportMemory.follow(pairs[other], toFolder: found, stateFolder: options.stateFolder)
+        let renamed = DropFolder(folder: found, document: pairs[other].document)
+        ImportMemory.follow(pairs[other], to: renamed, stateFolder: options.stateFolder)
         pairs[other].folder = found
       }
     }
@@ -93,7 +94,7 @@ public struct DropFolderWatcher: Service {
         }
       }
       guard let new = renamed[pair.document] else { continue }
-      ImportMemory.follow(pair, to: new, stateFolder: options.stateFolder)
+      ImportMemory.follow(pair, to: DropFolder(folder: pair.folder, document: new), stateFolder: options.stateFolder)
       pairs[index].document = new
     }
     return pairs

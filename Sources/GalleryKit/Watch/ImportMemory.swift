@@ -53,47 +53,42 @@ final class ImportMemory {
     return state + "/gallery/watch/\(key).\(`extension`)"
   }
 
-  /// What is kept for the pair follows its document to `document` (renamed), unless the
-  /// new name has its own already: the memory moves, so that a watcher started under the
-  /// new name does not hash every file of the folder again; the document's trace is
-  /// copied, so that one started under either name finds the document (see
-  /// `DocumentTrace`).
-  static func follow(_ pair: DropFolder, to document: String, stateFolder: String?) {
-    let renamed = DropFolder(folder: pair.folder, document: document)
+  /// What is kept for the pair follows it to `renamed` (its document or its folder
+  /// renamed), unless the new pair has its own already: the memory, so that a watcher
+  /// started under the new names does not hash every file of the folder again (its paths
+  /// below a renamed folder now below the new one); and the document's trace, copied, so
+  /// that one started under either finds them (see `DocumentTrace`).
+  static func follow(_ pair: DropFolder, to renamed: DropFolder, stateFolder: String?) {
     let from = stateFile(for: pair, stateFolder: stateFolder, extension: "tsv")
     let to = stateFile(for: renamed, stateFolder: stateFolder, extension: "tsv")
     guard from != to else { return }
-    try? FileSystem.renameWithoutReplacing(from, to: to)
+    if renamed.folder == pair.folder {
+      try? FileSystem.renameWithoutReplacing(from, to: to)
+    } else if FileSystem.linkStatus(of: to) == nil {
+      let below = pair.folder + "/"
+      func moved(_ path: String) -> String {
+        path.hasPrefix(below) ? renamed.folder + "/" + path.dropFirst(below.count) : path
+      }
+      let records = ImportMemory(for: pair, stateFolder: stateFolder).records
+      let rewritten = Dictionary(records.map { (moved($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+      if !records.isEmpty, write(rewritten, to: to) { _ = FileSystem.remove(from) }
+    }
     if DocumentTrace.load(for: renamed, stateFolder: stateFolder) == nil {
       DocumentTrace.load(for: pair, stateFolder: stateFolder)?.save(for: renamed, stateFolder: stateFolder)
     }
   }
 
-  /// What is kept for the pair follows its folder to `folder` (renamed), unless the new
-  /// name has its own already: the memory, its paths below the folder now below the new
-  /// one, and the document's trace, copied.
-  static func follow(_ pair: DropFolder, toFolder folder: String, stateFolder: String?) {
-    let renamed = DropFolder(folder: folder, document: pair.document)
-    let to = stateFile(for: renamed, stateFolder: stateFolder, extension: "tsv")
-    let memory = ImportMemory(for: pair, stateFolder: stateFolder)
-    guard to != memory.file else { return }
-    if FileSystem.linkStatus(of: to) == nil, !memory.records.isEmpty {
-      let below = pair.folder + "/"
-      let text = memory.records.map { path, record in
-        record.line(path.hasPrefix(below) ? folder + "/" + path.dropFirst(below.count) : path)
-      }.joined()
-      if (try? FileSystem.writeAtomically(Data(text.utf8), to: to, mode: 0o600)) != nil { _ = FileSystem.remove(memory.file) }
-    }
-    if DocumentTrace.load(for: renamed, stateFolder: stateFolder) == nil {
-      DocumentTrace.load(for: pair, stateFolder: stateFolder)?.save(for: renamed, stateFolder: stateFolder)
-    }
+  /// Writes `records` as the whole of `file`, atomically; false when it could not.
+  private static func write(_ records: [String: Record], to file: String) -> Bool {
+    let text = records.map { $0.value.line($0.key) }.joined()
+    return (try? FileSystem.writeAtomically(Data(text.utf8), to: file, mode: 0o600)) != nil
   }
 
   /// The document is named `document` now (renamed while the watcher runs): the memory
   /// follows it, as the configuration files that name it do.
   func follow(document: String) {
     guard document != pair.document else { return }
-    Self.follow(pair, to: document, stateFolder: stateFolder)
+    Self.follow(pair, to: DropFolder(folder: pair.folder, document: document), stateFolder: stateFolder)
     pair.document = document
     file = Self.stateFile(for: pair, stateFolder: stateFolder, extension: "tsv")
   }
@@ -106,9 +101,7 @@ final class ImportMemory {
     guard lines > Self.forgetFloor else { return }
     let present = Set(present)
     let kept = records.filter { present.contains($0.key) || !Self.isGone($0.key) }
-    guard kept.count * 2 < lines else { return }
-    let text = kept.map { $0.value.line($0.key) }.joined()
-    guard (try? FileSystem.writeAtomically(Data(text.utf8), to: file, mode: 0o600)) != nil else { return }
+    guard kept.count * 2 < lines, Self.write(kept, to: file) else { return }
     records = kept
     lines = kept.count
   }

@@ -63,10 +63,10 @@ public enum WatchConfig {
         followed.rewritten.append(file)
         let new = XDGDirectory.standardized(new)
         for pair in pairs(side, naming: old, in: text) {
-          switch side {
-          case .document: ImportMemory.follow(pair, to: new, stateFolder: stateFolder)
-          case .folder: ImportMemory.follow(pair, toFolder: new, stateFolder: stateFolder)
-          }
+          let renamed =
+            side == .document
+            ? DropFolder(folder: pair.folder, document: new) : DropFolder(folder: new, document: pair.document)
+          ImportMemory.follow(pair, to: renamed, stateFolder: stateFolder)
         }
       case .some(false): followed.unwritable.append(file)
       case nil: break
