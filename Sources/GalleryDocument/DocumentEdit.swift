@@ -284,7 +284,9 @@ extension GalleryDocument {
     // The save is durable from here: a compaction that fails (a full disk) leaves the
     // document as saved, and the next save tries again. Failing the edit would tell the
     // user that a saved change was not made.
-    if DocumentCompaction.isWorthIt(saved), (try? DocumentCompaction.compactIfSound(lock: lock, layout: saved)) == true {
+    if DocumentCompaction.isWorthIt(saved), DocumentCompaction.hasRoom(for: saved, beside: lock.file.path),
+      (try? DocumentCompaction.compactIfSound(lock: lock, layout: saved)) == true
+    {
       return (nil, revision)
     }
     LayoutCache.remember(saved, of: lock.file)
@@ -403,6 +405,17 @@ package enum DocumentCompaction {
   /// Dead bytes past half the file, and enough of them to be worth a rewrite.
   package static func isWorthIt(_ layout: ArchiveLayout) -> Bool {
     layout.deadBytes > layout.revisionEnd / 2 && layout.deadBytes > 256 * 1024
+  }
+
+  /// Whether the filesystem has room for the compacted copy written beside the document
+  /// (its live bytes, and a sixteenth more to spare). A save does not start a compaction
+  /// that cannot finish: it would fill the disk for a moment, so that other programs' writes
+  /// fail, and the whole scan and the copy would be paid again at every save. A filesystem
+  /// that cannot tell is tried (a quota does not show in the free space either).
+  package static func hasRoom(for layout: ArchiveLayout, beside path: String) -> Bool {
+    let folder = (path as NSString).deletingLastPathComponent
+    guard let available = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder) else { return true }
+    return available > layout.liveBytes + layout.liveBytes / 16 + 1024 * 1024
   }
 
   /// Compacts after a save, unless the file, scanned whole, shows damage that opening it

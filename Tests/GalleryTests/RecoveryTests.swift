@@ -83,7 +83,7 @@ struct RecoveryTests {
     }
   }
 
-  @Test("A compaction that fails after a save (a full disk): the edit stands, exit 0, compacted later")
+  @Test("A save on a disk with no room for a compaction: the edit stands, exit 0, none tried, compacted later")
   func fullDiskDuringCompaction() throws {
     let work = try TestWorkspace()
     let images = try (0..<4).map { try work.image("c\($0).jpg", width: 1600, height: 1200, seed: 60 + $0) }
@@ -107,10 +107,25 @@ struct RecoveryTests {
     try FileManager.default.copyItem(atPath: due, toPath: document)
     let order = try Listing.of(document).items.map(\.id)
 
-    // Room for the save, not for the compacted copy beside it.
+    // Room for the save, not for the compacted copy beside it: the save does not start a
+    // compaction that cannot finish (it would fill the disk for a moment): no temporary
+    // file appears on the disk while it runs.
     try disk.fill(leaving: 96 * 1024)
+    let created = work.path("created.log")
+    let watches = work.path("inotifywait.err")
+    _ = FileManager.default.createFile(atPath: watches, contents: nil)
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: watches))
+    let watcher = try TestProcess(
+      "inotifywait", ["-m", "-e", "create", "--format", "%f", "-o", created, disk.path], stderr: log.fileDescriptor)
+    try log.close()
+    ImageServer.waitUntil("inotifywait's watch") {
+      (try String(contentsOfFile: watches, encoding: .utf8)).contains("Watches established")
+    }
     let move = try Run.gallery(["move", document, "4", "--to", "1"])
     #expect(move.status == 0, "\(move.stderr)")
+    watcher.terminate()
+    watcher.wait()
+    #expect(try String(contentsOfFile: created, encoding: .utf8) == "", "a compaction was tried")
     let moved = [order[3]] + order[0..<3]
     #expect(try Listing.of(document).items.map(\.id) == moved)
     #expect(try work.bytes(document).count > (try work.bytes(due)).count, "the save did not stand as appended")

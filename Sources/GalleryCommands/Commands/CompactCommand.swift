@@ -11,7 +11,8 @@ struct CompactCommand: ParsableCommand {
     abstract: "Rewrite a document without its dead bytes.",
     discussion: """
       Saves append to the document; superseded revisions become dead bytes, which saves \
-      reclaim by themselves once they pass half the file. This does it now: the document \
+      reclaim by themselves once they pass half the file (when the disk has room for a \
+      copy of what is live). This does it now: the document \
       is written to a temporary file, synced, and renamed over the old one. `gallery.json` \
       is then the current model. The history is kept as its settings say (the last 1,000 \
       operations or 90 days), with the thumbnails that undo may need.
