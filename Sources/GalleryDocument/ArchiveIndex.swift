@@ -30,6 +30,9 @@ package struct ArchiveIndex {
   package var delta: IndexDelta? = nil
   /// Where the first entry it lists lies (read, not written).
   package var entriesStart: Int64? = nil
+  /// Its entries as it lists them, when read without making their table (a delta's: opening
+  /// makes one table of the entries of all the deltas of a chain).
+  package var listed: EntryList? = nil
 
   /// The entry a delta's model is in: a model as `gallery.json` holds one, whose items are
   /// only those no earlier checkpoint or delta of its chain holds.
@@ -112,9 +115,10 @@ package struct ArchiveIndex {
   /// rest of the index is read (and its entries' table made) on the other, and what
   /// `outlined` made counts only once the index, read whole, is found to place the
   /// checkpoint there. Without `readingHistory`, its history is passed over (a later delta
-  /// carries the one opening uses) and `history` is nil.
+  /// carries the one opening uses) and `history` is nil. Without `tablingEntries`, its
+  /// entries are left as `listed` and `entries` is empty.
   package static func decode<T>(
-    _ data: Data, at offset: Int64, readingHistory: Bool = true,
+    _ data: Data, at offset: Int64, readingHistory: Bool = true, tablingEntries: Bool = true,
     whileReading outlined: (CheckpointOutline, IDBytes, EntryLocation) -> T
   ) throws -> (index: ArchiveIndex, outlined: T?) {
     var index = ArchiveIndex(revision: -1, revisions: -1, liveBytes: -1, entries: EntryTable())
@@ -157,7 +161,7 @@ package struct ArchiveIndex {
         {
           Result {
             try reader.remainingMembers(member)
-            return try entries.table()
+            return tablingEntries ? try entries.table() : nil
           }
         },
         {
@@ -200,7 +204,11 @@ package struct ArchiveIndex {
       index.outline = outline.outline
       if made == nil { made = outlined(outline.outline, outline.ids, outline.checkpoint) }
     }
-    index.entries = EntryTable(indexed: try table ?? entries.table())
+    if tablingEntries {
+      index.entries = EntryTable(indexed: try table ?? entries.table())
+    } else {
+      index.listed = entries
+    }
     return (index, made)
   }
 
@@ -532,10 +540,10 @@ package struct IndexedHistory: Equatable {
 
 /// An index's entries, read into flat arrays (100,000 names make no String each) and
 /// checked as they come.
-private struct EntryList {
-  var names: [UInt8] = []
-  var ends: [Int] = []
-  var locations: [EntryLocation] = []
+package struct EntryList: Sendable {
+  package private(set) var names: [UInt8] = []
+  package private(set) var ends: [Int] = []
+  package private(set) var locations: [EntryLocation] = []
   /// Where the last entry read ends: each must start at or after it.
   private var end: Int64 = 0
 

@@ -48,10 +48,11 @@ package struct ArchiveLayout: Sendable {
   package var journalBytes: Int64 = 0
   /// Journal records after that checkpoint: each costs a replay when the document opens.
   package var journalRecords = 0
-  /// The deltas after the last index (see `IndexDelta`), and the journal after the
-  /// checkpoint up to the last of them: a save writes another when the journal after it
-  /// has grown.
-  package var deltas = 0
+  /// Where the deltas after the last index lie (see `IndexDelta`), oldest first: the chain
+  /// the last one ends. Also the journal after the checkpoint up to the last of them: a save
+  /// writes another when the journal after it has grown.
+  package var deltaLocations: [EntryLocation] = []
+  package var deltas: Int { deltaLocations.count }
   package var journalAtDelta: (bytes: Int64, records: Int) = (0, 0)
   /// Whether the stored items (`itemSource`) are numbered as the last index and its deltas
   /// number them, so that a delta may refer to them: opened through them, and no checkpoint

@@ -199,9 +199,9 @@ package enum DocumentArchive {
         let indexLocation = EntryLocation(offset: indexOffset, span: indexSpan, size: Int64(indexData.count))
         let (opened, merged) = ForkJoin.both(
           { Result { try modelOfDeltas(deltas, checkpoint: source, ids: ids) } },
-          { entriesOfDeltas(deltas, after: index.entries, at: indexLocation) })
+          { Result { try entriesOfDeltas(deltas, after: index.entries, at: indexLocation) } })
         let (model, combined, contains) = try opened.get()
-        entries = merged
+        entries = try merged.get()
         itemSource = combined
         startIDs = contains
         working = model
@@ -278,14 +278,16 @@ package enum DocumentArchive {
     layout.indexIsComplete = index.outline != nil && last.history != nil
     layout.itemSource = itemSource
     layout.summary = trailer.summary
-    layout.deltas = deltas.count
+    layout.deltaLocations = deltas.map { EntryLocation(offset: $0.offset, span: $0.span, size: $0.size) }
     layout.storedAsIndexed = itemSource != nil
     layout.journalAtDelta = (last.delta?.journalBytes ?? 0, last.delta?.journalRecords ?? 0)
     return layout
   }
 
-  /// The most deltas a chain holds: a save writes a checkpoint instead of another.
-  package static let deltaLimit = 16
+  /// The most deltas a chain holds: a save writes a checkpoint instead of another. Deltas
+  /// take in the small ones before them (see `GalleryDocument.deltasTakenIn`), so a chain
+  /// holds about one delta for each `deltaMergeBytes` of items, and a few small ones.
+  package static let deltaLimit = 64
 
   /// An index or a delta at `offset`: its data, and its span (header to the next header).
   private static func bookkeeping(
@@ -329,9 +331,11 @@ package enum DocumentArchive {
       let (data, span) = try bookkeeping(ArchiveIndex.deltaName, at: next, of: file, fileSize: fileSize)
       // Only the last delta's history is used: it carries the whole history.
       let isLast = chain.isEmpty
-      let (delta, opened) = try ArchiveIndex.decode(data, at: next, readingHistory: isLast) { outline, ids, location in
+      let (delta, opened) = try ArchiveIndex.decode(data, at: next, readingHistory: isLast, tablingEntries: false) {
+        outline, ids, location in
         Result {
-          try outlinedCheckpoint(at: location, outline: outline, ids: ids, of: file, entry: ArchiveIndex.deltaModelEntry)
+          try outlinedCheckpoint(
+            at: location, outline: outline, ids: ids, of: file, entry: ArchiveIndex.deltaModelEntry, tabling: false)
         }
       }
       guard let info = delta.delta, let opened, delta.history != nil || !isLast else {
@@ -355,19 +359,35 @@ package enum DocumentArchive {
     return chain
   }
 
-  /// The entries of the index (`indexed`, its own at `location`), then each delta's, and
+  /// The entries of the index (`indexed`, its own at `location`), then each delta's (one
+  /// table of them all: a grown gallery lists most of its thumbnails in its deltas), and
   /// each delta but the last (which the scan after it adds), which lists none of them.
   private static func entriesOfDeltas(
     _ deltas: [ReadDelta], after indexed: EntryTable, at location: EntryLocation
-  ) -> EntryTable {
-    var entries = indexed
-    entries.reserveCapacity(adding: deltas.reduce(deltas.count) { $0 + $1.index.entries.count })
+  ) throws -> EntryTable {
+    let lists = deltas.map { $0.index.listed! }
+    var names: [UInt8] = []
+    var ends: [Int] = []
+    var locations: [EntryLocation] = []
+    names.reserveCapacity(lists.reduce(0) { $0 + $1.names.count })
+    ends.reserveCapacity(lists.reduce(0) { $0 + $1.ends.count })
+    locations.reserveCapacity(ends.capacity)
+    for list in lists {
+      let start = names.count
+      names += list.names
+      ends += list.ends.map { $0 + start }
+      locations += list.locations
+    }
+    let later: IndexedEntries.Merged
+    do {
+      later = try IndexedEntries.merging(names: names, ends: ends, locations: locations, counts: lists.map(\.ends.count))
+    } catch {
+      throw IndexMismatch("a delta lists entry \(error.name) twice")
+    }
+    var entries = indexed.adding(later)
     entries.update(location, for: ArchiveIndex.name)
-    for delta in deltas {
-      entries.update(delta.index.entries)
-      if delta.offset != deltas.last!.offset {
-        entries.update(EntryLocation(offset: delta.offset, span: delta.span, size: delta.size), for: ArchiveIndex.deltaName)
-      }
+    for delta in deltas.dropLast() {
+      entries.update(EntryLocation(offset: delta.offset, span: delta.span, size: delta.size), for: ArchiveIndex.deltaName)
     }
     return entries
   }
@@ -393,23 +413,30 @@ package enum DocumentArchive {
         order.append(Int32(index))
       }
     }
-    // The checkpoint's ids are distinct (its table); the others' are checked here, against
-    // each other, the trash, and the checkpoint's items the order keeps.
+    // The checkpoint's ids are distinct (its table); the others (the deltas' items the order
+    // places, and the trash) make a table of their own, which refuses an id twice, and none
+    // of them may be one of the checkpoint's items the order places.
     let checkpointCount = checkpoint.itemIDs.count
+    var others = ArchiveIndex.IDBytes()
+    others.reserve(bytes: (order.count - checkpointCount + last.model.trash.count) * 8, ids: order.count)
+    for index in order where Int(index) >= checkpointCount { others.append(stored[Int(index)].utf8) }
+    for entry in last.model.trash { others.append(entry.item.id.utf8) }
+    let table: NameTable
+    do { table = try NameTable(names: others.bytes, ends: others.ends) } catch {
+      throw IndexMismatch("the delta holds id \(error.name) twice")
+    }
     let kept = used
-    let isKept: @Sendable (String) -> Bool = { id in
-      checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false
+    var twice: Int?
+    table.forEachHashedName { position, name, hash in
+      guard twice == nil, let found = checkpointIDs.position(ofBytes: name, hash: hash), found < checkpointCount,
+        kept[found]
+      else { return }
+      twice = position
     }
-    var others = Set<String>(minimumCapacity: stored.count - checkpointCount + last.model.trash.count)
-    for index in order where Int(index) >= checkpointCount {
-      guard others.insert(stored[Int(index)]).inserted else { throw IndexMismatch("the delta's items hold an id twice") }
+    if let twice { throw IndexMismatch("the delta holds id \(table.name(at: twice)) twice") }
+    let contains: @Sendable (String) -> Bool = { id in
+      table.contains(id) || checkpointIDs.position(of: id).map { $0 < checkpointCount && kept[$0] } ?? false
     }
-    for entry in last.model.trash {
-      guard others.insert(entry.item.id).inserted else { throw IndexMismatch("the delta's trash holds an id twice") }
-    }
-    if let twice = others.first(where: isKept) { throw IndexMismatch("the delta holds id \(twice) twice") }
-    let named = others
-    let contains: @Sendable (String) -> Bool = { named.contains($0) || isKept($0) }
     return (WorkingModel(head: last.model, storedItemIDs: stored, order: order), source, contains)
   }
 
@@ -419,7 +446,7 @@ package enum DocumentArchive {
   /// (the items' and the trash's) that checked them distinct.
   private static func outlinedCheckpoint(
     at location: EntryLocation, outline: CheckpointOutline, ids outlineIDs: ArchiveIndex.IDBytes, of file: FileHandleFD,
-    entry name: String
+    entry name: String, tabling: Bool = true
   ) throws -> (GalleryModel, ItemSource, NameTable) {
     // Within a checkpoint's limit (it runs before the rest of the index is checked), and
     // the header must be the checkpoint's, of the size the index gives.
@@ -441,12 +468,14 @@ package enum DocumentArchive {
     let checkpoint = try ModelCoding.decode(head + tail)
     guard checkpoint.items.isEmpty else { throw IndexMismatch("the checkpoint has items outside its outline") }
     // Each id once among the items and the trash (ids are printable ASCII: bytes compare
-    // as the Strings do).
-    var ids = outlineIDs
-    for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
-    let table: NameTable
-    do { table = try NameTable(names: ids.bytes, ends: ids.ends) } catch {
-      throw IndexMismatch("the outline names item \(error.name) twice")
+    // as the Strings do). A delta's are checked with those of the chain (`modelOfDeltas`).
+    var table = NameTable.empty
+    if tabling {
+      var ids = outlineIDs
+      for entry in checkpoint.trash { ids.append(entry.item.id.utf8) }
+      do { table = try NameTable(names: ids.bytes, ends: ids.ends) } catch {
+        throw IndexMismatch("the outline names item \(error.name) twice")
+      }
     }
     let items = CheckpointItemsFile(try file.reopenedForReading(), dataStart: dataStart)
     let source = ItemSource(outline, entry: name) { offset, count in try items.read(at: offset, count: count) }
@@ -872,7 +901,7 @@ package enum DocumentArchive {
   /// damaged) is cut off again, and the file ends as it did, with its end marker.
   package static func append(
     _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan? = nil, delta: CheckpointPlan? = nil,
-    model: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
+    takingIn merged: Int = 0, model: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     // Cut an interrupted save's tail (and the old end marker) first, so nothing stale ever
     // follows what we write.
@@ -880,7 +909,8 @@ package enum DocumentArchive {
     try file.seek(to: layout.revisionEnd)
     do {
       return try appendAtEnd(
-        entries, checkpoint: checkpoint, delta: delta, model: model, record: record, to: file, layout: layout)
+        entries, checkpoint: checkpoint, delta: delta, takingIn: merged, model: model, record: record, to: file,
+        layout: layout)
     } catch {
       try? file.truncate(to: layout.revisionEnd)
       try? file.seek(to: layout.revisionEnd)
@@ -891,7 +921,7 @@ package enum DocumentArchive {
   }
 
   private static func appendAtEnd(
-    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?, delta: CheckpointPlan?,
+    _ entries: [(name: String, data: Data)], checkpoint: CheckpointPlan?, delta: CheckpointPlan?, takingIn merged: Int,
     model working: WorkingModel, record: JournalRecord, to file: FileHandleFD, layout: ArchiveLayout
   ) throws -> ArchiveLayout {
     let model = working.head
@@ -938,7 +968,7 @@ package enum DocumentArchive {
     }
     try finishRevision(
       writer, layout: &result, index: checkpointOutline,
-      delta: deltaHistory.map { (delta!.order, deltaOutline!, $0) }, change: record.change)
+      delta: deltaHistory.map { (delta!.order, deltaOutline!, $0, merged) }, change: record.change)
     if checkpoint != nil { result.readThroughIndex = true }
     try file.sync()
     // As opening through what was just written would give it, so that this process's next
@@ -950,7 +980,8 @@ package enum DocumentArchive {
     {
       storeAgain(
         &result, in: deltaOutline, order: delta.order, at: location, entry: ArchiveIndex.deltaModelEntry,
-        after: layout.itemSource, file: file)
+        // The checkpoint's items and those of the deltas this one keeps, then its own.
+        after: layout.itemSource?.prefix(parts: result.deltas), file: file)
     }
     result.fileSize = file.offset
     result.tornBytes = 0
@@ -984,7 +1015,8 @@ package enum DocumentArchive {
   /// `change` made the revision from the one `layout.summary` describes, when it is a save.
   private static func finishRevision(
     _ writer: EntryWriter, layout: inout ArchiveLayout, index outline: CheckpointOutline?,
-    delta: (order: [Range<Int>], outline: CheckpointOutline, history: IndexedHistory)? = nil, change: ModelChange?
+    delta: (order: [Range<Int>], outline: CheckpointOutline, history: IndexedHistory, takingIn: Int)? = nil,
+    change: ModelChange?
   ) throws {
     if let outline {
       // The deltas before a new index are dead: it lists none.
@@ -996,10 +1028,19 @@ package enum DocumentArchive {
       ).encode()
       try writer.write(name: ArchiveIndex.name, data: data, modified: layout.head.modified)
       layout.indexIsComplete = history != nil
-      layout.deltas = 0
+      layout.deltaLocations = []
       layout.journalAtDelta = (0, 0)
     } else if let delta, let index = writer.entries[ArchiveIndex.name] {
-      let previous = max(index.offset, writer.entries[ArchiveIndex.deltaName]?.offset ?? -1)
+      // The deltas it takes in are dead, the one before it that it keeps is named, and it
+      // lists the entries after that one, its own model last.
+      let kept = layout.deltaLocations.dropLast(delta.takingIn)
+      let previous = kept.last?.offset ?? index.offset
+      if delta.takingIn > 0 {
+        // As opening through the chain counts it: the newest delta before this one is the
+        // last it keeps (the live bytes it says, and what this one replaces, agree then).
+        writer.forget([ArchiveIndex.deltaName])
+        if let last = kept.last { writer.place(ArchiveIndex.deltaName, at: last) }
+      }
       let data = ArchiveIndex(
         revision: layout.head.revision, revisions: layout.revisions, liveBytes: writer.liveBytes,
         entries: writer.entries, outline: delta.outline, history: delta.history,
@@ -1008,7 +1049,7 @@ package enum DocumentArchive {
           journalBytes: layout.journalBytes, journalRecords: layout.journalRecords, order: delta.order)
       ).encode()
       try writer.write(name: ArchiveIndex.deltaName, data: data, modified: layout.head.modified)
-      layout.deltas += 1
+      layout.deltaLocations = kept + [writer.entries[ArchiveIndex.deltaName]!]
       layout.journalAtDelta = (layout.journalBytes, layout.journalRecords)
     }
     layout.countedLiveBytes = writer.liveBytes
@@ -1195,7 +1236,7 @@ package final class EntryWriter {
   }
 
   /// Records where `name` now lies: the newest entry of that name, the one before it dead.
-  private func place(_ name: String, at location: EntryLocation) {
+  func place(_ name: String, at location: EntryLocation) {
     liveBytes += location.span - (entries[name]?.span ?? 0)
     entries.update(location, for: name)
   }

@@ -254,19 +254,36 @@ extension GalleryDocument {
     }
     let journal = JournalCoding.encode(record)
     entries.append((DocumentArchive.journalEntry(record.revision), journal))
+    // The stored items' parts: the checkpoint's, then each delta's of the chain.
+    let parts = layout.itemSource?.partSizes ?? []
+    let storedBytes = Int64(parts.reduce(0) { $0 + $1.bytes })
     let bookkeeping = Self.bookkeeping(
       checkpointBytes: layout.checkpointBytes, journal: (layout.journalBytes + Int64(journal.count), layout.journalRecords + 1),
       atDelta: layout.journalAtDelta, deltas: layout.deltas,
-      deltasPossible: layout.itemSource != nil && layout.storedAsIndexed && working.trash.count <= Self.deltaTrashLimit,
+      deltasPossible: layout.itemSource != nil && layout.storedAsIndexed && working.trash.count <= Self.deltaTrashLimit
+        && parts.count == layout.deltas + 1,
       checkpointOwed: layout.head.format < GalleryModel.formatVersion || !layout.readThroughIndex
-        || !layout.indexIsComplete, saveFollows: edit.saveFollows)
+        || !layout.indexIsComplete, saveFollows: edit.saveFollows, storedBytes: storedBytes)
     // A new checkpoint copies the items still as the last one holds them, each checked first
     // (on both cores, in large pieces), and encodes the others.
     let plan = bookkeeping == .checkpoint ? CheckpointPlan(working, source: layout.itemSource) : nil
     if let plan, let source = layout.itemSource { source.check(plan.copied) }
     var delta: CheckpointPlan?
+    var takenIn = 0
     if bookkeeping == .delta, let source = layout.itemSource {
-      delta = CheckpointPlan(delta: working, stored: source.itemIDs.count)
+      let own = CheckpointPlan(delta: working, keeping: source.itemIDs.count)
+      takenIn = Self.deltasTakenIn(
+        parts.dropFirst().map(\.bytes), adding: own.outline.array.count,
+        limit: max(Self.deltaMergeBytes, Int(storedBytes) / Self.deltaMergeFraction))
+      if takenIn > 0 {
+        // The items of the deltas it takes in that the model still holds are copied into it,
+        // each checked first, as a checkpoint's are.
+        let kept = parts.dropLast(takenIn).reduce(0) { $0 + $1.items }
+        delta = CheckpointPlan(delta: working, keeping: kept, source: source)
+        source.check(delta!.copied)
+      } else {
+        delta = own
+      }
     }
     // An item this edit read (or is to copy) that broke a rule: the document is damaged
     // there, and nothing that read it may be saved.
@@ -274,7 +291,8 @@ extension GalleryDocument {
     let saved: ArchiveLayout
     do {
       saved = try DocumentArchive.append(
-        entries, checkpoint: plan, delta: delta, model: working, record: record, to: lock.file, layout: layout)
+        entries, checkpoint: plan, delta: delta, takingIn: takenIn, model: working, record: record, to: lock.file,
+        layout: layout)
     } catch {
       // What a checkpoint copied turned out damaged (see `ItemSource.copy`).
       if let failure = layout.itemSource?.failure { throw DocumentError.damaged(lock.file.path, failure) }
@@ -299,46 +317,73 @@ extension GalleryDocument {
   /// What a save writes after its journal record so that opening replays little: a new
   /// checkpoint, a delta (see `IndexDelta`), or neither. `journal` is the journal since the
   /// checkpoint with the save's record, `atDelta` the part of it the last index or delta
-  /// holds. A checkpoint is `owed` when the document was format 1 or its index does not
-  /// outline its checkpoint or carry its history (the next edit then reads only what it
-  /// needs). A delta is left to the next save when one of this process follows.
+  /// holds, `storedBytes` the items the checkpoint and its deltas hold (the checkpoint's
+  /// size when not given). A checkpoint is `owed` when the document was format 1 or its
+  /// index does not outline its checkpoint or carry its history (the next edit then reads
+  /// only what it needs). A delta is left to the next save when one of this process follows.
+  ///
+  /// While deltas can be written they bound the replay, and a checkpoint, which costs the
+  /// whole model, waits for a full chain: deltas take in the small ones before them (see
+  /// `deltasTakenIn`), so a chain fills only with many times the items the targets are set
+  /// for. Without deltas a checkpoint is written when the journal passes a fraction of it.
   package static func bookkeeping(
     checkpointBytes: Int64, journal: (bytes: Int64, records: Int), atDelta: (bytes: Int64, records: Int), deltas: Int,
-    deltasPossible: Bool, checkpointOwed: Bool, saveFollows: Bool = false
+    deltasPossible: Bool, checkpointOwed: Bool, saveFollows: Bool = false, storedBytes: Int64? = nil
   ) -> SaveBookkeeping {
-    let deltaDue =
-      journal.bytes - atDelta.bytes > max(deltaAllowance, checkpointBytes / deltaFraction)
-      || journal.records - atDelta.records >= deltaRecords
-    // While deltas bound the replay, the checkpoint waits longer: each one costs the whole
-    // model, and a grown gallery's old ones are most of its dead bytes.
-    let fraction = deltasPossible ? checkpointFractionWithDeltas : checkpointFraction
-    if checkpointOwed || journal.bytes > max(journalAllowance, checkpointBytes / fraction)
-      || journal.records > journalRecordLimit || (deltasPossible && deltaDue && deltas >= DocumentArchive.deltaLimit)
-    {
-      return .checkpoint
+    if checkpointOwed { return .checkpoint }
+    guard deltasPossible else {
+      let due =
+        journal.bytes > max(journalAllowance, checkpointBytes / checkpointFraction)
+        || journal.records > journalRecordLimit
+      return due ? .checkpoint : .none
     }
-    return deltasPossible && deltaDue && !saveFollows ? .delta : .none
+    let deltaDue =
+      journal.bytes - atDelta.bytes > max(deltaAllowance, (storedBytes ?? checkpointBytes) / deltaFraction)
+      || journal.records - atDelta.records >= deltaRecords
+    guard deltaDue else { return .none }
+    if deltas >= DocumentArchive.deltaLimit { return .checkpoint }
+    return saveFollows ? .none : .delta
+  }
+
+  /// How many of the chain's last deltas (`chain`: the bytes of each one's items, oldest
+  /// first) a new delta whose own items are `own` bytes takes in: each, from the last, that
+  /// holds no more than the new one would hold so far, while that stays within `limit`. The
+  /// deltas' sizes then fall off as a binary counter's digits do, so the chain holds about one
+  /// delta for each `limit` of items and a few smaller ones, each item is copied a few times
+  /// at most, and no save copies more than `limit`. Deltas of no items (moves) take each
+  /// other in.
+  package static func deltasTakenIn(_ chain: [Int], adding own: Int, limit: Int) -> Int {
+    var taken = 0
+    var bytes = own
+    for size in chain.reversed() {
+      guard size <= bytes, bytes + size <= limit else { break }
+      bytes += size
+      taken += 1
+    }
+    return taken
   }
 
   /// A new checkpoint is written when the journal after the last one passes this fraction
-  /// of its size (and this many bytes): opening then replays at most that much. A larger
-  /// one while deltas can be written: they bound the replay, and the items they hold, which
-  /// each opening reads the ids of, stay a small part of the model.
+  /// of its size (and this many bytes), while deltas cannot be written: opening then
+  /// replays at most that much.
   package static let checkpointFraction: Int64 = 8
-  package static let checkpointFractionWithDeltas: Int64 = 4
   package static let journalAllowance: Int64 = 16 * 1024
   /// And when this many records follow it: each costs an opening a replay (decoded, checked
   /// against the items it names, its handles moved), so their number is bounded too; the
   /// checkpoint the last of them writes is shared by all of them.
   package static let journalRecordLimit = 500
   /// A delta is written when the journal after the last index or delta passes this
-  /// fraction of the checkpoint (and this many bytes), or this many records: opening then
+  /// fraction of the stored items (and this many bytes), or this many records: opening then
   /// replays at most that much after it. Not when the trash holds more than this many
   /// items: a delta holds the trash whole.
   package static let deltaFraction: Int64 = 64
   package static let deltaAllowance: Int64 = 64 * 1024
   package static let deltaRecords = 32
   package static let deltaTrashLimit = 1000
+  /// The most bytes of items a delta takes in from the ones before it (see
+  /// `deltasTakenIn`): this many, or this fraction of the stored items when more.
+  package static let deltaMergeBytes = 4 << 20
+  package static let deltaMergeFraction = 16
 
   /// The thumbnails of the first ready items, as many as the cover has tiles. The loop
   /// stops at the last one: in an edit, the items after it are not read.

@@ -4,41 +4,83 @@ import Foundation
 /// 100,000 thumbnails.
 ///
 /// The names an index listed stay as it listed them (`IndexedEntries`: their bytes in one
-/// buffer, found through a hash table of positions), shared by every copy of the table.
-/// Names written or read after the index go into a small dictionary that takes precedence.
-/// So opening a large document makes no String per name, and a save, which adds a few
-/// entries to a table that the layout cache and the caller still hold, copies only the few.
+/// buffer, found through a hash table of positions), shared by every copy of the table; so
+/// do those its deltas listed, as one more such layer (a gallery grown by drops lists most
+/// of its thumbnails there). Names written or read after those go into a small dictionary
+/// that takes precedence. So opening a large document makes no String per name, and a save,
+/// which adds a few entries to a table that the layout cache and the caller still hold,
+/// copies only the few.
 package struct EntryTable: Sendable, Sequence {
-  private var indexed: IndexedEntries
+  /// Listed names, in file order: a layer's entries all lie after the one before it.
+  private var layers: [Layer]
   private var newer: [String: EntryLocation]
-  /// Positions in `indexed` of the names `newer` holds again.
-  private var replaced: Set<Int> = []
+
+  private struct Layer: Sendable {
+    var entries: IndexedEntries
+    /// Positions of the names a later layer, or `newer`, holds again.
+    var replaced: Set<Int> = []
+
+    func isLive(_ position: Int) -> Bool { replaced.isEmpty || !replaced.contains(position) }
+  }
 
   package init() {
-    indexed = .empty
+    layers = []
     newer = [:]
   }
 
   package init(_ locations: [String: EntryLocation]) {
-    indexed = .empty
+    layers = []
     newer = locations
   }
 
   package init(indexed: IndexedEntries) {
-    self.indexed = indexed
+    layers = [Layer(entries: indexed)]
     newer = [:]
+  }
+
+  /// This table's entries, then those listed after them (the entries of the deltas after
+  /// an index, as one list: see `IndexedEntries.merging`), a name listed again being the
+  /// later one. Made when opening, before anything was written: the table holds no entry
+  /// but listed ones.
+  package func adding(_ later: IndexedEntries.Merged) -> EntryTable {
+    precondition(newer.isEmpty)
+    var table = self
+    let added = Layer(entries: later.entries, replaced: later.superseded)
+    later.entries.forEachHashedName { position, name, hash in
+      guard added.isLive(position) else { return }
+      for layer in table.layers.indices.reversed() {
+        if let old = table.layers[layer].entries.position(ofBytes: name, hash: hash) {
+          table.layers[layer].replaced.insert(old)
+          break
+        }
+      }
+    }
+    table.layers.append(added)
+    return table
   }
 
   package subscript(name: String) -> EntryLocation? {
     if let location = newer[name] { return location }
-    guard let position = indexed.position(of: name), replaced.isEmpty || !replaced.contains(position) else { return nil }
-    return indexed.locations[position]
+    for layer in layers.reversed() {
+      if let position = layer.entries.position(of: name) {
+        return layer.isLive(position) ? layer.entries.locations[position] : nil
+      }
+    }
+    return nil
   }
 
   /// Records where `name` lies now.
   package mutating func update(_ location: EntryLocation, for name: String) {
-    if newer.updateValue(location, forKey: name) == nil, let position = indexed.position(of: name) {
-      replaced.insert(position)
+    if newer.updateValue(location, forKey: name) == nil { hideListed(name) }
+  }
+
+  /// The listed entry of `name` is no longer its newest.
+  private mutating func hideListed(_ name: String) {
+    for layer in layers.indices.reversed() {
+      if let position = layers[layer].entries.position(of: name) {
+        layers[layer].replaced.insert(position)
+        return
+      }
     }
   }
 
@@ -46,33 +88,13 @@ package struct EntryTable: Sendable, Sequence {
     for (name, location) in locations { update(location, for: name) }
   }
 
-  /// Makes room for `count` more names written or read after the index, at once: a
-  /// dictionary grown table by table would be rehashed each time.
-  package mutating func reserveCapacity(adding count: Int) { newer.reserveCapacity(newer.count + count) }
-
-  /// Records where the entries of `table` (read after this one's) lie now.
-  package mutating func update(_ table: EntryTable) {
-    // A chain of deltas brings thousands of names: room made once, and each name its index
-    // listed found here by its bytes (printable ASCII), a String made only to keep it.
-    reserveCapacity(adding: table.count)
-    table.indexed.forEachEntry { position, name, location in
-      guard table.replaced.isEmpty || !table.replaced.contains(position) else { return }
-      if newer.updateValue(location, forKey: String(decoding: name, as: UTF8.self)) == nil,
-        let replacing = indexed.position(ofBytes: name)
-      {
-        replaced.insert(replacing)
-      }
-    }
-    for (name, location) in table.newer { update(location, for: name) }
-  }
-
   /// Forgets `name`: an entry that is dead and no longer listed.
   package mutating func remove(_ name: String) {
     newer[name] = nil
-    if let position = indexed.position(of: name) { replaced.insert(position) }
+    hideListed(name)
   }
 
-  package var count: Int { indexed.count + newer.count - replaced.count }
+  package var count: Int { layers.reduce(newer.count) { $0 + $1.entries.count - $1.replaced.count } }
 
   /// Every name once (made into Strings: for checks and compaction, not for opening).
   package var names: [String] { map(\.name) }
@@ -81,8 +103,10 @@ package struct EntryTable: Sendable, Sequence {
   /// found without making a String of the other names.
   package func named(withPrefix prefix: String) -> [(name: String, location: EntryLocation)] {
     var found: [(name: String, location: EntryLocation)] = []
-    for position in indexed.positions(withPrefix: prefix) where !replaced.contains(position) {
-      found.append((indexed.name(at: position), indexed.locations[position]))
+    for layer in layers {
+      for position in layer.entries.positions(withPrefix: prefix) where layer.isLive(position) {
+        found.append((layer.entries.name(at: position), layer.entries.locations[position]))
+      }
     }
     for (name, location) in newer where name.hasPrefix(prefix) { found.append((name, location)) }
     return found
@@ -100,10 +124,12 @@ package struct EntryTable: Sendable, Sequence {
         next += 1
       }
     }
-    indexed.forEachEntry(after: offset) { position, name, location in
-      guard replaced.isEmpty || !replaced.contains(position) else { return }
-      emitLater(before: location.offset)
-      body(name, location)
+    for layer in layers {
+      layer.entries.forEachEntry(after: offset) { position, name, location in
+        guard layer.isLive(position) else { return }
+        emitLater(before: location.offset)
+        body(name, location)
+      }
     }
     emitLater(before: .max)
   }
@@ -111,8 +137,10 @@ package struct EntryTable: Sendable, Sequence {
   package func makeIterator() -> IndexingIterator<[(name: String, location: EntryLocation)]> {
     var all: [(name: String, location: EntryLocation)] = []
     all.reserveCapacity(count)
-    for position in 0..<indexed.count where !replaced.contains(position) {
-      all.append((indexed.name(at: position), indexed.locations[position]))
+    for layer in layers {
+      for position in 0..<layer.entries.count where layer.isLive(position) {
+        all.append((layer.entries.name(at: position), layer.entries.locations[position]))
+      }
     }
     for (name, location) in newer { all.append((name, location)) }
     return all.makeIterator()
@@ -156,6 +184,35 @@ package final class IndexedEntries: Sendable {
   package func name(at position: Int) -> String { names.name(at: position) }
   package func position(of name: String) -> Int? { names.position(of: name) }
   func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { names.position(ofBytes: name) }
+  func position(ofBytes name: UnsafeRawBufferPointer, hash: Int) -> Int? { names.position(ofBytes: name, hash: hash) }
+  func forEachHashedName(_ body: (Int, UnsafeRawBufferPointer, Int) -> Void) { names.forEachHashedName(body) }
+
+  /// Lists of entries one after another in the file (each an index's or a delta's, each
+  /// naming a name once), as one: a name listed again is the later one, the earlier
+  /// `superseded`.
+  package struct Merged: Sendable {
+    package var entries: IndexedEntries
+    package var superseded: Set<Int>
+  }
+
+  /// `names`, `ends` and `locations` hold the lists one after another, `counts` how many
+  /// entries each holds. Throws on a name one list holds twice.
+  package static func merging(
+    names: [UInt8], ends: [Int], locations: [EntryLocation], counts: [Int]
+  ) throws(NameTable.DuplicateName) -> Merged {
+    precondition(ends.count == locations.count && counts.reduce(0, +) == ends.count)
+    var list = [Int32]()
+    list.reserveCapacity(ends.count)
+    for (number, count) in counts.enumerated() { list += repeatElement(Int32(number), count: count) }
+    let (table, superseded, twice) = NameTable.latestWinning(names: names, ends: ends) { list[$0] != list[$1] }
+    if let twice { throw NameTable.DuplicateName(name: table.name(at: twice)) }
+    return Merged(entries: IndexedEntries(table: table, locations: locations), superseded: superseded)
+  }
+
+  private init(table: NameTable, locations: [EntryLocation]) {
+    names = table
+    self.locations = locations
+  }
   func positions(withPrefix prefix: String) -> [Int] { names.positions(withPrefix: prefix) }
 }
 
@@ -187,7 +244,41 @@ package final class NameTable: Sendable {
 
   /// Throws on a name listed twice. Names come from a file that may be hostile: `Hasher`
   /// is seeded per process, so they cannot be chosen to collide.
-  package init(names: [UInt8], ends: [Int]) throws(DuplicateName) {
+  package convenience init(names: [UInt8], ends: [Int]) throws(DuplicateName) {
+    var duplicate: Int?
+    self.init(names: names, ends: ends) { position, _ in
+      duplicate = position
+      return false
+    }
+    if let duplicate {
+      throw DuplicateName(
+        name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
+    }
+  }
+
+  /// The table of names where a name given again is the later one, when `mayRepeat(later,
+  /// earlier)` allows it; also the positions of the earlier ones (found only by their
+  /// position), and the first name given again that it does not allow (the table then
+  /// ends before it).
+  package static func latestWinning(
+    names: [UInt8], ends: [Int], mayRepeat: (Int, Int) -> Bool
+  ) -> (NameTable, superseded: Set<Int>, refused: Int?) {
+    var superseded = Set<Int>()
+    var refused: Int?
+    let table = NameTable(names: names, ends: ends) { later, earlier in
+      guard mayRepeat(later, earlier) else {
+        refused = later
+        return false
+      }
+      superseded.insert(earlier)
+      return true
+    }
+    return (table, superseded, refused)
+  }
+
+  /// `again(position, earlier)` is told of a name at `position` that `earlier` holds too:
+  /// true puts the later in its place, false stops (the table then holds the names before).
+  private init(names: [UInt8], ends: [Int], again: (Int, Int) -> Bool) {
     precondition((ends.last ?? 0) == names.count && ends.count < Int32.max)
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
@@ -201,7 +292,7 @@ package final class NameTable: Sendable {
       }
     }
     var slots = [Int32](repeating: 0, count: capacity)
-    let duplicate: Int? = names.withUnsafeBytes { bytes in
+    names.withUnsafeBytes { bytes in
       hashes.withUnsafeBufferPointer { hashes in
         slots.withUnsafeMutableBufferPointer { slots in
           for position in hashes.indices {
@@ -212,19 +303,15 @@ package final class NameTable: Sendable {
               if hashes[other] == hash,
                 Self.equal(Self.name(at: other, ends: ends, in: bytes), Self.name(at: position, ends: ends, in: bytes))
               {
-                return position
+                guard again(position, other) else { return }
+                break
               }
               slot = (slot + 1) & mask
             }
             slots[slot] = Int32(position + 1)
           }
-          return nil
         }
       }
-    }
-    if let duplicate {
-      throw DuplicateName(
-        name: names.withUnsafeBytes { String(decoding: Self.name(at: duplicate, ends: ends, in: $0), as: UTF8.self) })
     }
     self.names = names
     self.ends = ends
@@ -266,10 +353,20 @@ package final class NameTable: Sendable {
     return name.withUTF8 { position(ofBytes: UnsafeRawBufferPointer($0)) }
   }
 
-  /// The position of a name given as the bytes of printable ASCII.
-  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? {
+  /// Each name's position, bytes and hash (the same for the same bytes in every table of
+  /// this process), in order.
+  func forEachHashedName(_ body: (Int, UnsafeRawBufferPointer, Int) -> Void) {
     names.withUnsafeBytes { bytes in
-      let hash = Self.hash(name)
+      for position in ends.indices { body(position, Self.name(at: position, ends: ends, in: bytes), hashes[position]) }
+    }
+  }
+
+  /// The position of a name given as the bytes of printable ASCII.
+  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { position(ofBytes: name, hash: Self.hash(name)) }
+
+  /// The same, its hash given (as another table made it).
+  func position(ofBytes name: UnsafeRawBufferPointer, hash: Int) -> Int? {
+    names.withUnsafeBytes { bytes in
       var slot = hash & (slots.count - 1)
       while slots[slot] != 0 {
         let position = Int(slots[slot]) - 1

@@ -82,6 +82,9 @@ final class StoredItems: Sendable {
   /// The items' ids, in order.
   var itemIDs: [String] { ids }
 
+  /// The bytes of the items array.
+  var arrayBytes: Int { array.count }
+
   /// The length of item `index`'s JSON.
   func length(of index: Int) -> Int { lengths[index] }
 
@@ -453,6 +456,16 @@ package final class ItemSource: Sendable {
     }
   }
 
+  /// How many items each part holds and the bytes of its items array: the checkpoint's,
+  /// then each delta's.
+  package var partSizes: [(items: Int, bytes: Int)] { parts.map { ($0.itemIDs.count, $0.arrayBytes) } }
+
+  /// The items of the first `count` parts: what a delta that takes in the parts after them
+  /// keeps (see `CheckpointPlan(delta:keeping:source:)`).
+  package func prefix(parts count: Int) -> ItemSource {
+    count == parts.count ? self : ItemSource(parts: Array(parts.prefix(count)))
+  }
+
   /// The part that holds item `index`, and its number there.
   private func locate(_ index: Int) -> (part: Int, index: Int) {
     var low = 0
@@ -597,11 +610,13 @@ package struct CheckpointPlan {
     add(.bytes(shell.tail), size: shell.tail.count)
   }
 
-  /// The plan of a delta's model (see `IndexDelta`): `model` without the items its stored
-  /// ones (`stored` of them) hold, which `order` refers to; the others encoded, numbered
-  /// after the stored ones.
-  package init(delta model: WorkingModel, stored: Int) {
-    source = nil
+  /// The plan of a delta's model (see `IndexDelta`): `model` without the items it refers
+  /// to among the first `kept` stored ones (those of the parts its chain keeps), which
+  /// `order` numbers as they are. Its other items are its own, numbered after those: the
+  /// stored ones of the parts it takes in copied as `source` holds them (each checked
+  /// first, as a checkpoint's), the others encoded.
+  package init(delta model: WorkingModel, keeping kept: Int, source: ItemSource? = nil) {
+    self.source = source
     let shell = Self.shell(of: model)
     outline = CheckpointOutline(array: shell.array..<shell.array)
     add(.bytes(shell.head), size: shell.head.count)
@@ -612,21 +627,43 @@ package struct CheckpointPlan {
         order.append(number..<number + 1)
       }
     }
-    var encoded = 0
+    var own = 0
+    var run: ClosedRange<Int>?
+    func endRun() {
+      if let open = run { pieces.append(.copied(open)) }
+      run = nil
+    }
     for position in 0..<model.items.count {
-      if let index = model.items.storedIndex(at: position) {
+      let index = model.items.storedIndex(at: position)
+      if let index, index < kept {
         number(index)
         continue
       }
-      if encoded > 0 { add(.bytes([UInt8(ascii: ",")]), size: 1) }
-      let item = model.items[position]
-      var encoder = JSONWriter(capacity: 512)
-      encoder.item(item)
-      place(item.id, length: encoder.bytes.count)
-      add(.bytes(encoder.bytes), size: encoder.bytes.count)
-      number(stored + encoded)
-      encoded += 1
+      if let index, let source {
+        let length = source.length(of: index)
+        if let open = run, source.isNeighbour(open.upperBound, index) {
+          run = open.lowerBound...index
+          size += 1  // the comma between them, copied
+        } else {
+          endRun()
+          if own > 0 { add(.bytes([UInt8(ascii: ",")]), size: 1) }
+          run = index...index
+        }
+        place(model.items.key(at: position), length: length)
+        size += length
+      } else {
+        endRun()
+        if own > 0 { add(.bytes([UInt8(ascii: ",")]), size: 1) }
+        let item = model.items[position]
+        var encoder = JSONWriter(capacity: 512)
+        encoder.item(item)
+        place(item.id, length: encoder.bytes.count)
+        add(.bytes(encoder.bytes), size: encoder.bytes.count)
+      }
+      number(kept + own)
+      own += 1
     }
+    endRun()
     outline.array = shell.array..<size + 1
     add(.bytes(shell.tail), size: shell.tail.count)
   }

@@ -52,26 +52,52 @@ struct EntryTableTests {
     #expect(original != table)
   }
 
-  @Test("A table read after another is merged into it as its names would be one by one")
-  func mergedTable() throws {
-    let names = (0..<50).map { "thumbnails/item\($0).jpg" }
+  @Test("The lists of a chain of deltas make one layer over the index's: as their names would be one by one")
+  func layeredTable() throws {
+    let names = (0..<50).map { "thumbnails/item\($0).jpg" } + [DocumentArchive.coverEntry]
     let base = try ArchiveIndex.decode(Data(index(names).encode()), at: Int64(names.count + 1) * 1024).entries
-    // A later table: its index lists a name the base holds and new ones, and names written
-    // after it replace one of each.
-    let laterNames = ["thumbnails/item3.jpg", "thumbnails/new1.jpg", "thumbnails/new2.jpg"]
-    var later = try ArchiveIndex.decode(Data(index(laterNames).encode()), at: Int64(laterNames.count + 1) * 1024).entries
-    later.update(at(9000), for: "thumbnails/new1.jpg")
-    later.update(at(9100), for: "thumbnails/item4.jpg")
-    var merged = base
-    merged.update(later)
+    // Two deltas' lists, in file order after the index: the second lists again a name the
+    // first lists, both one the index lists.
+    let lists: [[(String, EntryLocation)]] = [
+      [("thumbnails/item3.jpg", at(60_000)), ("thumbnails/new1.jpg", at(61_000)), (DocumentArchive.coverEntry, at(62_000))],
+      [("thumbnails/new1.jpg", at(70_000)), ("thumbnails/new2.jpg", at(71_000)), (DocumentArchive.coverEntry, at(72_000))],
+    ]
+    func merged(_ lists: [[(String, EntryLocation)]]) throws -> IndexedEntries.Merged {
+      var bytes: [UInt8] = []
+      var ends: [Int] = []
+      for (name, _) in lists.joined() {
+        bytes += Array(name.utf8)
+        ends.append(bytes.count)
+      }
+      return try IndexedEntries.merging(
+        names: bytes, ends: ends, locations: lists.joined().map(\.1), counts: lists.map(\.count))
+    }
+    var layered = base.adding(try merged(lists))
     var oneByOne = base
-    for (name, location) in later { oneByOne.update(location, for: name) }
-    #expect(merged == oneByOne && merged.count == oneByOne.count && merged.count == 53)
-    #expect(merged["thumbnails/item3.jpg"] == at(0) && merged["thumbnails/new1.jpg"] == at(9000))
-    #expect(merged["thumbnails/item4.jpg"] == at(9100) && merged["thumbnails/item5.jpg"] == at(5 * 1024))
-    var listed: [String] = []
-    merged.forEachInFileOrder { name, _ in listed.append(String(decoding: name, as: UTF8.self)) }
-    #expect(listed.count == merged.count && Set(listed).count == merged.count)
+    for (name, location) in lists.joined() { oneByOne.update(location, for: name) }
+    #expect(layered == oneByOne && layered.count == 54)
+    #expect(layered["thumbnails/item3.jpg"] == at(60_000) && layered["thumbnails/new1.jpg"] == at(70_000))
+    #expect(layered[DocumentArchive.coverEntry] == at(72_000) && layered["thumbnails/item5.jpg"] == at(5 * 1024))
+    var listed: [(name: String, offset: Int64)] = []
+    layered.forEachInFileOrder { name, location in listed.append((String(decoding: name, as: UTF8.self), location.offset)) }
+    #expect(listed.count == 54 && Set(listed.map(\.name)).count == 54 && listed.map(\.offset) == listed.map(\.offset).sorted())
+    var after: [String] = []
+    layered.forEachInFileOrder(after: 61_000) { name, _ in after.append(String(decoding: name, as: UTF8.self)) }
+    #expect(after == ["thumbnails/new1.jpg", "thumbnails/new2.jpg", DocumentArchive.coverEntry])
+    #expect(layered.named(withPrefix: "thumbnails/new").map(\.name).sorted() == ["thumbnails/new1.jpg", "thumbnails/new2.jpg"])
+    // Written and forgotten after it, as a save does: the newest wins, in every layer.
+    layered.update(at(90_000), for: "thumbnails/new2.jpg")
+    layered.update(at(91_000), for: "thumbnails/item9.jpg")
+    layered.remove("thumbnails/item3.jpg")
+    oneByOne.update(at(90_000), for: "thumbnails/new2.jpg")
+    oneByOne.update(at(91_000), for: "thumbnails/item9.jpg")
+    oneByOne.remove("thumbnails/item3.jpg")
+    #expect(layered == oneByOne && layered.count == 53 && layered["thumbnails/item3.jpg"] == nil)
+    #expect(Set(layered.names) == Set(oneByOne.names))
+    // One list naming an entry twice is refused, as an index that does.
+    #expect(throws: NameTable.DuplicateName.self) {
+      try merged([[("thumbnails/a.jpg", at(60_000)), ("thumbnails/a.jpg", at(61_000))]])
+    }
   }
 
   @Test("A name is found as a String would find it: canonically equal Strings are one name, other bytes are not")

@@ -258,14 +258,27 @@ struct StoredItemTests {
 extension StoredItemTests {
   /// A document of 4 dropped images followed by `count` failed items, compacted, so that its
   /// checkpoint holds them all and its index outlines them.
-  static func largeDocument(_ work: TestWorkspace, count: Int, name: String = "test.gallery") throws -> String {
+  /// A document of four images and `count` failed items, compacted. With `trashed` (more
+  /// than a delta may hold: see `GalleryDocument.deltaTrashLimit`), its saves write no
+  /// delta, and a checkpoint as the journal grows.
+  static func largeDocument(
+    _ work: TestWorkspace, count: Int, name: String = "test.gallery", trashed: Int = 0
+  ) throws -> String {
     let document = try work.document(name)
     #expect(try Run.gallery(["drop", document] + work.images(4, width: 60, height: 40)).status == 0)
     try GalleryDocument.edit(document) { edit in
       edit.insert((0..<count).map { JournalTests.item("f\($0)", $0 % 7).failed(because: "made by the test") }, at: nil)
+      let bin = (0..<trashed).map { JournalTests.item("t\($0)", 1).failed(because: "thrown away by the test") }
+      edit.insert(bin, at: nil)
+      try edit.trash(bin.map(\.id))
     }
     try GalleryDocument.compact(document)
     return document
+  }
+
+  /// A document as `largeDocument` makes it, whose saves write checkpoints, not deltas.
+  static func documentWithoutDeltas(_ work: TestWorkspace, count: Int, name: String = "test.gallery") throws -> String {
+    try largeDocument(work, count: count, name: name, trashed: GalleryDocument.deltaTrashLimit + 1)
   }
 
   @Test("Opened for an edit, a large document's items stay in the file until needed, and read as a whole scan reads them")
@@ -353,7 +366,7 @@ extension StoredItemTests {
   )
   func checkpointCopiesCheckedItems() throws {
     let work = try TestWorkspace()
-    let document = try Self.largeDocument(work, count: 300)
+    let document = try Self.documentWithoutDeltas(work, count: 300)
     let (saved, thrown) = try Self.editUntilCheckpoint(document)
     #expect(thrown == nil && saved > 1)
     let file = try FileHandleFD(path: document, flags: O_RDONLY)
@@ -363,7 +376,7 @@ extension StoredItemTests {
 
     // The same, with an item deep in the checkpoint broken: the edits before the checkpoint
     // do not read it and save; the one that would copy it refuses and writes nothing.
-    let other = try Self.largeDocument(work, count: 300, name: "other.gallery")
+    let other = try Self.documentWithoutDeltas(work, count: 300, name: "other.gallery")
     let (victim, text) = try Self.itemText(other, at: 250)
     try IndexTests().patch(other, text, text.replacingOccurrences(of: "\"state\":\"failed\"", with: "\"state\":\"faiLed\""))
     let revision = try DocumentArchive.openThroughIndex(FileHandleFD(path: other, flags: O_RDONLY), lazily: true).head.revision
@@ -385,7 +398,7 @@ extension StoredItemTests {
     // A byte changed where the item still reads (bit rot in a reason): `check` tells the CRC
     // differs, an edit's checkpoint checks the items one by one and copies them, and from
     // there the CRC is the new checkpoint's.
-    let rotten = try Self.largeDocument(work, count: 300, name: "rotten.gallery")
+    let rotten = try Self.documentWithoutDeltas(work, count: 300, name: "rotten.gallery")
     let (_, reasonText) = try Self.itemText(rotten, at: 150)
     try IndexTests().patch(rotten, reasonText, reasonText.replacingOccurrences(of: "made by the test", with: "made by the tesT"))
     let rotCheck = try Run.gallery(["check", rotten])
@@ -397,7 +410,7 @@ extension StoredItemTests {
 
     // A space instead of the comma between two items: every item reads, but the copy finds
     // it while writing, and the save already under way is cut off.
-    let third = try Self.largeDocument(work, count: 300, name: "third.gallery")
+    let third = try Self.documentWithoutDeltas(work, count: 300, name: "third.gallery")
     let (_, object) = try Self.itemText(third, at: 101)
     try IndexTests().patch(third, "," + object, " " + object)
     let (savedFirst, stopped) = try Self.editUntilCheckpoint(third)
