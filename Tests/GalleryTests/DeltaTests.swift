@@ -480,10 +480,21 @@ extension DeltaTests {
   }
 
   @Test(
-    "A save that writes a delta, cut at any of its entries' edges, opens as before it or after it, and the next edit mends it")
-  func cutDeltaSave() throws {
+    "A save that writes a delta (one that takes in the delta before it too), cut at any of its entries' edges, opens as before it or after it, and the next edit mends it",
+    arguments: [false, true])
+  func cutDeltaSave(takingIn: Bool) throws {
     let work = try TestWorkspace()
-    let (document, before, after) = try Self.documentEndingWithADelta(work)
+    var (document, before, after) = try Self.documentEndingWithADelta(work)
+    if takingIn {
+      // A second delta as large as the first takes it in: the chain is one delta again.
+      let first = try Self.lastDelta(document)
+      before = after
+      LayoutCache.forget(document)
+      try GalleryDocument.edit(document) { edit in edit.insert((0..<300).map { Self.failed("later\($0)") }, at: 9) }
+      after = try GalleryDocument.open(document).model
+      let layout = try DocumentArchive.openThroughIndex(FileHandleFD(path: document, flags: O_RDONLY), lazily: true)
+      try #require(try Self.lastDelta(document) != first && layout.deltas == 1)
+    }
     let whole = try Data(contentsOf: URL(fileURLWithPath: document))
     let scanned = try DocumentArchive.scan(FileHandleFD(path: document, flags: O_RDONLY))
     // The save's entries: its record, the delta's model, the delta, the trailer.
