@@ -43,19 +43,26 @@ package struct EntryTable: Sendable, Sequence {
   /// later one. Made when opening, before anything was written: the table holds no entry
   /// but listed ones.
   package func adding(_ later: IndexedEntries.Merged) -> EntryTable {
-    precondition(newer.isEmpty)
+    precondition(newer.isEmpty && layers.count <= 1)
     var table = self
     let added = Layer(entries: later.entries, replaced: later.superseded)
-    later.entries.forEachHashedName { position, name, hash in
-      guard added.isLive(position) else { return }
-      for layer in table.layers.indices.reversed() {
-        if let old = table.layers[layer].entries.position(ofBytes: name, hash: hash) {
-          table.layers[layer].replaced.insert(old)
-          break
-        }
+    table.layers.append(added)
+    guard let base = layers.first else { return table }
+    // The names of the index that the deltas list again, found from the smaller side (a
+    // gallery grown by drops lists most of its names in its deltas, one written at once in
+    // its index).
+    var hidden: [Int] = []
+    if base.entries.count <= later.entries.count {
+      base.entries.forEachHashedName { position, name, hash in
+        if later.entries.position(ofBytes: name, hash: hash) != nil { hidden.append(position) }
+      }
+    } else {
+      later.entries.forEachHashedName { position, name, hash in
+        guard added.isLive(position), let old = base.entries.position(ofBytes: name, hash: hash) else { return }
+        hidden.append(old)
       }
     }
-    table.layers.append(added)
+    table.layers[0].replaced.formUnion(hidden)
     return table
   }
 
