@@ -389,11 +389,16 @@ extension DeltaTests {
     let work = try TestWorkspace()
     let document = try Self.grownDocument(work)
     var checkpoints = Set<Int>()
+    // A trash of more items than a delta holds makes the saves write a checkpoint; emptied
+    // again, deltas follow it.
+    let bin = (0...GalleryDocument.deltaTrashLimit).map { "f\($0)" }
     for batch in 0..<9 {
       // The layout this process saved is kept between its edits, as a long-running one keeps it.
       try GalleryDocument.edit(document) { edit in
         edit.insert((0..<300).map { Self.failed("p\(batch)x\($0)") }, at: 50 * batch)
         edit.move([edit.itemID(at: 7000)], to: 3)
+        if batch == 3 { try edit.trash(bin) }
+        if batch == 5 { edit.restore(bin) }
       }
       let layout = try Self.expectAgreement(document, "save \(batch) in one process")
       checkpoints.insert(layout.checkpointRevision)

@@ -93,7 +93,7 @@ struct HistoryTests {
     #expect(model.held(["a5", "a1", "zzzzzz", "a5"]) == ["a5", "a1"])
   }
 
-  @Test("Saves append journal records; a checkpoint follows once the journal passes its share of the model")
+  @Test("Saves append journal records, then deltas; a new checkpoint (here a compaction) leaves no journal after it")
   func checkpoints() throws {
     let work = try TestWorkspace()
     let document = try work.document()
