@@ -257,10 +257,9 @@ struct StoredItemTests {
 
 extension StoredItemTests {
   /// A document of 4 dropped images followed by `count` failed items, compacted, so that its
-  /// checkpoint holds them all and its index outlines them.
-  /// A document of four images and `count` failed items, compacted. With `trashed` (more
-  /// than a delta may hold: see `GalleryDocument.deltaTrashLimit`), its saves write no
-  /// delta, and a checkpoint as the journal grows.
+  /// checkpoint holds them all and its index outlines them. With `trashed` items in its
+  /// trash (more than a delta holds: see `GalleryDocument.deltaTrashLimit`), its saves write
+  /// no delta, and a checkpoint as the journal grows.
   static func largeDocument(
     _ work: TestWorkspace, count: Int, name: String = "test.gallery", trashed: Int = 0
   ) throws -> String {
