@@ -426,22 +426,9 @@ package enum DocumentArchive {
       throw IndexMismatch("the delta holds id \(error.name) twice")
     }
     let kept = used
-    // Looked up from the smaller side: a gallery grown by drops holds most of its items in
-    // its deltas, one written at once in its checkpoint.
     var twice: String?
-    if order.count - others.ends.count + last.model.trash.count < others.ends.count {
-      checkpointIDs.forEachHashedName { position, name, hash in
-        guard twice == nil, position < checkpointCount, kept[position], table.position(ofBytes: name, hash: hash) != nil
-        else { return }
-        twice = checkpointIDs.name(at: position)
-      }
-    } else {
-      table.forEachHashedName { position, name, hash in
-        guard twice == nil, let found = checkpointIDs.position(ofBytes: name, hash: hash), found < checkpointCount,
-          kept[found]
-        else { return }
-        twice = table.name(at: position)
-      }
+    checkpointIDs.forEachShared(with: table) { position, _ in
+      if twice == nil, position < checkpointCount, kept[position] { twice = checkpointIDs.name(at: position) }
     }
     if let twice { throw IndexMismatch("the delta holds id \(twice) twice") }
     let contains: @Sendable (String) -> Bool = { id in

@@ -271,7 +271,7 @@ extension GalleryDocument {
     var delta: CheckpointPlan?
     var takenIn = 0
     if bookkeeping == .delta, let source = layout.itemSource {
-      let own = CheckpointPlan(delta: working, keeping: source.itemIDs.count)
+      let own = CheckpointPlan(working, keeping: source.itemIDs.count, source: nil)
       takenIn = Self.deltasTakenIn(
         parts.dropFirst().map(\.bytes), adding: own.outline.array.count,
         limit: max(Self.deltaMergeBytes, Int(storedBytes) / Self.deltaMergeFraction))
@@ -279,7 +279,7 @@ extension GalleryDocument {
         // The items of the deltas it takes in that the model still holds are copied into it,
         // each checked first, as a checkpoint's are.
         let kept = parts.dropLast(takenIn).reduce(0) { $0 + $1.items }
-        delta = CheckpointPlan(delta: working, keeping: kept, source: source)
+        delta = CheckpointPlan(working, keeping: kept, source: source)
         source.check(delta!.copied)
       } else {
         delta = own
@@ -458,8 +458,7 @@ package enum DocumentCompaction {
   /// fail, and the whole scan and the copy would be paid again at every save. A filesystem
   /// that cannot tell is tried (a quota does not show in the free space either).
   package static func hasRoom(for layout: ArchiveLayout, beside path: String) -> Bool {
-    let folder = (path as NSString).deletingLastPathComponent
-    guard let available = FileSystem.availableBytes(at: folder.isEmpty ? "." : folder) else { return true }
+    guard let available = FileSystem.availableBytes(at: path) else { return true }
     return available > layout.liveBytes + layout.liveBytes / 16 + 1024 * 1024
   }
 

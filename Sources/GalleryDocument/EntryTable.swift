@@ -48,19 +48,10 @@ package struct EntryTable: Sendable, Sequence {
     let added = Layer(entries: later.entries, replaced: later.superseded)
     table.layers.append(added)
     guard let base = layers.first else { return table }
-    // The names of the index that the deltas list again, found from the smaller side (a
-    // gallery grown by drops lists most of its names in its deltas, one written at once in
-    // its index).
+    // The names of the index that the deltas list again.
     var hidden: [Int] = []
-    if base.entries.count <= later.entries.count {
-      base.entries.forEachHashedName { position, name, hash in
-        if later.entries.position(ofBytes: name, hash: hash) != nil { hidden.append(position) }
-      }
-    } else {
-      later.entries.forEachHashedName { position, name, hash in
-        guard added.isLive(position), let old = base.entries.position(ofBytes: name, hash: hash) else { return }
-        hidden.append(old)
-      }
+    base.entries.forEachShared(with: later.entries) { old, listed in
+      if added.isLive(listed) { hidden.append(old) }
     }
     table.layers[0].replaced.formUnion(hidden)
     return table
@@ -191,8 +182,9 @@ package final class IndexedEntries: Sendable {
   package func name(at position: Int) -> String { names.name(at: position) }
   package func position(of name: String) -> Int? { names.position(of: name) }
   func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { names.position(ofBytes: name) }
-  func position(ofBytes name: UnsafeRawBufferPointer, hash: Int) -> Int? { names.position(ofBytes: name, hash: hash) }
-  func forEachHashedName(_ body: (Int, UnsafeRawBufferPointer, Int) -> Void) { names.forEachHashedName(body) }
+  func forEachShared(with other: IndexedEntries, _ body: (Int, Int) -> Void) {
+    names.forEachShared(with: other.names, body)
+  }
 
   /// Lists of entries one after another in the file (each an index's or a delta's, each
   /// naming a name once), as one: a name listed again is the later one, the earlier
@@ -360,11 +352,19 @@ package final class NameTable: Sendable {
     return name.withUTF8 { position(ofBytes: UnsafeRawBufferPointer($0)) }
   }
 
-  /// Each name's position, bytes and hash (the same for the same bytes in every table of
-  /// this process), in order.
-  func forEachHashedName(_ body: (Int, UnsafeRawBufferPointer, Int) -> Void) {
-    names.withUnsafeBytes { bytes in
-      for position in ends.indices { body(position, Self.name(at: position, ends: ends, in: bytes), hashes[position]) }
+  /// Each name this table and `other` both hold, as its position here and there (each
+  /// position of a name given more than once: see `latestWinning`). Looked up from the
+  /// smaller table, with the hashes it made (`Hasher` gives a name one hash in a process):
+  /// a gallery grown by drops holds most of its names in its deltas, one written at once in
+  /// its checkpoint and index.
+  func forEachShared(with other: NameTable, _ body: (_ here: Int, _ there: Int) -> Void) {
+    let (small, large) = count <= other.count ? (self, other) : (other, self)
+    small.names.withUnsafeBytes { bytes in
+      for position in small.ends.indices {
+        let name = Self.name(at: position, ends: small.ends, in: bytes)
+        guard let found = large.position(ofBytes: name, hash: small.hashes[position]) else { continue }
+        if small === self { body(position, found) } else { body(found, position) }
+      }
     }
   }
 

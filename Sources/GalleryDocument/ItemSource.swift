@@ -461,7 +461,7 @@ package final class ItemSource: Sendable {
   package var partSizes: [(items: Int, bytes: Int)] { parts.map { ($0.itemIDs.count, $0.arrayBytes) } }
 
   /// The items of the first `count` parts: what a delta that takes in the parts after them
-  /// keeps (see `CheckpointPlan(delta:keeping:source:)`).
+  /// keeps (see `CheckpointPlan(_:keeping:source:)`).
   package func prefix(parts count: Int) -> ItemSource {
     count == parts.count ? self : ItemSource(parts: Array(parts.prefix(count)))
   }
@@ -566,59 +566,21 @@ package struct CheckpointPlan {
   package private(set) var order: [Range<Int>] = []
   private let source: ItemSource?
 
-  /// The plan for `model`, whose items still stored are `source`'s (read from the file).
-  package init(_ model: WorkingModel, source: ItemSource?) {
+  /// The plan for `model`, whose items still stored are `source`'s (read from the file):
+  /// its items those it does not refer to among the first `kept` stored ones, which
+  /// `order` numbers as they are, and its own items numbered after those, the stored ones
+  /// copied as `source` holds them (each checked first), the others encoded. A checkpoint
+  /// keeps none; a delta (see `IndexDelta`) keeps the items of the parts of its chain it
+  /// does not take in.
+  package init(_ model: WorkingModel, keeping kept: Int = 0, source: ItemSource?) {
     self.source = source
     let shell = Self.shell(of: model)
     outline = CheckpointOutline(array: shell.array..<shell.array)
-    outline.ids.reserveCapacity(model.items.count)
-    outline.starts.reserveCapacity(model.items.count)
-    outline.lengths.reserveCapacity(model.items.count)
-    add(.bytes(shell.head), size: shell.head.count)
-    var run: ClosedRange<Int>?
-    for position in 0..<model.items.count {
-      if position > 0 && run == nil { add(.bytes([UInt8(ascii: ",")]), size: 1) }
-      if let source, let index = model.items.storedIndex(at: position) {
-        let length = source.length(of: index)
-        if let open = run, source.isNeighbour(open.upperBound, index) {
-          run = open.lowerBound...index
-          size += 1  // the comma between them, copied
-        } else {
-          if let open = run {
-            pieces.append(.copied(open))
-            add(.bytes([UInt8(ascii: ",")]), size: 1)
-          }
-          run = index...index
-        }
-        place(model.items.key(at: position), length: length)
-        size += length
-      } else {
-        if let open = run {
-          pieces.append(.copied(open))
-          add(.bytes([UInt8(ascii: ",")]), size: 1)
-          run = nil
-        }
-        let item = model.items[position]
-        var encoded = JSONWriter(capacity: 512)
-        encoded.item(item)
-        place(item.id, length: encoded.bytes.count)
-        add(.bytes(encoded.bytes), size: encoded.bytes.count)
-      }
+    if kept == 0 {
+      outline.ids.reserveCapacity(model.items.count)
+      outline.starts.reserveCapacity(model.items.count)
+      outline.lengths.reserveCapacity(model.items.count)
     }
-    if let open = run { pieces.append(.copied(open)) }
-    outline.array = shell.array..<size + 1
-    add(.bytes(shell.tail), size: shell.tail.count)
-  }
-
-  /// The plan of a delta's model (see `IndexDelta`): `model` without the items it refers
-  /// to among the first `kept` stored ones (those of the parts its chain keeps), which
-  /// `order` numbers as they are. Its other items are its own, numbered after those: the
-  /// stored ones of the parts it takes in copied as `source` holds them (each checked
-  /// first, as a checkpoint's), the others encoded.
-  package init(delta model: WorkingModel, keeping kept: Int, source: ItemSource? = nil) {
-    self.source = source
-    let shell = Self.shell(of: model)
-    outline = CheckpointOutline(array: shell.array..<shell.array)
     add(.bytes(shell.head), size: shell.head.count)
     func number(_ number: Int) {
       if let last = order.last, last.upperBound == number {

@@ -21,7 +21,7 @@ struct DeltaTests {
     working.move([outline.ids[4]], to: 0)
     working.insert([Self.failed("new1"), Self.failed("new2")], at: 2)
     working.items.replace(at: 7, with: Self.failed(outline.ids[5]))
-    let plan = CheckpointPlan(delta: working, keeping: 6)
+    let plan = CheckpointPlan(working, keeping: 6, source: nil)
     // The stored items by their numbers, the others numbered after them in order.
     var next = 6
     let numbers = (0..<working.items.count).map { position in

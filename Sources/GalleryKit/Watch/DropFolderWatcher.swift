@@ -358,7 +358,7 @@ public struct DropFolderWatcher: Service {
           return result
         } catch  where Self.isFullDisk(error) && !watcher.options.once && !stopRequested.isRequested {
           // The room there is now, before anything else: room made from here on is seen.
-          let room = Self.room(beside: document.path)
+          let room = FileSystem.availableBytes(at: document.path)
           if !waited {
             logger.warning(
               "\(error): waiting for room on the disk, then saving again (SIGTERM stops waiting; what is not saved keeps its placeholder)"
@@ -382,12 +382,6 @@ public struct DropFolderWatcher: Service {
     /// same (room a quota gives back is not seen in the filesystem's free space).
     static let roomRetry: Duration = .seconds(10)
 
-    /// The bytes free on the filesystem of `document`, when they can be told.
-    static func room(beside document: String) -> Int64? {
-      let folder = (document as NSString).deletingLastPathComponent
-      return FileSystem.availableBytes(at: folder.isEmpty ? "." : folder)
-    }
-
     /// Waits until the filesystem of `document` has more room than `room`, or `roomRetry`
     /// has passed; false when the watcher is asked to stop (or cancelled) meanwhile.
     private func waitForRoom(beside document: String, moreThan room: Int64?) async -> Bool {
@@ -395,7 +389,7 @@ public struct DropFolderWatcher: Service {
       while !stopRequested.isRequested {
         guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return false }
         if ContinuousClock.now >= deadline { return true }
-        if let room, let now = Self.room(beside: document), now > room { return true }
+        if let room, let now = FileSystem.availableBytes(at: document), now > room { return true }
       }
       return false
     }
