@@ -328,6 +328,9 @@ public struct HandleList<Element: KeyedElement>: Sendable {
   /// The keys, in order.
   public var keys: LazyMapCollection<[Int32], String> { order.lazy.map { key(ofHandle: Int($0)) } }
 
+  /// The keys of the elements put in or changed since the list was made, in order.
+  var keysPutInSinceMade: [String] { order.filter { Int($0) >= shared }.map { key(ofHandle: Int($0)) } }
+
   /// The list with only the elements at `indices` (ascending) left out.
   mutating func remove(sortedIndices indices: [Int]) { order = order.removing(sortedIndices: indices) }
 

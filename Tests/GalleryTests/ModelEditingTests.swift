@@ -111,4 +111,23 @@ struct ModelEditingTests {
     // All but the one replaced, and one put in.
     #expect(working.indices(of: (0..<20).map { "stored\($0)" } + ["new1"]).count == 20)
   }
+
+  @Test("The ids held are those of the items and the trash, whether put in since, stored, replaced or taken out")
+  func heldAmongStoredAndPutIn() throws {
+    var working = WorkingModel(head: model([]), storedItemIDs: (0..<20).map { "stored\($0)" })
+    working.insert([JournalTests.item("new1", 1), JournalTests.item("new2", 2), JournalTests.item("new3", 3)], at: 5)
+    // stored0-3, new1-3 (at 5), stored4-19
+    working.items.replace(at: 11, with: JournalTests.item("changed", 4))  // stored8 is gone
+    working.items.remove(sortedIndices: [1, 5])  // stored1 and new2 are gone
+    working.trash(["stored3", "new3"]) { handle in JournalTests.item("stored\(handle)", 5) }
+    // Only items put in since: found without the stored ones.
+    #expect(working.held(["new1", "changed", "new1"]) == ["new1", "changed"])
+    // Put in and then taken out, or replaced, or never there: not held.
+    #expect(working.held(["new2", "stored8", "stored1", "nosuch"]).isEmpty)
+    // In the trash, stored and put in alike; and a mix of all of them, more than a few.
+    #expect(working.held(["stored3", "new3"]) == ["stored3", "new3"])
+    let asked = (0..<20).map { "stored\($0)" } + ["new1", "new2", "new3", "changed", "nosuch"]
+    let expected = Set((0..<20).map { "stored\($0)" } + ["new1", "new3", "changed"]).subtracting(["stored1", "stored8"])
+    #expect(working.held(asked) == expected)
+  }
 }
