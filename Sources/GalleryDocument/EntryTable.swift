@@ -221,6 +221,11 @@ package final class IndexedEntries: Sendable {
 /// Its names are printable ASCII (an index naming anything else is not taken: the file is
 /// scanned instead), so a name is found by comparing bytes, which for such names is what
 /// comparing Strings means.
+///
+/// Names come from a file that may be hostile. They are hashed by a fast hash seeded per
+/// process; a table whose names probed too long with it (names chosen to collide) is made
+/// again with `Hasher`, which no choice of names defeats. Either way, a table costs at
+/// most a bounded number of probes a name.
 package final class NameTable: Sendable {
   package static let empty = NameTable()
 
@@ -231,18 +236,24 @@ package final class NameTable: Sendable {
   private let hashes: [Int]
   /// Open addressing: a position plus one, or zero for an empty slot.
   private let slots: [Int32]
+  /// Whether `hashes` are `Hasher`'s, not the fast hash's.
+  let isSipHashed: Bool
 
   package var count: Int { ends.count }
+
+  /// How far an insertion may probe with the fast hash before the table is made again.
+  /// A table of random names, half full, probes a few slots.
+  static let probeLimit = 128
 
   private init() {
     names = []
     ends = []
     hashes = []
     slots = [Int32](repeating: 0, count: 16)
+    isSipHashed = false
   }
 
-  /// Throws on a name listed twice. Names come from a file that may be hostile: `Hasher`
-  /// is seeded per process, so they cannot be chosen to collide.
+  /// Throws on a name listed twice.
   package convenience init(names: [UInt8], ends: [Int]) throws(DuplicateName) {
     var duplicate: Int?
     self.init(names: names, ends: ends) { position, _ in
@@ -277,51 +288,100 @@ package final class NameTable: Sendable {
 
   /// `again(position, earlier)` is told of a name at `position` that `earlier` holds too:
   /// true puts the later in its place, false stops (the table then holds the names before).
+  /// It may be told of a pair twice (when the table is made again), and answers alike.
   private init(names: [UInt8], ends: [Int], again: (Int, Int) -> Bool) {
     precondition((ends.last ?? 0) == names.count && ends.count < Int32.max)
     var capacity = 16
     while capacity < 2 * ends.count { capacity *= 2 }
+    var isSipHashed = false
+    var made = Self.make(names: names, ends: ends, capacity: capacity, sipHashed: false, again: again)
+    if made == nil {
+      isSipHashed = true
+      made = Self.make(names: names, ends: ends, capacity: capacity, sipHashed: true, again: again)
+    }
+    self.names = names
+    self.ends = ends
+    (hashes, slots) = made!
+    self.isSipHashed = isSipHashed
+  }
+
+  /// The hashes and slots of a table, or nil when a fast-hashed name probed past the limit.
+  private static func make(
+    names: [UInt8], ends: [Int], capacity: Int, sipHashed: Bool, again: (Int, Int) -> Bool
+  ) -> (hashes: [Int], slots: [Int32])? {
     let mask = capacity - 1
     // Every hash first, then the slots: a loop that only probes has many of its cache
     // misses under way at once, where hashing between two probes left one at a time.
     let hashes = names.withUnsafeBytes { bytes in
       [Int](unsafeUninitializedCapacity: ends.count) { buffer, initialized in
-        for position in ends.indices { buffer[position] = Self.hash(Self.name(at: position, ends: ends, in: bytes)) }
+        for position in ends.indices {
+          buffer[position] = hash(name(at: position, ends: ends, in: bytes), sipHashed: sipHashed)
+        }
         initialized = ends.count
       }
     }
     var slots = [Int32](repeating: 0, count: capacity)
-    names.withUnsafeBytes { bytes in
+    let limit = sipHashed ? Int.max : probeLimit
+    let madeWithinLimit = names.withUnsafeBytes { bytes in
       hashes.withUnsafeBufferPointer { hashes in
         slots.withUnsafeMutableBufferPointer { slots in
           for position in hashes.indices {
             let hash = hashes[position]
             var slot = hash & mask
+            var probes = 0
             while slots[slot] != 0 {
               let other = Int(slots[slot]) - 1
               if hashes[other] == hash,
-                Self.equal(Self.name(at: other, ends: ends, in: bytes), Self.name(at: position, ends: ends, in: bytes))
+                equal(name(at: other, ends: ends, in: bytes), name(at: position, ends: ends, in: bytes))
               {
-                guard again(position, other) else { return }
+                guard again(position, other) else { return true }
                 break
               }
               slot = (slot + 1) & mask
+              probes += 1
+              guard probes <= limit else { return false }
             }
             slots[slot] = Int32(position + 1)
           }
+          return true
         }
       }
     }
-    self.names = names
-    self.ends = ends
-    self.hashes = hashes
-    self.slots = slots
+    return madeWithinLimit ? (hashes, slots) : nil
   }
 
-  private static func hash(_ name: UnsafeRawBufferPointer) -> Int {
-    var hasher = Hasher()
-    hasher.combine(bytes: name)
-    return hasher.finalize()
+  private func hash(_ name: UnsafeRawBufferPointer) -> Int { Self.hash(name, sipHashed: isSipHashed) }
+
+  static func hash(_ name: UnsafeRawBufferPointer, sipHashed: Bool) -> Int {
+    if sipHashed {
+      var hasher = Hasher()
+      hasher.combine(bytes: name)
+      return hasher.finalize()
+    }
+    // Eight bytes at a time, each step a bijection of the state: which names share a hash
+    // depends on the seed, which a document cannot know.
+    var state = seed ^ (UInt64(name.count) &* 0x9E37_79B9_7F4A_7C15)
+    var offset = 0
+    while offset + 8 <= name.count {
+      state = mix(state ^ name.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      offset += 8
+    }
+    if offset < name.count {
+      var last: UInt64 = 0
+      for index in offset..<name.count { last |= UInt64(name[index]) << (8 * UInt64(index - offset)) }
+      state = mix(state ^ last)
+    }
+    return Int(truncatingIfNeeded: mix(state))
+  }
+
+  static let seed = UInt64.random(in: .min ... .max)
+
+  /// splitmix64's finalizer: every bit of the input moves every bit of the output.
+  private static func mix(_ value: UInt64) -> UInt64 {
+    var value = value
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
   }
 
   package struct DuplicateName: Error {
@@ -354,22 +414,24 @@ package final class NameTable: Sendable {
 
   /// Each name this table and `other` both hold, as its position here and there (each
   /// position of a name given more than once: see `latestWinning`). Looked up from the
-  /// smaller table, with the hashes it made (`Hasher` gives a name one hash in a process):
-  /// a gallery grown by drops holds most of its names in its deltas, one written at once in
-  /// its checkpoint and index.
+  /// smaller table, with the hashes it made when both hash alike (a hash is the same for a
+  /// name throughout a process): a gallery grown by drops holds most of its names in its
+  /// deltas, one written at once in its checkpoint and index.
   func forEachShared(with other: NameTable, _ body: (_ here: Int, _ there: Int) -> Void) {
     let (small, large) = count <= other.count ? (self, other) : (other, self)
+    let sameHashes = small.isSipHashed == large.isSipHashed
     small.names.withUnsafeBytes { bytes in
       for position in small.ends.indices {
         let name = Self.name(at: position, ends: small.ends, in: bytes)
-        guard let found = large.position(ofBytes: name, hash: small.hashes[position]) else { continue }
+        let hash = sameHashes ? small.hashes[position] : large.hash(name)
+        guard let found = large.position(ofBytes: name, hash: hash) else { continue }
         if small === self { body(position, found) } else { body(found, position) }
       }
     }
   }
 
   /// The position of a name given as the bytes of printable ASCII.
-  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { position(ofBytes: name, hash: Self.hash(name)) }
+  func position(ofBytes name: UnsafeRawBufferPointer) -> Int? { position(ofBytes: name, hash: hash(name)) }
 
   /// The same, its hash given (as another table made it).
   func position(ofBytes name: UnsafeRawBufferPointer, hash: Int) -> Int? {

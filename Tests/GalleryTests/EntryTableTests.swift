@@ -197,5 +197,40 @@ struct EntryTableTests {
     // A name that is the start of another, or another with one byte more, is not it.
     let pair = try NameTable(names: Array("ab".utf8) + Array("abc".utf8), ends: [2, 5])
     #expect(pair.position(of: "ab") == 0 && pair.position(of: "abc") == 1 && pair.position(of: "a") == nil)
+    #expect(!pair.isSipHashed)
+  }
+
+  @Test("Names chosen to collide under the fast hash (as one who knew the seed would) make a table hashed by Hasher")
+  func collidingNames() throws {
+    // 300 names of one slot of a 1,024-slot table: the 300th would probe past the limit.
+    var colliding: [String] = []
+    var candidate = 0
+    while colliding.count < 300 {
+      let name = "thumbnails/\(candidate).jpg"
+      candidate += 1
+      var utf8 = name
+      let hash = utf8.withUTF8 { NameTable.hash(UnsafeRawBufferPointer($0), sipHashed: false) }
+      if hash & 1023 == 0 { colliding.append(name) }
+    }
+    func table(_ names: [String]) throws -> NameTable {
+      var bytes: [UInt8] = []
+      var ends: [Int] = []
+      for name in names {
+        bytes += name.utf8
+        ends.append(bytes.count)
+      }
+      return try NameTable(names: bytes, ends: ends)
+    }
+    let hostile = try table(colliding)
+    #expect(hostile.isSipHashed && colliding.count > NameTable.probeLimit)
+    #expect(colliding.indices.allSatisfy { hostile.position(of: colliding[$0]) == $0 })
+    #expect(hostile.position(of: "thumbnails/x.jpg") == nil)
+    #expect(throws: NameTable.DuplicateName.self) { try table(colliding + [colliding[150]]) }
+    // Random names probe a few slots; names looked up across tables hashed either way.
+    let plain = try table((0..<200).map { "thumbnails/p\($0).jpg" } + colliding.suffix(50))
+    #expect(!plain.isSipHashed)
+    var shared: [Int: Int] = [:]
+    hostile.forEachShared(with: plain) { here, there in shared[here] = there }
+    #expect(shared == Dictionary(uniqueKeysWithValues: (250..<300).map { ($0, $0 - 50) }))
   }
 }
