@@ -158,6 +158,27 @@ struct LoadPipelineTests {
     #expect(try GalleryDocument.open(document).model.items.isEmpty)
   }
 
+  @Test("A document opened ahead of a drop and then changed by another process: the drop saves after that change")
+  func openedAheadThenChanged() async throws {
+    let work = try TestWorkspace()
+    let document = try work.document()
+    let first = try work.images(3, width: 40, height: 30)
+    #expect(try Run.gallery(["drop", document] + first).status == 0)
+    let opening = DocumentOpening(document)
+    await opening.finished()
+    let opened = try GalleryDocument.openLazily(document).model
+    // Another process's save after the layout was cached in this one.
+    #expect(try Run.gallery(["move", document, "1", "--to", "end"]).status == 0)
+    let moved = try GalleryDocument.open(document).model.items.map(\.id)
+    #expect(moved == Array(opened.items.map(\.id).dropFirst()) + [opened.items[0].id])
+    let sources = try work.images(2, width: 50, height: 30).map { DropSource(given: $0, location: .file(path: $0)) }
+    let report = try await ImageDrop.drop(sources, into: document, opening: opening)
+    let after = try GalleryDocument.open(document).model
+    #expect(after.items.map(\.id) == moved + report.committed.map(\.id))
+    #expect(after.items.allSatisfy { $0.state == .ready })
+    #expect(try Run.gallery(["check", document]).status == 0)
+  }
+
   @Test("What loaded before the document opened is in the placeholders' save; downloads follow in a save of the same drop")
   func earlyOutcomesInTheFirstSave() async throws {
     let web = try WebSetup()

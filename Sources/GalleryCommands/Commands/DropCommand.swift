@@ -133,6 +133,8 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
       }
       return
     }
+    // Opened on another core while the sources are read.
+    let opening = DocumentOpening(document)
     // Standard input (or a pasted clipboard) that holds image bytes is one image, embedded:
     // what the classic app received from Photos. Anything else there is a uri-list.
     let standardInput = ["-", "/dev/stdin"]
@@ -151,7 +153,9 @@ struct DropCommand: AsyncParsableCommand, TakesManyOperands {
     let bar = ProgressBar(label: "dropping", total: parsed.count)
     let sources = parsed
     let (report, interrupted) = try await Interruption.cancelling {
-      try await ImageDrop.drop(sources, into: document, options: options) { bar.update(done: $0, total: $1) }
+      try await ImageDrop.drop(sources, into: document, options: options, opening: opening) {
+        bar.update(done: $0, total: $1)
+      }
     }
 
     RecentDocuments.note(document)

@@ -55,15 +55,33 @@ public struct DropReport: Sendable {
   }
 }
 
+/// A document opened ahead of an edit, on a core of its own, into the layout cache, where
+/// the edit finds it (while no other process changed the file; otherwise it opens it anew).
+/// Opening a large document costs as much as what a drop does on one core before its first
+/// save: reading its arguments and checking its sources.
+public struct DocumentOpening: Sendable {
+  private let task: Task<Void, Never>
+
+  public init(_ path: String) {
+    task = Task { _ = try? await BlockingWork.run { () throws -> Void in _ = try GalleryDocument.openLazily(path) } }
+  }
+
+  /// Returns once the document is open (or failed to open: the edit then says why).
+  func finished() async { await task.value }
+}
+
 /// Drops images into a document the way the classic app did: placeholders first, saved at
 /// once; the loads run with no lock held; each loaded image is committed where its placeholder
 /// stands *then*, or its placeholder removed when loading failed. Cancelling the calling
 /// task (SIGINT) stops the loads: what loaded is committed, the other placeholders removed.
 public enum ImageDrop {
+  /// `opening`, the document being opened already (`DocumentOpening(path)` before the
+  /// sources were read); nil opens it now, while the sources are checked.
   public static func drop(
-    _ sources: [DropSource], into path: String, options: DropOptions = .init(),
+    _ sources: [DropSource], into path: String, options: DropOptions = .init(), opening: DocumentOpening? = nil,
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
   ) async throws -> DropReport {
+    let opening = opening ?? DocumentOpening(path)
     let settings = try await BlockingWork.run { try GalleryDocument.loadingSettings(path) }
     let maxPixels = options.maxPixels ?? settings.maxPixels
     let keepFailed = options.keepFailed ?? settings.keepFailed
@@ -87,6 +105,7 @@ public enum ImageDrop {
       }
     guard !accepted.isEmpty else {
       // A missing or damaged document is the error, not its sources.
+      await opening.finished()
       try await BlockingWork.run { _ = try GalleryDocument.openLazily(path) }
       return DropReport(failures: refused)
     }
@@ -105,7 +124,7 @@ public enum ImageDrop {
     var report = try await ImageLoader.using(imageOptions, options, needsWeb: hasWeb) { loader in
       try await LoadPipeline.run(
         accepted, loader: loader, into: document, keepFailed: keepFailed, spacing: .seconds(spacing),
-        progress: progress
+        progress: progress, opening: opening
       ) { early in
         let ((ids, settled), save, _) = try document.editRecordingSave { edit in
           let ids = try edit.newItemIDs(accepted.count)
@@ -151,12 +170,14 @@ enum LoadPipeline {
   /// Loads `sources`, saving their placeholders with `savePlaceholders` (which returns their
   /// ids in source order, the save to take back when everything fails, and what it settled
   /// of the outcomes it was given) while local files load: opening a large document for
-  /// that save costs as much as many loads.
+  /// that save costs as much as many loads. The save waits for `opening`, when given,
+  /// rather than open the document a second time at once.
   static func run(
     _ sources: [DropSource], loader: ImageLoader, into document: FollowedDocument, keepFailed: Bool,
     spacing: Duration,
     restoring originals: [String: Item] = [:],
     progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in },
+    opening: DocumentOpening? = nil,
     savePlaceholders:
       @escaping @Sendable (EarlyOutcomes) throws -> (
         ids: [String], save: SaveMark?, settled: EarlyOutcomes.Settled
@@ -177,6 +198,7 @@ enum LoadPipeline {
       // has loaded once the document is open goes into that save.
       let offered = EarlyOutcomes()
       group.addTask {
+        await opening?.finished()
         let (ids, save, settled) = try await BlockingWork.run { try savePlaceholders(offered) }
         return .placeholdersSaved(ids: ids, save: save, settled: settled)
       }
