@@ -81,15 +81,25 @@ extension WorkingModel {
   /// The indices of the items `ids` names, ascending: one pass over the ids, comparing a
   /// few (hashing many). The items put in or changed since the model was read are looked at
   /// first: when they are all `ids` names (a drop's placeholders), no stored id is compared,
-  /// as an id names one item at most.
+  /// as an id names one item at most. Then the items from both ends inwards, until every id
+  /// is found: items dropped or moved together lie at one end more often than not.
   public func indices(of ids: [String]) -> [Int] {
     let wanted = IDSet(ids)
+    let count = Set(ids).count
     let held = (0..<items.count).filter { items.storedIndex(at: $0) == nil && wanted.contains(items.key(at: $0)) }
-    if held.count == Set(ids).count { return held }
-    return (0..<items.count).filter { wanted.contains(items.key(at: $0)) }
+    if held.count == count { return held }
+    var found: [Int] = []
+    var (low, high) = (0, items.count - 1)
+    while low <= high, found.count < count {
+      if wanted.contains(items.key(at: high)) { found.append(high) }
+      high -= 1
+      if low <= high, wanted.contains(items.key(at: low)) { found.append(low) }
+      low += 1
+    }
+    return found.sorted()
   }
 
-  /// The index of each of `ids` among the items (the first, if one is there twice).
+  /// The index of each of `ids` among the items.
   public func positions(of ids: [String]) -> [String: Int] {
     var found: [String: Int] = [:]
     for index in indices(of: ids) where found[items.key(at: index)] == nil { found[items.key(at: index)] = index }

@@ -263,7 +263,10 @@ public struct HandleList<Element: KeyedElement>: Sendable {
   public func key(at index: Int) -> String { key(ofHandle: Int(order[index])) }
 
   private func key(ofHandle handle: Int) -> String {
-    handle < storedKeys.count ? storedKeys[handle] : held(handle).key
+    if handle < storedKeys.count { return storedKeys[handle] }
+    // The key alone, not a copy of the element.
+    let index = handle - storedKeys.count
+    return index < base.count ? base[index].key : added[index - base.count].key
   }
 
   private func held(_ handle: Int) -> Element {

@@ -110,6 +110,15 @@ struct ModelEditingTests {
     #expect(working.indices(of: ["new1", "nosuch"]) == [4])
     // All but the one replaced, and one put in.
     #expect(working.indices(of: (0..<20).map { "stored\($0)" } + ["new1"]).count == 20)
+    // Any ids, at the ends, in the middle or not there: what a look at every item finds.
+    var generator = SystemRandomNumberGenerator()
+    let keys = (0..<working.items.count).map { working.items.key(at: $0) }
+    for _ in 0..<200 {
+      let asked = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+        Bool.random(using: &generator) ? keys.randomElement(using: &generator)! : "nosuch\(Int.random(in: 0..<3))"
+      }
+      #expect(working.indices(of: asked) == keys.indices.filter { asked.contains(keys[$0]) }, "\(asked)")
+    }
   }
 
   @Test("The ids held are those of the items and the trash, whether put in since, stored, replaced or taken out")
