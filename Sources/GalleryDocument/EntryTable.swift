@@ -224,8 +224,8 @@ package final class IndexedEntries: Sendable {
 ///
 /// Names come from a file that may be hostile. They are hashed by a fast hash seeded per
 /// process; a table whose names probed too long with it (names chosen to collide) is made
-/// again with `Hasher`, which no choice of names defeats. Either way, a table costs at
-/// most a bounded number of probes a name.
+/// again with `Hasher`, which no choice of names defeats (Swift's own dictionaries use it):
+/// a document cannot make a table slow.
 package final class NameTable: Sendable {
   package static let empty = NameTable()
 

@@ -202,7 +202,7 @@ struct EntryTableTests {
 
   @Test("Names chosen to collide under the fast hash (as one who knew the seed would) make a table hashed by Hasher")
   func collidingNames() throws {
-    // 300 names of one slot of a 1,024-slot table: the 300th would probe past the limit.
+    // 300 names of one slot of a 1,024-slot table: those after the 129th probe past the limit.
     var colliding: [String] = []
     var candidate = 0
     while colliding.count < 300 {
